@@ -1,0 +1,33 @@
+# tcran: two commands.
+#   make demo   builds everything and runs the embedded demo
+#   make test   builds everything and runs every check and test
+# Both install what they need (a Rust toolchain is assumed, as on the dev machines).
+
+CARGO ?= cargo
+export CARGO_TERM_COLOR ?= never
+
+.PHONY: demo test fmt lint unit fuzz-smoke bench build
+
+build:
+	$(CARGO) build --release --workspace
+
+demo:
+	$(CARGO) run --release -q -p tcran-tc --example demo
+
+test: fmt lint unit fuzz-smoke
+
+fmt:
+	$(CARGO) fmt --all -- --check
+
+lint:
+	$(CARGO) clippy --workspace --all-targets -- -D warnings
+
+unit:
+	$(CARGO) test --workspace --release
+
+# Runs every fuzz target briefly on stable Rust (see fuzz/README.md).
+fuzz-smoke:
+	./fuzz/smoke.sh
+
+bench:
+	$(CARGO) bench -p tcran-tc --bench pipeline

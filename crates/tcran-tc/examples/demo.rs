@@ -1,0 +1,3 @@
+fn main() {
+    println!("tcran demo: coming with the pipeline stages");
+}

@@ -1,0 +1,33 @@
+//! # tcran-tc: the TC-RAN traffic-control pipeline
+//!
+//! One [`Pipeline`] per UE data radio bearer, between SDAP and PDCP
+//! (paper-tc-ran.txt sec. III-A), with six stages:
+//!
+//! ```text
+//!  push(pkt, now)                                   pull(now) -> Option<pkt>
+//!    classifier -> policer -> queue ... queue -> scheduler -> shaper -> pacer --> PDCP/RLC
+//!                                                                        ^  RLC/MAC report per TTI
+//! ```
+//!
+//! Each stage kind is a trait in [`stage`]; built-in implementations are
+//! variants of an `Any*` enum (static dispatch) with a `Custom` plug-in
+//! variant. Configuration is kind-tagged serde ([`config`]); run-time changes
+//! are [`control::Control`] commands; statistics are [`stats`] snapshots.
+
+pub mod classify;
+pub mod config;
+pub mod control;
+pub mod mark;
+pub mod pacer;
+pub mod pipeline;
+pub mod policer;
+pub mod queue;
+pub mod sched;
+pub mod shaper;
+pub mod stage;
+pub mod stats;
+
+pub use config::{PipelineConfig, QueueConfig};
+pub use control::Control;
+pub use pipeline::{Pipeline, PushOutcome};
+pub use stage::{LowerLayerReport, LowerState};

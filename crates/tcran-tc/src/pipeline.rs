@@ -1,0 +1,866 @@
+//! The per-bearer pipeline: `push` runs classifier -> policer -> queue;
+//! `pull` runs scheduler -> shaper -> pacer and yields the next packet for
+//! PDCP/RLC.
+//!
+//! Contract:
+//! - Conservation: packets (and bytes) pushed = pulled + dropped + queued,
+//!   always, including across live reconfiguration ([`Pipeline::totals`]).
+//! - Every drop is handed back to the caller with its reason
+//!   ([`Pipeline::drain_dropped`]) and counted per queue.
+//! - A packet the scheduler picked but the shaper or pacer refused stays at
+//!   the head of its queue without running the AQM again (Linux's
+//!   `qdisc_peek_dequeued` stash), so a refusal never reorders or loses it.
+//! - No clock: `now` is a parameter. No allocation per packet once buffers
+//!   have grown to the working set.
+
+use crate::classify::AnyClassifier;
+use crate::config::{Limits, PipelineConfig, QueueConfig};
+use crate::control::Control;
+use crate::pacer::AnyPacer;
+use crate::policer::AnyPolicer;
+use crate::queue::AnyQueue;
+use crate::sched::AnyScheduler;
+use crate::shaper::AnyShaper;
+use crate::stage::*;
+use crate::stats::{ClassifierStats, PipelineStats, QueueCounters, QueueStats, Totals};
+use std::collections::BTreeSet;
+use tcran_core::{ConfigError, DropReason, Dropped, Duration, Instant, Packet, QueueId};
+
+/// Where an arriving packet ended up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PushOutcome {
+    Enqueued(QueueId),
+    Dropped(DropReason),
+}
+
+#[derive(Debug)]
+pub(crate) struct Slot {
+    pub(crate) config: QueueConfig,
+    pub(crate) queue: AnyQueue,
+    /// Head packet already dequeued (AQM applied) but refused downstream.
+    pub(crate) stash: Option<Packet>,
+    pub(crate) policer: Option<AnyPolicer>,
+    pub(crate) shaper: Option<AnyShaper>,
+    pub(crate) limits: Limits,
+    pub(crate) attrs: QueueAttrs,
+    pub(crate) counters: QueueCounters,
+}
+
+impl Slot {
+    fn packets(&self) -> usize {
+        self.queue.packets() + self.stash.is_some() as usize
+    }
+    fn bytes(&self) -> u64 {
+        self.queue.bytes() + self.stash.as_ref().map_or(0, |p| p.len as u64)
+    }
+    fn oldest(&self) -> Option<Instant> {
+        match (&self.stash, self.queue.oldest_enqueued_at()) {
+            (Some(p), Some(t)) => Some(p.enqueued_at.min(t)),
+            (Some(p), None) => Some(p.enqueued_at),
+            (None, t) => t,
+        }
+    }
+    /// Oldest packet, the stash first (it left the queue's head earliest).
+    fn pop_oldest(&mut self) -> Option<Packet> {
+        self.stash.take().or_else(|| self.queue.pop_oldest())
+    }
+    fn pop_newest(&mut self) -> Option<Packet> {
+        self.queue.pop_newest().or_else(|| self.stash.take())
+    }
+}
+
+/// Read-only view of the queue table for schedulers.
+struct Slots<'a>(&'a [Option<Slot>]);
+
+impl QueueView for Slots<'_> {
+    fn packets(&self, q: QueueId) -> usize {
+        self.0
+            .get(q.index())
+            .and_then(Option::as_ref)
+            .map_or(0, Slot::packets)
+    }
+    fn bytes(&self, q: QueueId) -> u64 {
+        self.0
+            .get(q.index())
+            .and_then(Option::as_ref)
+            .map_or(0, Slot::bytes)
+    }
+    fn oldest_enqueued_at(&self, q: QueueId) -> Option<Instant> {
+        self.0
+            .get(q.index())
+            .and_then(Option::as_ref)
+            .and_then(Slot::oldest)
+    }
+    fn attrs(&self, q: QueueId) -> QueueAttrs {
+        self.0
+            .get(q.index())
+            .and_then(Option::as_ref)
+            .map_or_else(QueueAttrs::default, |s| s.attrs)
+    }
+}
+
+/// One TC pipeline (one per UE data radio bearer).
+#[derive(Debug)]
+pub struct Pipeline {
+    config: PipelineConfig,
+    classifier: AnyClassifier,
+    slots: Vec<Option<Slot>>,
+    /// Ids of existing queues, ordered (for deterministic iteration).
+    ids: BTreeSet<QueueId>,
+    default_queue: QueueId,
+    scheduler: AnyScheduler,
+    pacer: AnyPacer,
+    lower: LowerState,
+    limit_packets: Option<u32>,
+    queued_packets: usize,
+    queued_bytes: u64,
+    totals: Totals,
+    classifier_stats: ClassifierStats,
+    ev: Events,
+}
+
+impl PipelineConfig {
+    /// Validates every stage and builds the pipeline.
+    pub fn build(&self) -> Result<Pipeline, ConfigError> {
+        Pipeline::new(self.clone())
+    }
+}
+
+impl Pipeline {
+    pub fn new(config: PipelineConfig) -> Result<Pipeline, ConfigError> {
+        if config.queues.is_empty() {
+            return Err(ConfigError::new(
+                "queues",
+                "[]",
+                "at least one queue is needed",
+            ));
+        }
+        let default_queue = config.default_queue_id().expect("non-empty");
+        let classifier = config
+            .classifier
+            .build()
+            .map_err(|e| e.within("classifier"))?;
+        let scheduler = config
+            .scheduler
+            .build()
+            .map_err(|e| e.within("scheduler"))?;
+        let pacer = config.pacer.build().map_err(|e| e.within("pacer"))?;
+        if let Some(l) = config.limit_packets {
+            tcran_core::config::check_range("limit_packets", l, 1, 10_000_000)?;
+        }
+        let mut p = Pipeline {
+            classifier,
+            slots: Vec::new(),
+            ids: BTreeSet::new(),
+            default_queue,
+            scheduler,
+            pacer,
+            lower: LowerState::default(),
+            limit_packets: config.limit_packets,
+            queued_packets: 0,
+            queued_bytes: 0,
+            totals: Totals::default(),
+            classifier_stats: ClassifierStats::default(),
+            ev: Events::default(),
+            config: PipelineConfig {
+                queues: Vec::new(),
+                ..config.clone()
+            },
+        };
+        for (i, q) in config.queues.iter().enumerate() {
+            p.add_queue(q.clone())
+                .map_err(|e| e.within(format!("queues[{i}]")))?;
+        }
+        if !p.ids.contains(&default_queue) {
+            return Err(ConfigError::new(
+                "default_queue",
+                default_queue.0,
+                format!("must name a configured queue (configured: {})", p.id_list()),
+            ));
+        }
+        p.check_references()?;
+        Ok(p)
+    }
+
+    fn id_list(&self) -> String {
+        let ids: Vec<String> = self.ids.iter().map(|q| q.0.to_string()).collect();
+        ids.join(", ")
+    }
+
+    /// Classifier targets and policer redirects must name existing queues.
+    fn check_references(&self) -> Result<(), ConfigError> {
+        for q in self.config.classifier.referenced_queues() {
+            if !self.ids.contains(&q) {
+                return Err(ConfigError::new(
+                    "classifier",
+                    format!("queue {}", q.0),
+                    format!(
+                        "refers to a queue that does not exist (configured: {})",
+                        self.id_list()
+                    ),
+                ));
+            }
+        }
+        for (i, qc) in self.config.queues.iter().enumerate() {
+            if let Some(target) = qc.policer.as_ref().and_then(|p| p.redirect_target()) {
+                if !self.ids.contains(&target) {
+                    return Err(ConfigError::new(
+                        format!("queues[{i}].policer.redirect"),
+                        target.0,
+                        format!(
+                            "must name a configured queue (configured: {})",
+                            self.id_list()
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    // ------------------------------------------------------------ data path
+
+    /// Ingress: classifier -> policer -> queue.
+    pub fn push(&mut self, mut packet: Packet, now: Instant) -> PushOutcome {
+        let len = packet.len;
+        self.totals.in_packets += 1;
+        self.totals.in_bytes += len as u64;
+        packet.enqueued_at = now;
+        packet.stamps.tc_in = Some(now);
+
+        let mut q = if packet.malformed {
+            self.classifier_stats.malformed += 1;
+            self.default_queue
+        } else {
+            match self.classifier.classify(&packet) {
+                Some(q) if self.exists(q) => {
+                    self.classifier_stats.classified += 1;
+                    q
+                }
+                Some(_) => {
+                    self.classifier_stats.missing_queue += 1;
+                    self.default_queue
+                }
+                None => {
+                    self.classifier_stats.defaulted += 1;
+                    self.default_queue
+                }
+            }
+        };
+
+        // Policer: one per queue (TC-RAN: lifetime tied to its queue).
+        let slot = self.slots[q.index()].as_mut().expect("exists");
+        if let Some(policer) = slot.policer.as_mut() {
+            match policer.police(len, now) {
+                PoliceVerdict::Pass => {}
+                PoliceVerdict::Drop => return self.drop_at_ingress(q, packet, DropReason::Policer),
+                PoliceVerdict::Mark => {
+                    if !self.ev.mark(&mut packet, tcran_core::MarkReason::Policer) {
+                        return self.drop_at_ingress(q, packet, DropReason::Policer);
+                    }
+                    slot.counters.marks.add(tcran_core::MarkReason::Policer, 1);
+                    self.ev.marks = Default::default();
+                }
+                PoliceVerdict::Redirect(to) => {
+                    slot.counters.redirected_out += 1;
+                    if self.exists(to) {
+                        q = to;
+                    }
+                }
+            }
+        }
+
+        let slot = self.slots[q.index()].as_mut().expect("exists");
+        if !slot.limits.admits(slot.packets(), slot.bytes(), len) {
+            return self.drop_at_ingress(q, packet, DropReason::QueueFull);
+        }
+        let (p0, b0) = (slot.packets(), slot.bytes());
+        slot.queue.enqueue(packet, now, &mut self.ev);
+        let became_backlogged = p0 == 0 && slot.packets() > 0;
+        let accepted = self.account(q, p0, b0, 1, len as u64);
+        if became_backlogged {
+            self.scheduler.on_backlogged(q, &Slots(&self.slots));
+        }
+        self.enforce_total_limit();
+        if accepted {
+            PushOutcome::Enqueued(q)
+        } else {
+            PushOutcome::Dropped(
+                self.ev
+                    .dropped
+                    .last()
+                    .map_or(DropReason::QueueFull, |d| d.reason),
+            )
+        }
+    }
+
+    fn drop_at_ingress(&mut self, q: QueueId, packet: Packet, reason: DropReason) -> PushOutcome {
+        let slot = self.slots[q.index()].as_mut().expect("exists");
+        slot.counters.offered_packets += 1;
+        slot.counters.offered_bytes += packet.len as u64;
+        slot.counters.drops.add(reason, 1);
+        self.totals.dropped_packets += 1;
+        self.totals.dropped_bytes += packet.len as u64;
+        self.ev.drop(packet, reason);
+        self.ev.drop_counts = Default::default();
+        PushOutcome::Dropped(reason)
+    }
+
+    /// Books a queue operation: `offered` packets/bytes entered queue `q`,
+    /// which held `p0`/`b0` before; the events since then were its drops and
+    /// marks. Returns whether the offered packet is still held.
+    fn account(
+        &mut self,
+        q: QueueId,
+        p0: usize,
+        b0: u64,
+        offered: u64,
+        offered_bytes: u64,
+    ) -> bool {
+        let (drops, marks) = self.ev.take_counts();
+        let slot = self.slots[q.index()].as_mut().expect("exists");
+        slot.counters.offered_packets += offered;
+        slot.counters.offered_bytes += offered_bytes;
+        slot.counters.drops.add_all(&drops);
+        slot.counters.marks.add_all(&marks);
+        let (p1, b1) = (slot.packets(), slot.bytes());
+        let dropped = drops.total();
+        let dropped_bytes = (b0 + offered_bytes).saturating_sub(b1);
+        self.totals.dropped_packets += dropped;
+        self.totals.dropped_bytes += dropped_bytes;
+        self.queued_packets = self.queued_packets + p1 - p0;
+        self.queued_bytes = self.queued_bytes + b1 - b0;
+        p1 > p0
+    }
+
+    /// fq_codel's overload rule: over the total limit, drop from the head of
+    /// the queue with the largest byte backlog until half of it is gone or
+    /// 64 packets were dropped (RFC 8290 sec. 4.1; Linux `fq_codel_drop`).
+    fn enforce_total_limit(&mut self) {
+        let Some(limit) = self.limit_packets else {
+            return;
+        };
+        while self.queued_packets > limit as usize {
+            let fattest = self
+                .ids
+                .iter()
+                .copied()
+                .max_by_key(|q| {
+                    (
+                        self.slots[q.index()].as_ref().map_or(0, Slot::bytes),
+                        std::cmp::Reverse(*q),
+                    )
+                })
+                .expect("a queue holds packets");
+            let slot = self.slots[fattest.index()].as_mut().expect("exists");
+            let threshold = slot.bytes() / 2;
+            let mut dropped_bytes = 0;
+            let mut n = 0;
+            while n < 64 && dropped_bytes < threshold {
+                let Some(p) = slot.pop_oldest() else { break };
+                dropped_bytes += p.len as u64;
+                n += 1;
+                slot.counters.drops.add(DropReason::FatFlow, 1);
+                self.ev.drop(p, DropReason::FatFlow);
+            }
+            self.ev.drop_counts = Default::default();
+            if n == 0 {
+                break;
+            }
+            self.queued_packets -= n as usize;
+            self.queued_bytes -= dropped_bytes;
+            self.totals.dropped_packets += n;
+            self.totals.dropped_bytes += dropped_bytes;
+        }
+    }
+
+    /// Egress: scheduler -> shaper -> pacer. Returns the next packet for
+    /// PDCP/RLC, or `None` when nothing may (or can) go now.
+    pub fn pull(&mut self, now: Instant) -> Option<Packet> {
+        let mut blocked = Blocked::default();
+        // Each round either forwards, empties a queue or blocks a queue, so
+        // this bound is never reached by a correct scheduler; it turns a
+        // scheduler bug into a stall instead of a hang.
+        let mut budget = 2 * self.ids.len() + Blocked::CAP + 8;
+        loop {
+            budget = budget.checked_sub(1)?;
+            let q = self.scheduler.select(now, &Slots(&self.slots), &blocked)?;
+            let Some(slot) = self.slots.get_mut(q.index()).and_then(Option::as_mut) else {
+                self.scheduler.on_queue_removed(q);
+                continue;
+            };
+            if slot.stash.is_none() {
+                let (p0, b0) = (slot.packets(), slot.bytes());
+                slot.stash = slot.queue.dequeue(now, &mut self.ev);
+                self.account(q, p0, b0, 0, 0);
+                let slot = self.slots[q.index()].as_mut().expect("exists");
+                if slot.stash.is_none() {
+                    self.scheduler.on_empty(q, &Slots(&self.slots));
+                    continue;
+                }
+            }
+            let slot = self.slots[q.index()].as_mut().expect("exists");
+            let len = slot.stash.as_ref().expect("stashed").len;
+            if let Some(shaper) = slot.shaper.as_mut() {
+                if !shaper.admits(len, now) {
+                    if !blocked.insert(q) {
+                        return None;
+                    }
+                    continue;
+                }
+            }
+            if !self.pacer.admits(len, now, &self.lower) {
+                return None;
+            }
+            let packet = slot.stash.take().expect("stashed");
+            if let Some(shaper) = slot.shaper.as_mut() {
+                shaper.on_sent(len, now);
+            }
+            slot.counters.forwarded_packets += 1;
+            slot.counters.forwarded_bytes += len as u64;
+            let sojourn = now.saturating_since(packet.enqueued_at);
+            slot.counters.sojourn_sum += sojourn;
+            slot.counters.last_sojourn = sojourn;
+            self.queued_packets -= 1;
+            self.queued_bytes -= len as u64;
+            self.totals.out_packets += 1;
+            self.totals.out_bytes += len as u64;
+            self.pacer.on_forwarded(len, now);
+            self.lower.bytes += len as u64;
+            self.lower.sdus += 1;
+            self.scheduler.on_sent(q, len, &Slots(&self.slots));
+            return Some(packet);
+        }
+    }
+
+    /// Packets dropped since the last call, with their reasons.
+    pub fn drain_dropped(&mut self) -> std::vec::Drain<'_, Dropped> {
+        self.ev.dropped.drain(..)
+    }
+
+    // ------------------------------------------------------------ feedback
+
+    /// The per-TTI RLC/MAC report (after the MAC pulled).
+    pub fn on_report(&mut self, report: &LowerLayerReport, now: Instant) {
+        self.lower = LowerState {
+            bytes: report.backlog_bytes,
+            sdus: report.backlog_sdus,
+        };
+        self.pacer.on_report(report, now);
+    }
+
+    /// An RLC SDU left the RLC buffer (fully sent in UM, acknowledged in AM).
+    pub fn on_sdu_departed(&mut self, sojourn: Duration, now: Instant) {
+        self.lower.sdus = self.lower.sdus.saturating_sub(1);
+        self.pacer.on_sdu_departed(sojourn, now);
+    }
+
+    /// An RLC AM status PDU arrived from the UE.
+    pub fn on_status_pdu(&mut self, now: Instant) {
+        self.pacer.on_status_pdu(now);
+    }
+
+    /// The earliest time at which `pull` may return something it would
+    /// refuse now, for callers that sleep between events. `None` = only new
+    /// packets or reports can change anything.
+    pub fn next_wakeup(&self, now: Instant) -> Option<Instant> {
+        let mut t = self.pacer.next_wakeup(now);
+        for q in &self.ids {
+            let slot = self.slots[q.index()].as_ref().expect("exists");
+            if let Some(w) = slot.queue.next_wakeup() {
+                t = Some(t.map_or(w, |t| t.min(w)));
+            }
+            if slot.packets() == 0 {
+                continue;
+            }
+            if let (Some(shaper), Some(len)) = (slot.shaper.as_ref(), self.head_len(slot)) {
+                let r = shaper.ready_at(len, now);
+                if r > now {
+                    t = Some(t.map_or(r, |t| t.min(r)));
+                }
+            }
+        }
+        t
+    }
+
+    fn head_len(&self, slot: &Slot) -> Option<u32> {
+        slot.stash
+            .as_ref()
+            .map(|p| p.len)
+            .or(if slot.queue.packets() > 0 {
+                Some(0)
+            } else {
+                None
+            })
+    }
+
+    // --------------------------------------------------------- inspection
+
+    pub fn totals(&self) -> Totals {
+        Totals {
+            queued_packets: self.queued_packets as u64,
+            queued_bytes: self.queued_bytes,
+            ..self.totals
+        }
+    }
+    pub fn queued_packets(&self) -> usize {
+        self.queued_packets
+    }
+    pub fn queued_bytes(&self) -> u64 {
+        self.queued_bytes
+    }
+    pub fn lower_state(&self) -> LowerState {
+        self.lower
+    }
+    pub fn default_queue(&self) -> QueueId {
+        self.default_queue
+    }
+    pub fn queue_ids(&self) -> impl Iterator<Item = QueueId> + '_ {
+        self.ids.iter().copied()
+    }
+    pub fn exists(&self, q: QueueId) -> bool {
+        self.slots.get(q.index()).is_some_and(Option::is_some)
+    }
+    /// Packets and bytes held by queue `q`.
+    pub fn queue_backlog(&self, q: QueueId) -> Option<(usize, u64)> {
+        self.slots
+            .get(q.index())
+            .and_then(Option::as_ref)
+            .map(|s| (s.packets(), s.bytes()))
+    }
+    /// The configuration as it stands after all live changes.
+    pub fn config(&self) -> PipelineConfig {
+        let mut c = self.config.clone();
+        c.default_queue = Some(self.default_queue);
+        c.queues = self.queue_configs();
+        c
+    }
+
+    /// One config entry per existing queue, regrouping banks (`count`) that
+    /// are still whole.
+    fn queue_configs(&self) -> Vec<QueueConfig> {
+        let mut out: Vec<QueueConfig> = Vec::new();
+        for q in &self.ids {
+            let slot = self.slots[q.index()].as_ref().expect("exists");
+            let mut c = slot.config.clone();
+            c.id = *q;
+            c.count = 1;
+            if let Some(last) = out.last_mut() {
+                let next = QueueId(last.id.0 + last.count);
+                let same = QueueConfig {
+                    id: last.id,
+                    count: last.count,
+                    ..c.clone()
+                } == *last;
+                if next == *q && same {
+                    last.count += 1;
+                    continue;
+                }
+            }
+            out.push(c);
+        }
+        out
+    }
+
+    /// Statistics snapshot (what the TC service model reports).
+    pub fn stats(&self, now: Instant) -> PipelineStats {
+        let queues = self
+            .ids
+            .iter()
+            .map(|q| {
+                let s = self.slots[q.index()].as_ref().expect("exists");
+                QueueStats::new(
+                    *q,
+                    s.config.kind.kind_name(),
+                    s.packets(),
+                    s.bytes(),
+                    &s.counters,
+                )
+                .with_policer(s.policer.as_ref().map(|p| p.stats()))
+                .with_shaper(s.shaper.as_ref().map(|p| p.stats()))
+                .with_aqm(s.queue.aqm_stats())
+            })
+            .collect();
+        PipelineStats {
+            time_s: now.as_secs_f64(),
+            totals: self.totals(),
+            classifier: self.classifier_stats.clone(),
+            queues,
+            scheduler: self.config.scheduler.kind_name().to_string(),
+            pacer_kind: self.config.pacer.kind_name().to_string(),
+            pacer: self.pacer.stats(),
+            lower: self.lower,
+        }
+    }
+
+    // ------------------------------------------------------- reconfiguration
+
+    /// Applies one run-time change, as an xApp's TC control message would
+    /// (add / modify / delete of any stage). Nothing queued is lost silently:
+    /// a deleted queue's packets move to the default queue; a lowered limit
+    /// sheds the excess with reason `Reconfigured`. On error nothing changes.
+    pub fn apply(&mut self, control: Control, now: Instant) -> Result<(), ConfigError> {
+        crate::control::apply(self, control, now)
+    }
+
+    pub(crate) fn set_classifier(
+        &mut self,
+        c: crate::classify::ClassifierConfig,
+    ) -> Result<(), ConfigError> {
+        for q in c.referenced_queues() {
+            if !self.exists(q) {
+                return Err(ConfigError::new(
+                    "classifier",
+                    format!("queue {}", q.0),
+                    format!(
+                        "refers to a queue that does not exist (configured: {})",
+                        self.id_list()
+                    ),
+                ));
+            }
+        }
+        self.classifier = c.build().map_err(|e| e.within("classifier"))?;
+        self.config.classifier = c;
+        Ok(())
+    }
+
+    pub(crate) fn set_scheduler(
+        &mut self,
+        c: crate::sched::SchedulerConfig,
+    ) -> Result<(), ConfigError> {
+        let mut sched = c.build().map_err(|e| e.within("scheduler"))?;
+        let view = Slots(&self.slots);
+        for q in &self.ids {
+            sched.on_queue_added(*q, view.attrs(*q));
+        }
+        for q in &self.ids {
+            if view.packets(*q) > 0 {
+                sched.on_backlogged(*q, &view);
+            }
+        }
+        self.scheduler = sched;
+        self.config.scheduler = c;
+        Ok(())
+    }
+
+    pub(crate) fn set_pacer(&mut self, c: crate::pacer::PacerConfig) -> Result<(), ConfigError> {
+        self.pacer = c.build().map_err(|e| e.within("pacer"))?;
+        self.config.pacer = c;
+        Ok(())
+    }
+
+    pub(crate) fn set_default_queue(&mut self, q: QueueId) -> Result<(), ConfigError> {
+        if !self.exists(q) {
+            return Err(ConfigError::new(
+                "default_queue",
+                q.0,
+                format!(
+                    "must name a configured queue (configured: {})",
+                    self.id_list()
+                ),
+            ));
+        }
+        self.default_queue = q;
+        Ok(())
+    }
+
+    pub(crate) fn set_total_limit(&mut self, limit: Option<u32>) -> Result<(), ConfigError> {
+        if let Some(l) = limit {
+            tcran_core::config::check_range("limit_packets", l, 1, 10_000_000)?;
+        }
+        self.limit_packets = limit;
+        self.config.limit_packets = limit;
+        self.enforce_total_limit_reconfigured();
+        Ok(())
+    }
+
+    /// Like the overload rule, but the reason is `Reconfigured` and the
+    /// newest packets go first (they would not have been admitted).
+    fn enforce_total_limit_reconfigured(&mut self) {
+        let Some(limit) = self.limit_packets else {
+            return;
+        };
+        while self.queued_packets > limit as usize {
+            let fattest = self
+                .ids
+                .iter()
+                .copied()
+                .max_by_key(|q| {
+                    (
+                        self.slots[q.index()].as_ref().map_or(0, Slot::packets),
+                        std::cmp::Reverse(*q),
+                    )
+                })
+                .expect("a queue holds packets");
+            self.shed_newest(fattest, 1);
+        }
+    }
+
+    /// Drops the `n` newest packets of `q` with reason `Reconfigured`.
+    fn shed_newest(&mut self, q: QueueId, n: usize) {
+        let slot = self.slots[q.index()].as_mut().expect("exists");
+        for _ in 0..n {
+            let Some(p) = slot.pop_newest() else { break };
+            slot.counters.drops.add(DropReason::Reconfigured, 1);
+            self.queued_packets -= 1;
+            self.queued_bytes -= p.len as u64;
+            self.totals.dropped_packets += 1;
+            self.totals.dropped_bytes += p.len as u64;
+            self.ev.drop(p, DropReason::Reconfigured);
+        }
+        self.ev.drop_counts = Default::default();
+    }
+
+    /// Sheds packets over `q`'s limits, newest first.
+    fn enforce_queue_limits(&mut self, q: QueueId) {
+        loop {
+            let slot = self.slots[q.index()].as_ref().expect("exists");
+            if !slot.limits.exceeded(slot.packets(), slot.bytes()) {
+                break;
+            }
+            self.shed_newest(q, 1);
+        }
+    }
+
+    /// Adds the queue(s) of `c`. Fails if an id is taken.
+    pub(crate) fn add_queue(&mut self, c: QueueConfig) -> Result<(), ConfigError> {
+        c.validate()?;
+        if let Some(taken) = c.ids().find(|q| self.exists(*q)) {
+            return Err(ConfigError::new(
+                "id",
+                taken.0,
+                "a queue with this id exists already",
+            ));
+        }
+        let mut built = Vec::with_capacity(c.count as usize);
+        for q in c.ids() {
+            built.push((q, self.build_slot(&c)?));
+        }
+        for (q, slot) in built {
+            if self.slots.len() <= q.index() {
+                self.slots.resize_with(q.index() + 1, || None);
+            }
+            self.slots[q.index()] = Some(slot);
+            self.ids.insert(q);
+            self.scheduler.on_queue_added(q, c.attrs());
+        }
+        Ok(())
+    }
+
+    fn build_slot(&self, c: &QueueConfig) -> Result<Slot, ConfigError> {
+        let queue = c.kind.build().map_err(|e| e.within(c.kind.kind_name()))?;
+        let policer = c
+            .policer
+            .as_ref()
+            .map(|p| p.build())
+            .transpose()
+            .map_err(|e| e.within("policer"))?;
+        let shaper = c
+            .shaper
+            .as_ref()
+            .map(|s| s.build())
+            .transpose()
+            .map_err(|e| e.within("shaper"))?;
+        Ok(Slot {
+            config: QueueConfig {
+                count: 1,
+                ..c.clone()
+            },
+            queue,
+            stash: None,
+            policer,
+            shaper,
+            limits: c.limits(),
+            attrs: c.attrs(),
+            counters: QueueCounters::default(),
+        })
+    }
+
+    /// Replaces the configuration of existing queue(s), keeping their
+    /// packets. Same kind: parameters change in place (AQM state kept, like
+    /// Linux `change()`); another kind: a new queue takes the packets over in
+    /// order. Policer and shaper are replaced as configured.
+    pub(crate) fn modify_queue(&mut self, c: QueueConfig) -> Result<(), ConfigError> {
+        c.validate()?;
+        if let Some(missing) = c.ids().find(|q| !self.exists(*q)) {
+            return Err(ConfigError::new(
+                "id",
+                missing.0,
+                format!("no such queue (configured: {})", self.id_list()),
+            ));
+        }
+        // Build everything first so that an error leaves the pipeline as it was.
+        let mut fresh = Vec::new();
+        for q in c.ids() {
+            fresh.push((q, self.build_slot(&c)?));
+        }
+        for (q, mut new) in fresh {
+            let old = self.slots[q.index()].as_mut().expect("exists");
+            if !c.kind.reconfigure(&mut old.queue)? {
+                // Different kind: move the packets into the new queue, oldest first.
+                while let Some(p) = old.pop_oldest() {
+                    new.queue.push_raw(p);
+                }
+            } else {
+                std::mem::swap(&mut new.queue, &mut old.queue);
+                new.stash = old.stash.take();
+            }
+            new.counters = std::mem::take(&mut old.counters);
+            let attrs_changed = new.attrs != old.attrs;
+            *old = new;
+            if attrs_changed {
+                self.scheduler.on_queue_removed(q);
+                self.scheduler.on_queue_added(q, c.attrs());
+                if self.slots[q.index()].as_ref().expect("exists").packets() > 0 {
+                    self.scheduler.on_backlogged(q, &Slots(&self.slots));
+                }
+            }
+            self.enforce_queue_limits(q);
+        }
+        Ok(())
+    }
+
+    /// Deletes queue `q`, moving its packets to the default queue (which then
+    /// sheds what exceeds its own limits with reason `Reconfigured`).
+    pub(crate) fn delete_queue(&mut self, q: QueueId) -> Result<(), ConfigError> {
+        if !self.exists(q) {
+            return Err(ConfigError::new(
+                "queue",
+                q.0,
+                format!("no such queue (configured: {})", self.id_list()),
+            ));
+        }
+        if q == self.default_queue {
+            return Err(ConfigError::new(
+                "queue",
+                q.0,
+                "the default queue cannot be deleted; make another queue the default first",
+            ));
+        }
+        let mut old = self.slots[q.index()].take().expect("exists");
+        self.ids.remove(&q);
+        self.scheduler.on_queue_removed(q);
+        let d = self.default_queue;
+        let dest = self.slots[d.index()].as_mut().expect("default exists");
+        let was_empty = dest.packets() == 0;
+        let mut moved = 0u64;
+        while let Some(p) = old.pop_oldest() {
+            moved += 1;
+            dest.counters.moved_in_bytes += p.len as u64;
+            dest.queue.push_raw(p);
+        }
+        dest.counters.moved_in_packets += moved;
+        if was_empty && dest.packets() > 0 {
+            self.scheduler.on_backlogged(d, &Slots(&self.slots));
+        }
+        self.enforce_queue_limits(d);
+        Ok(())
+    }
+
+    pub(crate) fn queue_config(&self, q: QueueId) -> Option<&QueueConfig> {
+        self.slots
+            .get(q.index())
+            .and_then(Option::as_ref)
+            .map(|s| &s.config)
+    }
+}
