@@ -26,6 +26,7 @@ pub mod sched;
 pub mod shaper;
 pub mod stage;
 pub mod stats;
+pub mod workload;
 
 pub use config::{PipelineConfig, QueueConfig};
 pub use control::Control;

@@ -1,0 +1,57 @@
+//! The hot path allocates nothing once buffers have grown to the working set
+#![allow(unsafe_code)] // a GlobalAlloc impl is unsafe by definition
+//! (ARCHITECTURE.md principle 6). A counting global allocator proves it for
+//! both benchmark pipelines.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicU64, Ordering};
+use tcran_core::Duration;
+use tcran_tc::workload::{config, flow_templates, Driver, FIFO_RR_BDP, FQ_CODEL_E5G};
+
+struct Counting;
+static ALLOCS: AtomicU64 = AtomicU64::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+        ALLOCS.fetch_add(1, Ordering::Relaxed);
+        unsafe { System.alloc(l) }
+    }
+    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+        unsafe { System.dealloc(p, l) }
+    }
+    unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
+        ALLOCS.fetch_add(1, Ordering::Relaxed);
+        unsafe { System.realloc(p, l, n) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+fn allocations_in_steady_state(cfg: &str, flows: usize) -> u64 {
+    let templates = flow_templates(flows, 1500);
+    let mut p = config(cfg).build().unwrap();
+    let mut d = Driver::new(Duration::from_millis(1), 16 * 1500);
+    let mut run = |ttis: usize| {
+        for _ in 0..ttis {
+            for _ in 0..16 {
+                d.push_pull(&mut p, &templates);
+            }
+            d.end_tti(&mut p);
+        }
+    };
+    run(20_000);
+    let before = ALLOCS.load(Ordering::Relaxed);
+    run(20_000);
+    ALLOCS.load(Ordering::Relaxed) - before
+}
+
+#[test]
+fn fifo_rr_bdp_allocates_nothing_per_packet() {
+    assert_eq!(allocations_in_steady_state(FIFO_RR_BDP, 1), 0);
+}
+
+#[test]
+fn fq_codel_e5g_bdp_allocates_nothing_per_packet() {
+    assert_eq!(allocations_in_steady_state(FQ_CODEL_E5G, 10_000), 0);
+}
