@@ -1,0 +1,201 @@
+//! Run metrics: delay distributions with exact percentiles and fixed-bin
+//! time series.
+//!
+//! Percentiles use the nearest-rank definition (the smallest sample such
+//! that at least p% of samples are <= it; Hyndman & Fan type 1), so every
+//! reported value is a delay some packet really had.
+
+use serde::Serialize;
+use tcran_core::{Duration, Instant};
+
+/// Mean and tail of a delay distribution, in milliseconds.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct DelaySummary {
+    pub count: u64,
+    pub mean: f64,
+    pub p50: f64,
+    pub p95: f64,
+    pub p99: f64,
+    pub max: f64,
+}
+
+/// Collects delay samples (ns) and summarises them exactly.
+#[derive(Debug, Clone, Default)]
+pub struct DelayRecorder {
+    samples: Vec<u64>,
+    sorted: bool,
+}
+
+impl DelayRecorder {
+    pub fn record(&mut self, d: Duration) {
+        self.samples.push(d.as_nanos());
+        self.sorted = false;
+    }
+    pub fn len(&self) -> usize {
+        self.samples.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.samples.is_empty()
+    }
+    fn sort(&mut self) {
+        if !self.sorted {
+            self.samples.sort_unstable();
+            self.sorted = true;
+        }
+    }
+    /// Nearest-rank percentile, `p` in [0, 100].
+    pub fn percentile(&mut self, p: f64) -> Option<Duration> {
+        if self.samples.is_empty() {
+            return None;
+        }
+        self.sort();
+        let n = self.samples.len();
+        let rank = ((p / 100.0) * n as f64).ceil() as usize;
+        Some(Duration::from_nanos(self.samples[rank.clamp(1, n) - 1]))
+    }
+    pub fn summary(&mut self) -> DelaySummary {
+        if self.samples.is_empty() {
+            return DelaySummary::default();
+        }
+        let ms = |d: Option<Duration>| d.map_or(0.0, Duration::as_millis_f64);
+        let sum: u128 = self.samples.iter().map(|s| *s as u128).sum();
+        DelaySummary {
+            count: self.samples.len() as u64,
+            mean: sum as f64 / self.samples.len() as f64 / 1e6,
+            p50: ms(self.percentile(50.0)),
+            p95: ms(self.percentile(95.0)),
+            p99: ms(self.percentile(99.0)),
+            max: ms(self.percentile(100.0)),
+        }
+    }
+    /// `(delay_ms, cumulative fraction)` points of the empirical CDF, thinned
+    /// to at most `points` evenly spaced ranks (for plots).
+    pub fn cdf(&mut self, points: usize) -> Vec<(f64, f64)> {
+        self.sort();
+        let n = self.samples.len();
+        if n == 0 || points == 0 {
+            return Vec::new();
+        }
+        let step = n.div_ceil(points).max(1);
+        let mut out: Vec<(f64, f64)> = (step - 1..n)
+            .step_by(step)
+            .map(|i| (self.samples[i] as f64 / 1e6, (i + 1) as f64 / n as f64))
+            .collect();
+        if out.last().is_none_or(|(_, f)| *f < 1.0) {
+            out.push((self.samples[n - 1] as f64 / 1e6, 1.0));
+        }
+        out
+    }
+}
+
+/// A value accumulated into fixed-width time bins (e.g. bytes delivered per
+/// 100 ms for a throughput plot, or RLC bytes sampled per slot).
+#[derive(Debug, Clone)]
+pub struct TimeSeries {
+    bin: Duration,
+    sums: Vec<f64>,
+    counts: Vec<u64>,
+}
+
+impl TimeSeries {
+    pub fn new(bin: Duration) -> TimeSeries {
+        assert!(!bin.is_zero(), "time series bin must be positive");
+        TimeSeries {
+            bin,
+            sums: Vec::new(),
+            counts: Vec::new(),
+        }
+    }
+    fn index(&mut self, at: Instant) -> usize {
+        let i = (at.as_nanos() / self.bin.as_nanos()) as usize;
+        if self.sums.len() <= i {
+            self.sums.resize(i + 1, 0.0);
+            self.counts.resize(i + 1, 0);
+        }
+        i
+    }
+    /// Adds `value` to the bin containing `at`.
+    pub fn add(&mut self, at: Instant, value: f64) {
+        let i = self.index(at);
+        self.sums[i] += value;
+        self.counts[i] += 1;
+    }
+    pub fn bin(&self) -> Duration {
+        self.bin
+    }
+    /// `(bin start s, sum)` per bin.
+    pub fn sums(&self) -> impl Iterator<Item = (f64, f64)> + '_ {
+        let w = self.bin.as_secs_f64();
+        self.sums
+            .iter()
+            .enumerate()
+            .map(move |(i, s)| (i as f64 * w, *s))
+    }
+    /// `(bin start s, mean of the samples)`; bins without samples are skipped.
+    pub fn means(&self) -> impl Iterator<Item = (f64, f64)> + '_ {
+        let w = self.bin.as_secs_f64();
+        self.sums
+            .iter()
+            .zip(&self.counts)
+            .enumerate()
+            .filter(|(_, (_, c))| **c > 0)
+            .map(move |(i, (s, c))| (i as f64 * w, s / *c as f64))
+    }
+    /// `(bin start s, sum / bin width)`: a rate per second.
+    pub fn rates(&self) -> impl Iterator<Item = (f64, f64)> + '_ {
+        let w = self.bin.as_secs_f64();
+        self.sums().map(move |(t, s)| (t, s / w))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nearest_rank_percentiles_match_the_textbook_example() {
+        // Wikipedia "Percentile", nearest-rank method: {15, 20, 35, 40, 50}:
+        // p30 = 20, p40 = 20, p50 = 35, p100 = 50.
+        let mut r = DelayRecorder::default();
+        for v in [15, 20, 35, 40, 50] {
+            r.record(Duration::from_millis(v));
+        }
+        assert_eq!(r.percentile(30.0), Some(Duration::from_millis(20)));
+        assert_eq!(r.percentile(40.0), Some(Duration::from_millis(20)));
+        assert_eq!(r.percentile(50.0), Some(Duration::from_millis(35)));
+        assert_eq!(r.percentile(100.0), Some(Duration::from_millis(50)));
+        let s = r.summary();
+        assert_eq!((s.count, s.mean, s.max), (5, 32.0, 50.0));
+    }
+
+    #[test]
+    fn empty_recorder_summarises_to_zero() {
+        assert_eq!(DelayRecorder::default().summary(), DelaySummary::default());
+    }
+
+    #[test]
+    fn cdf_ends_at_one_and_is_monotone() {
+        let mut r = DelayRecorder::default();
+        for v in (1..=1000).rev() {
+            r.record(Duration::from_micros(v));
+        }
+        let c = r.cdf(50);
+        assert!(c.len() <= 51);
+        assert_eq!(c.last().unwrap().1, 1.0);
+        assert!(c.windows(2).all(|w| w[0].0 <= w[1].0 && w[0].1 < w[1].1));
+    }
+
+    #[test]
+    fn time_series_bins_sums_and_rates() {
+        let mut ts = TimeSeries::new(Duration::from_millis(100));
+        ts.add(Instant::from_millis(10), 1500.0);
+        ts.add(Instant::from_millis(90), 1500.0);
+        ts.add(Instant::from_millis(250), 500.0);
+        let sums: Vec<_> = ts.sums().collect();
+        assert_eq!(sums, vec![(0.0, 3000.0), (0.1, 0.0), (0.2, 500.0)]);
+        let rates: Vec<_> = ts.rates().map(|(_, r)| r).collect();
+        assert_eq!(rates, vec![30000.0, 0.0, 5000.0]);
+        let means: Vec<_> = ts.means().map(|(_, m)| m).collect();
+        assert_eq!(means, vec![1500.0, 500.0]);
+    }
+}
