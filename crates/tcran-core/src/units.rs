@@ -146,9 +146,9 @@ pub fn parse_rate(s: &str) -> Result<BitRate, UnitError> {
 impl fmt::Display for ByteSize {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let b = self.0;
-        if b != 0 && b % 1_000_000 == 0 {
+        if b != 0 && b.is_multiple_of(1_000_000) {
             write!(f, "{}MB", b / 1_000_000)
-        } else if b != 0 && b % 1_000 == 0 {
+        } else if b != 0 && b.is_multiple_of(1_000) {
             write!(f, "{}kB", b / 1_000)
         } else {
             write!(f, "{}B", b)
@@ -163,11 +163,11 @@ impl fmt::Debug for ByteSize {
 impl fmt::Display for BitRate {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let b = self.0;
-        if b != 0 && b % 1_000_000_000 == 0 {
+        if b != 0 && b.is_multiple_of(1_000_000_000) {
             write!(f, "{}Gbit/s", b / 1_000_000_000)
-        } else if b != 0 && b % 1_000_000 == 0 {
+        } else if b != 0 && b.is_multiple_of(1_000_000) {
             write!(f, "{}Mbit/s", b / 1_000_000)
-        } else if b != 0 && b % 1_000 == 0 {
+        } else if b != 0 && b.is_multiple_of(1_000) {
             write!(f, "{}kbit/s", b / 1_000)
         } else {
             write!(f, "{}bit/s", b)
