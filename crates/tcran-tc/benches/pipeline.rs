@@ -17,7 +17,7 @@ fn run(c: &mut Criterion, name: &str, cfg: &str, flows: usize) {
     g.throughput(Throughput::Elements(PER_TTI as u64));
     g.bench_function(name, |b| {
         let mut p = config(cfg).build().unwrap();
-        let mut d = Driver::new(Duration::from_millis(1), PER_TTI as u64 * 1500);
+        let mut d = Driver::new(Duration::from_millis(1), PER_TTI as u64 * 1500, PER_TTI as u32);
         // Warm up: every queue and buffer reaches its working size.
         for _ in 0..20_000 {
             for _ in 0..PER_TTI {
@@ -41,7 +41,12 @@ fn run(c: &mut Criterion, name: &str, cfg: &str, flows: usize) {
 
 fn benches(c: &mut Criterion) {
     run(c, "a_fifo_rr_bdp", FIFO_RR_BDP, 1);
-    run(c, "b_fq_codel_1024_drr_e5g_bdp_10k_flows", FQ_CODEL_E5G, 10_000);
+    run(
+        c,
+        "b_fq_codel_1024_drr_e5g_bdp_10k_flows",
+        FQ_CODEL_E5G,
+        10_000,
+    );
 }
 
 criterion_group!(pipeline, benches);

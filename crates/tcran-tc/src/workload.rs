@@ -53,36 +53,40 @@ pub fn flow_templates(n: usize, len: u32) -> Vec<Packet> {
         .collect()
 }
 
-/// Drives a pipeline like a gNB: per TTI, `per_tti` packets arrive (spread
-/// over the flows), the pacer-limited pull loop forwards what it may, and the
-/// RLC drains `capacity` bytes then reports.
+/// Drives a pipeline like a gNB: packets arrive evenly spread over each TTI
+/// (round robin over the flows), each arrival is followed by one pull, and at
+/// the end of the TTI the RLC drains `capacity` bytes and reports.
 #[derive(Debug)]
 pub struct Driver {
     pub now: Instant,
     pub tti: Duration,
     pub capacity: u64,
+    /// Time between arrivals (TTI / packets per TTI).
+    gap: Duration,
+    tti_start: Instant,
     rlc_bytes: u64,
-    pulled_this_tti: u64,
     next_id: u64,
     next_flow: usize,
     pub forwarded: u64,
 }
 
 impl Driver {
-    pub fn new(tti: Duration, capacity: u64) -> Driver {
+    pub fn new(tti: Duration, capacity: u64, per_tti: u32) -> Driver {
         Driver {
             now: Instant::ZERO,
             tti,
             capacity,
+            gap: Duration::from_nanos(tti.as_nanos() / per_tti.max(1) as u64),
+            tti_start: Instant::ZERO,
             rlc_bytes: 0,
-            pulled_this_tti: 0,
             next_id: 0,
             next_flow: 0,
             forwarded: 0,
         }
     }
 
-    /// Pushes the next packet (round-robin over `flows`) and pulls once.
+    /// Pushes the next packet (round-robin over `flows`), pulls once, and
+    /// moves time on to the next arrival.
     #[inline]
     pub fn push_pull(&mut self, p: &mut Pipeline, flows: &[Packet]) {
         let mut pkt = flows[self.next_flow].clone();
@@ -95,14 +99,15 @@ impl Driver {
             self.rlc_bytes += out.len as u64;
             self.forwarded += 1;
         }
+        self.now += self.gap;
     }
 
     /// Ends the TTI: the MAC drains up to `capacity` bytes and reports.
     pub fn end_tti(&mut self, p: &mut Pipeline) {
         let pulled = self.rlc_bytes.min(self.capacity);
         self.rlc_bytes -= pulled;
-        self.pulled_this_tti = pulled;
-        self.now += self.tti;
+        self.tti_start += self.tti;
+        self.now = self.tti_start;
         p.on_report(
             &LowerLayerReport {
                 tti: self.tti,

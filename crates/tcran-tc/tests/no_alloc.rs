@@ -4,23 +4,35 @@
 //! both benchmark pipelines.
 
 use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::cell::Cell;
 use tcran_core::Duration;
 use tcran_tc::workload::{config, flow_templates, Driver, FIFO_RR_BDP, FQ_CODEL_E5G};
 
 struct Counting;
-static ALLOCS: AtomicU64 = AtomicU64::new(0);
+
+thread_local! {
+    // Per thread, so tests running in parallel do not count each other.
+    static ALLOCS: Cell<u64> = const { Cell::new(0) };
+}
+
+fn count() {
+    let _ = ALLOCS.try_with(|c| c.set(c.get() + 1));
+}
+
+fn allocations() -> u64 {
+    ALLOCS.with(Cell::get)
+}
 
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        ALLOCS.fetch_add(1, Ordering::Relaxed);
+        count();
         unsafe { System.alloc(l) }
     }
     unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
         unsafe { System.dealloc(p, l) }
     }
     unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
-        ALLOCS.fetch_add(1, Ordering::Relaxed);
+        count();
         unsafe { System.realloc(p, l, n) }
     }
 }
@@ -31,7 +43,7 @@ static GLOBAL: Counting = Counting;
 fn allocations_in_steady_state(cfg: &str, flows: usize) -> u64 {
     let templates = flow_templates(flows, 1500);
     let mut p = config(cfg).build().unwrap();
-    let mut d = Driver::new(Duration::from_millis(1), 16 * 1500);
+    let mut d = Driver::new(Duration::from_millis(1), 16 * 1500, 16);
     let mut run = |ttis: usize| {
         for _ in 0..ttis {
             for _ in 0..16 {
@@ -41,9 +53,9 @@ fn allocations_in_steady_state(cfg: &str, flows: usize) -> u64 {
         }
     };
     run(20_000);
-    let before = ALLOCS.load(Ordering::Relaxed);
+    let before = allocations();
     run(20_000);
-    ALLOCS.load(Ordering::Relaxed) - before
+    allocations() - before
 }
 
 #[test]
