@@ -1,0 +1,269 @@
+//! One TCP engine (sender side, [`TcpSender`]) and its peer ([`TcpReceiver`]).
+//!
+//! ## What is modelled
+//!
+//! - Byte-counted sequence numbers from 0 in [`TcpMeta`](tcran_core::packet::TcpMeta)`.seq/ack`.
+//!   The connection **starts established**: no SYN/SYN-ACK is simulated, the
+//!   first data segment leaves at the first `poll_transmit`. (A handshake
+//!   would only delay the start by one RTT and seed SRTT; callers who care
+//!   can start the flow one RTT later.)
+//! - Header size: **52 bytes** per packet = 20 IPv4 + 20 TCP + 12 timestamp
+//!   option (RFC 7323, on by default in Linux). A data packet is
+//!   `payload + 52` bytes, so the default MSS of 1448 makes 1500-byte IP
+//!   packets. Pure ACKs are 52 bytes plus the SACK option (2 + 8·n bytes,
+//!   padded to 4, n ≤ 3 blocks).
+//! - RTT/RTO: RFC 6298 ([`rtt`]), min RTO 200 ms (Linux), initial 1 s.
+//! - Initial window: RFC 6928, 10 segments by default.
+//! - Loss recovery: RFC 6675 SACK scoreboard (a segment is lost when 3
+//!   segments above it are SACKed, or on 3 duplicate ACKs without SACK),
+//!   pipe-based transmission during recovery (cwnd = ssthresh from the start
+//!   of recovery, no window inflation, as Linux), RFC 6582 NewReno partial-ACK
+//!   rule (a partial ACK marks the next hole lost and retransmits it). Without
+//!   SACK each duplicate ACK counts one segment as having left the network
+//!   (Linux "Reno SACK" emulation). RTO: exponential back-off, all
+//!   outstanding data marked lost, slow start from 1 MSS; lost
+//!   retransmissions are only recovered by RTO (no RACK).
+//! - Receiver: delayed ACKs (every 2nd full segment or a 40 ms timer, Linux
+//!   `TCP_DELACK_MIN`), immediate ACK on out-of-order data and on filling a
+//!   hole (RFC 5681 §4.2), up to 3 SACK blocks (RFC 2018, most recent first).
+//! - Receive window: **static**. `TcpMeta` has no window field, so the
+//!   receiver's advertised window is the configured `receive_window`
+//!   (default 6 MB, Linux `tcp_rmem` max), known to the sender from the
+//!   shared configuration. The simulated application reads instantly, so a
+//!   real receiver would advertise its maximum anyway.
+//! - ECN: classic (RFC 3168: ECT(0) on new data, the receiver's ECE sticks
+//!   until it sees CWR, the sender reduces once per window and sets CWR) or
+//!   accurate per-packet echo for DCTCP/Prague (RFC 8257 §3.2 as ns-3/Linux
+//!   DCTCP: ECE on exactly the ACKs that cover CE data; a pending delayed ACK
+//!   is sent first when the CE state changes).
+//! - Delivery-rate sampling (draft-cheng-iccrg-delivery-rate-estimation) for
+//!   BBR, packet-timed rounds for all controls.
+//! - Pacing of payload bytes: the congestion control's own rate (BBR,
+//!   Prague), else Linux's default 2·cwnd/SRTT while cwnd < ssthresh/2 and
+//!   1.2·cwnd/SRTT above (`tcp_pacing_ss_ratio`/`ca_ratio`, algorithms.md
+//!   §2.10). Nothing is paced before the first RTT sample (the initial window
+//!   leaves back to back, as ns-3 `PaceInitialWindow = false`). Note that
+//!   Linux paces CUBIC/Reno only under the `fq` qdisc; set `pacing = false`
+//!   to model a server without it.
+
+pub mod receiver;
+pub mod rtt;
+pub mod sender;
+
+pub use receiver::TcpReceiver;
+pub use rtt::RttEstimator;
+pub use sender::{TcpSender, TcpStats};
+
+use crate::cc::CcKind;
+use serde::{Deserialize, Serialize};
+use tcran_core::config::check_range;
+use tcran_core::{ByteSize, ConfigError, Duration};
+
+/// IPv4 (20) + TCP (20) + timestamp option (12) bytes.
+pub const HEADER_BYTES: u32 = 52;
+
+/// TCP configuration (`[flows.tcp]` in a scenario). Every field has a default.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TcpConfig {
+    /// Congestion control: `newreno`, `cubic` (default), `bbr`, `dctcp`, `prague`.
+    pub cc: CcKind,
+    /// Payload bytes per segment. Default 1448 B (1500 B IP packets).
+    pub mss: ByteSize,
+    /// Initial window in segments (RFC 6928: 10).
+    pub initial_window: u32,
+    /// Initial slow-start threshold; absent = infinite (RFC 5681 §3.1).
+    pub initial_ssthresh: Option<ByteSize>,
+    /// Lower bound of the RTO (Linux 200 ms; RFC 6298 says 1 s).
+    pub min_rto: Duration,
+    /// RTO before the first RTT sample (RFC 6298 §2.1: 1 s).
+    pub initial_rto: Duration,
+    /// Upper bound of the backed-off RTO (RFC 6298 §2.5: at least 60 s).
+    pub max_rto: Duration,
+    /// The receiver's (static) advertised window. Default 6 MB.
+    pub receive_window: ByteSize,
+    /// ACK every this many full-sized segments (1 = no delayed ACKs). Default 2.
+    pub delayed_ack_segments: u32,
+    /// Delayed-ACK timer (Linux 40 ms).
+    pub delayed_ack_timeout: Duration,
+    /// Selective acknowledgements (RFC 2018). Default on.
+    pub sack: bool,
+    /// Classic ECN (RFC 3168) for newreno/cubic/bbr. DCTCP and Prague always
+    /// use ECN. Default off.
+    pub ecn: bool,
+    /// Internal pacing (see the module docs). Default on.
+    pub pacing: bool,
+    /// HyStart delay detection in CUBIC slow start. Default on.
+    pub hystart: bool,
+    /// Duplicate ACKs (or SACKed segments above a hole) that mean loss. Default 3.
+    pub dup_ack_threshold: u32,
+}
+
+impl Default for TcpConfig {
+    fn default() -> Self {
+        TcpConfig {
+            cc: CcKind::Cubic,
+            mss: ByteSize(1448),
+            initial_window: 10,
+            initial_ssthresh: None,
+            min_rto: Duration::from_millis(200),
+            initial_rto: Duration::from_secs(1),
+            max_rto: Duration::from_secs(60),
+            receive_window: ByteSize(6_000_000),
+            delayed_ack_segments: 2,
+            delayed_ack_timeout: Duration::from_millis(40),
+            sack: true,
+            ecn: false,
+            pacing: true,
+            hystart: true,
+            dup_ack_threshold: 3,
+        }
+    }
+}
+
+/// Validated TCP parameters, shared by both ends of a connection.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TcpParams {
+    pub cc: CcKind,
+    pub mss: u32,
+    pub initial_window: u32,
+    pub initial_ssthresh: u64,
+    pub min_rto: Duration,
+    pub initial_rto: Duration,
+    pub max_rto: Duration,
+    pub receive_window: u64,
+    pub delayed_ack_segments: u32,
+    pub delayed_ack_timeout: Duration,
+    pub sack: bool,
+    /// ECN in use (classic `ecn = true`, or DCTCP/Prague).
+    pub ecn: bool,
+    /// Receiver echoes CE per packet (DCTCP/Prague) instead of RFC 3168.
+    pub accurate_ecn: bool,
+    pub pacing: bool,
+    pub hystart: bool,
+    pub dup_ack_threshold: u32,
+}
+
+impl TcpConfig {
+    /// Validates every field; the error names the field and the allowed range.
+    pub fn build(&self) -> Result<TcpParams, ConfigError> {
+        // 536 B is the IPv4 default MSS (RFC 9293 §3.7.1); 9000 B jumbo frames.
+        let mss = check_range("mss", self.mss, ByteSize(64), ByteSize(9000))?.0 as u32;
+        let initial_window = check_range("initial_window", self.initial_window, 1, 1000)?;
+        let initial_ssthresh = match self.initial_ssthresh {
+            None => u64::MAX,
+            Some(b) => {
+                check_range(
+                    "initial_ssthresh",
+                    b,
+                    ByteSize(2 * mss as u64),
+                    ByteSize(u64::MAX / 2),
+                )?
+                .0
+            }
+        };
+        let min_rto = check_range(
+            "min_rto",
+            self.min_rto,
+            Duration::from_millis(1),
+            Duration::from_secs(10),
+        )?;
+        let initial_rto = check_range(
+            "initial_rto",
+            self.initial_rto,
+            min_rto,
+            Duration::from_secs(60),
+        )?;
+        let max_rto = check_range(
+            "max_rto",
+            self.max_rto,
+            min_rto.max(initial_rto),
+            Duration::from_secs(600),
+        )?;
+        let receive_window = check_range(
+            "receive_window",
+            self.receive_window,
+            ByteSize(2 * mss as u64),
+            ByteSize(1 << 30),
+        )?
+        .0;
+        let delayed_ack_segments =
+            check_range("delayed_ack_segments", self.delayed_ack_segments, 1, 64)?;
+        let delayed_ack_timeout = check_range(
+            "delayed_ack_timeout",
+            self.delayed_ack_timeout,
+            Duration::from_millis(1),
+            Duration::from_millis(500),
+        )?;
+        let dup_ack_threshold = check_range("dup_ack_threshold", self.dup_ack_threshold, 1, 100)?;
+        let dctcp_like = matches!(self.cc, CcKind::Dctcp | CcKind::Prague);
+        Ok(TcpParams {
+            cc: self.cc,
+            mss,
+            initial_window,
+            initial_ssthresh,
+            min_rto,
+            initial_rto,
+            max_rto,
+            receive_window,
+            delayed_ack_segments,
+            delayed_ack_timeout,
+            sack: self.sack,
+            ecn: self.ecn || dctcp_like,
+            accurate_ecn: dctcp_like,
+            pacing: self.pacing,
+            hystart: self.hystart,
+            dup_ack_threshold,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn config_parses_from_toml_and_rejects_unknown_fields() {
+        let c: TcpConfig =
+            toml::from_str("cc = \"bbr\"\nmss = \"1400B\"\nmin_rto = \"1s\"").unwrap();
+        assert_eq!(c.cc, CcKind::Bbr);
+        assert_eq!(c.build().unwrap().mss, 1400);
+        assert!(toml::from_str::<TcpConfig>("cwnd = 3").is_err());
+        let c: TcpConfig = toml::from_str("cc = \"newreno\"").unwrap();
+        assert_eq!(c.cc, CcKind::NewReno);
+    }
+
+    #[test]
+    fn build_names_the_bad_field() {
+        let c = TcpConfig {
+            mss: ByteSize(10),
+            ..TcpConfig::default()
+        };
+        let e = c.build().unwrap_err();
+        assert_eq!(e.field, "mss");
+        assert_eq!(e.to_string(), "mss = 10B: must be in 64B..=9kB");
+        let c = TcpConfig {
+            delayed_ack_segments: 0,
+            ..TcpConfig::default()
+        };
+        assert_eq!(c.build().unwrap_err().field, "delayed_ack_segments");
+    }
+
+    #[test]
+    fn dctcp_and_prague_imply_accurate_ecn() {
+        for (cc, acc) in [
+            (CcKind::Dctcp, true),
+            (CcKind::Prague, true),
+            (CcKind::Cubic, false),
+        ] {
+            let p = TcpConfig {
+                cc,
+                ..TcpConfig::default()
+            }
+            .build()
+            .unwrap();
+            assert_eq!(p.accurate_ecn, acc);
+            assert_eq!(p.ecn, acc);
+        }
+    }
+}
