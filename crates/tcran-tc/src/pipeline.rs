@@ -161,7 +161,7 @@ impl Pipeline {
             queued_bytes: 0,
             totals: Totals::default(),
             classifier_stats: ClassifierStats::default(),
-            ev: Events::default(),
+            ev: Events { dropped: Vec::with_capacity(256), ..Events::default() },
             config: PipelineConfig {
                 queues: Vec::new(),
                 ..config.clone()
@@ -178,7 +178,7 @@ impl Pipeline {
                 format!("must name a configured queue (configured: {})", p.id_list()),
             ));
         }
-        p.check_references()?;
+        p.check_references(&config.queues)?;
         Ok(p)
     }
 
@@ -188,7 +188,7 @@ impl Pipeline {
     }
 
     /// Classifier targets and policer redirects must name existing queues.
-    fn check_references(&self) -> Result<(), ConfigError> {
+    fn check_references(&self, queues: &[QueueConfig]) -> Result<(), ConfigError> {
         for q in self.config.classifier.referenced_queues() {
             if !self.ids.contains(&q) {
                 return Err(ConfigError::new(
@@ -201,7 +201,7 @@ impl Pipeline {
                 ));
             }
         }
-        for (i, qc) in self.config.queues.iter().enumerate() {
+        for (i, qc) in queues.iter().enumerate() {
             if let Some(target) = qc.policer.as_ref().and_then(|p| p.redirect_target()) {
                 if !self.ids.contains(&target) {
                     return Err(ConfigError::new(
@@ -470,10 +470,10 @@ impl Pipeline {
             if let Some(w) = slot.queue.next_wakeup() {
                 t = Some(t.map_or(w, |t| t.min(w)));
             }
-            if slot.packets() == 0 {
-                continue;
-            }
-            if let (Some(shaper), Some(len)) = (slot.shaper.as_ref(), self.head_len(slot)) {
+            // A shaper can only have refused a packet that `pull` already
+            // dequeued into the stash, so only stashed heads need a wake-up.
+            if let (Some(shaper), Some(head)) = (slot.shaper.as_ref(), slot.stash.as_ref()) {
+                let len = head.len;
                 let r = shaper.ready_at(len, now);
                 if r > now {
                     t = Some(t.map_or(r, |t| t.min(r)));
@@ -483,16 +483,6 @@ impl Pipeline {
         t
     }
 
-    fn head_len(&self, slot: &Slot) -> Option<u32> {
-        slot.stash
-            .as_ref()
-            .map(|p| p.len)
-            .or(if slot.queue.packets() > 0 {
-                Some(0)
-            } else {
-                None
-            })
-    }
 
     // --------------------------------------------------------- inspection
 
@@ -576,8 +566,8 @@ impl Pipeline {
                     s.bytes(),
                     &s.counters,
                 )
-                .with_policer(s.policer.as_ref().map(|p| p.stats()))
-                .with_shaper(s.shaper.as_ref().map(|p| p.stats()))
+                .with_policer(s.policer.as_ref().map(|p| p.stats_at(now)))
+                .with_shaper(s.shaper.as_ref().map(|p| p.stats_at(now)))
                 .with_aqm(s.queue.aqm_stats())
             })
             .collect();

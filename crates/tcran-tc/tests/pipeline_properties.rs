@@ -45,8 +45,10 @@ fn scheduler(kind: u8) -> tcran_tc::sched::SchedulerConfig {
         1 => r#"kind = "drr""#,
         2 => r#"kind = "weighted""#,
         3 => r#"kind = "priority""#,
-        _ => r#"kind = "delay_based"
-threshold = "2ms""#,
+        _ => {
+            r#"kind = "delay_based"
+threshold = "2ms""#
+        }
     };
     toml::from_str(toml).unwrap()
 }
@@ -74,7 +76,11 @@ fn check(p: &mut Pipeline, drained: &mut u64, drained_bytes: &mut u64) {
         pk += a;
         by += b;
     }
-    assert_eq!((pk as u64, by), (t.queued_packets, t.queued_bytes), "queue backlogs add up");
+    assert_eq!(
+        (pk as u64, by),
+        (t.queued_packets, t.queued_bytes),
+        "queue backlogs add up"
+    );
 }
 
 proptest! {
@@ -142,7 +148,13 @@ proptest! {
         kind in 0u8..5,
         pulls_every in 1usize..5,
     ) {
+        // Flows 0-2 go to queue 1, flows 3-5 to queue 2, the rest to the
+        // default queue 0.
         let mut c: PipelineConfig = toml::from_str(r#"
+            classifier = { kind = "filter", rules = [
+                { priority = 1, src_port = "10000-10002", queue = 1 },
+                { priority = 2, src_port = "10003-10005", queue = 2 },
+            ] }
             [[queues]]
             id = 0
             kind = "fifo"
@@ -157,9 +169,6 @@ proptest! {
         "#).unwrap();
         c.scheduler = scheduler(kind);
         let mut p = c.build().unwrap();
-        // Flows 0-2 to queue 1, 3-5 to queue 2, the rest to the default queue.
-        let rules: Vec<tcran_tc::classify::FilterRule> = Vec::new();
-        let _ = rules;
         let mut now = Instant::ZERO;
         let mut last: BTreeMap<u32, u64> = BTreeMap::new();
         let mut seen = 0;

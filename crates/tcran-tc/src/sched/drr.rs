@@ -69,7 +69,7 @@ impl Drr {
         self.list[q.index()] = FlowList::Inactive;
     }
 
-    fn to_old_tail(&mut self, q: QueueId) {
+    fn move_to_old_tail(&mut self, q: QueueId) {
         self.take(q);
         self.old_flows.push_back(q);
         self.list[q.index()] = FlowList::Old;
@@ -80,7 +80,7 @@ impl Drr {
     /// back as "new"), otherwise it becomes inactive.
     fn retire_empty(&mut self, q: QueueId) {
         if self.list_of(q) == FlowList::New && !self.old_flows.is_empty() {
-            self.to_old_tail(q);
+            self.move_to_old_tail(q);
         } else {
             self.take(q);
         }
@@ -125,7 +125,7 @@ impl Scheduler for Drr {
             };
             if self.deficit[q.index()] <= 0 {
                 self.deficit[q.index()] += self.quantum;
-                self.to_old_tail(q);
+                self.move_to_old_tail(q);
                 continue;
             }
             if view.packets(q) == 0 {
