@@ -2,8 +2,9 @@
 //!
 //! (a) one FIFO + round robin + 5G-BDP;
 //! (b) 1024 hashed CoDel queues + DRR++ + e5G-BDP with 10,000 active flows.
-//! Each iteration is one push and one pull; a TTI report every 16 packets
-//! (a 1 ms TTI carrying 16 MTU packets, ~190 Mbit/s) is included in the cost.
+//! Each element is one push and one pull of a 1500-byte packet; 16 arrive
+//! per 1 ms TTI (192 Mbit/s) on a link that carries 17 per TTI, and the
+//! per-TTI RLC report is included in the cost.
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use tcran_core::Duration;
@@ -17,7 +18,11 @@ fn run(c: &mut Criterion, name: &str, cfg: &str, flows: usize) {
     g.throughput(Throughput::Elements(PER_TTI as u64));
     g.bench_function(name, |b| {
         let mut p = config(cfg).build().unwrap();
-        let mut d = Driver::new(Duration::from_millis(1), PER_TTI as u64 * 1500, PER_TTI as u32);
+        let mut d = Driver::new(
+            Duration::from_millis(1),
+            PER_TTI as u64 * 1500,
+            PER_TTI as u32,
+        );
         // Warm up: every queue and buffer reaches its working size.
         for _ in 0..20_000 {
             for _ in 0..PER_TTI {

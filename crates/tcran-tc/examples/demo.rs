@@ -69,7 +69,9 @@ impl Rlc {
     fn tti(&mut self, mut budget: u64, delivered: &mut Vec<Packet>) -> u64 {
         let start = budget;
         while budget > 0 {
-            let Some((_, left)) = self.queue.front_mut() else { break };
+            let Some((_, left)) = self.queue.front_mut() else {
+                break;
+            };
             let take = (*left).min(budget);
             *left -= take;
             budget -= take;
@@ -101,8 +103,18 @@ fn tuple(sport: u16, dport: u16) -> FiveTuple {
 }
 
 fn run(mut pipeline: Pipeline) -> Outcome {
-    let mut rlc = Rlc { queue: VecDeque::new(), bytes: 0, dropped: 0 };
-    let mut out = Outcome { voip_delays_ms: vec![], bulk_bytes: 0, rlc_samples: vec![], pipeline_drops: 0, rlc_drops: 0 };
+    let mut rlc = Rlc {
+        queue: VecDeque::new(),
+        bytes: 0,
+        dropped: 0,
+    };
+    let mut out = Outcome {
+        voip_delays_ms: vec![],
+        bulk_bytes: 0,
+        rlc_samples: vec![],
+        pipeline_drops: 0,
+        rlc_drops: 0,
+    };
     let mut id = 0;
     let mut delivered = Vec::new();
     let bulk_gap = Duration::from_nanos(480_000); // 1500 B every 0.48 ms = 25 Mbit/s
@@ -135,7 +147,9 @@ fn run(mut pipeline: Pipeline) -> Outcome {
             let pulled = rlc.tti(LINK_BYTES_PER_TTI, &mut delivered);
             for p in delivered.drain(..) {
                 match p.flow {
-                    Some(FlowId(1)) => out.voip_delays_ms.push(now.saturating_since(p.created).as_millis_f64()),
+                    Some(FlowId(1)) => out
+                        .voip_delays_ms
+                        .push(now.saturating_since(p.created).as_millis_f64()),
                     _ => out.bulk_bytes += p.len as u64,
                 }
             }
@@ -168,10 +182,19 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
 }
 
 fn main() {
-    println!("tcran pipeline demo: 20 Mbit/s link, 1 ms TTI, 10 s; bulk UDP at 25 Mbit/s + G.711 VoIP\n");
+    println!(
+        "tcran pipeline demo: 20 Mbit/s link, 1 ms TTI, 10 s; bulk UDP at 25 Mbit/s + G.711 VoIP\n"
+    );
     println!(
         "{:<10} {:>10} {:>10} {:>10} {:>10} {:>12} {:>14} {:>10}",
-        "pipeline", "voip mean", "voip p95", "voip max", "bulk", "rlc mean", "drops tc/rlc", "link use"
+        "pipeline",
+        "voip mean",
+        "voip p95",
+        "voip max",
+        "bulk",
+        "rlc mean",
+        "drops tc/rlc",
+        "link use"
     );
     for (name, cfg) in [("vanilla", VANILLA), ("tc-ran", TC_RAN)] {
         let config: PipelineConfig = toml::from_str(cfg).expect("demo config");
@@ -181,7 +204,8 @@ fn main() {
         let mean = d.iter().sum::<f64>() / d.len() as f64;
         let secs = RUN.as_secs_f64();
         let rlc_mean = o.rlc_samples.iter().sum::<u64>() as f64 / o.rlc_samples.len() as f64;
-        let link_use = (o.bulk_bytes as f64 + d.len() as f64 * 172.0) / (LINK_BYTES_PER_TTI as f64 * secs * 1000.0);
+        let link_use = (o.bulk_bytes as f64 + d.len() as f64 * 172.0)
+            / (LINK_BYTES_PER_TTI as f64 * secs * 1000.0);
         println!(
             "{:<10} {:>8.1}ms {:>8.1}ms {:>8.1}ms {:>6.1}Mb/s {:>10.0}kB {:>8}/{:<5} {:>9.1}%",
             name,

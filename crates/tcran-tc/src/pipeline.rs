@@ -161,7 +161,10 @@ impl Pipeline {
             queued_bytes: 0,
             totals: Totals::default(),
             classifier_stats: ClassifierStats::default(),
-            ev: Events { dropped: Vec::with_capacity(256), ..Events::default() },
+            ev: Events {
+                dropped: Vec::with_capacity(256),
+                ..Events::default()
+            },
             config: PipelineConfig {
                 queues: Vec::new(),
                 ..config.clone()
@@ -464,12 +467,12 @@ impl Pipeline {
     /// refuse now, for callers that sleep between events. `None` = only new
     /// packets or reports can change anything.
     pub fn next_wakeup(&self, now: Instant) -> Option<Instant> {
+        // Periodic AQM updates (PIE, L4S, DualQ) are not wake-ups: they
+        // catch up lazily on the next packet event, exactly, and never make
+        // a refused packet leave.
         let mut t = self.pacer.next_wakeup(now);
         for q in &self.ids {
             let slot = self.slots[q.index()].as_ref().expect("exists");
-            if let Some(w) = slot.queue.next_wakeup() {
-                t = Some(t.map_or(w, |t| t.min(w)));
-            }
             // A shaper can only have refused a packet that `pull` already
             // dequeued into the stash, so only stashed heads need a wake-up.
             if let (Some(shaper), Some(head)) = (slot.shaper.as_ref(), slot.stash.as_ref()) {
@@ -482,7 +485,6 @@ impl Pipeline {
         }
         t
     }
-
 
     // --------------------------------------------------------- inspection
 

@@ -87,5 +87,8 @@ fn a_policer_redirect_to_a_missing_queue_is_an_error() {
     let e = build_err(
         "[[queues]]\nid = 0\nkind = \"fifo\"\npolicer = { kind = \"token_bucket\", rate = \"1Mbit/s\", burst = \"3kB\", action = \"redirect\", redirect = 4 }",
     );
-    assert_eq!(e, "build: queues[0].policer.redirect = 4: must name a configured queue (configured: 0)");
+    assert_eq!(
+        e,
+        "build: queues[0].policer.redirect = 4: must name a configured queue (configured: 0)"
+    );
 }

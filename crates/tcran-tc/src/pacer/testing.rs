@@ -89,7 +89,7 @@ impl FakeLink {
         self.rlc_bytes -= pulled;
         self.now = end;
         let n = self.pulled.len() as u32 + 1;
-        if self.status_every.is_some_and(|k| n % k == 0) {
+        if self.status_every.is_some_and(|k| n.is_multiple_of(k)) {
             pacer.on_status_pdu(end);
         }
         let report = LowerLayerReport {

@@ -3,7 +3,7 @@
 use crate::stage::{Events, Queue};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
-use tcran_core::{Instant, Packet};
+use tcran_core::{Duration, Instant, Packet};
 
 /// A FIFO of packets that tracks its byte count. Grows to the working set
 /// once and then never allocates.
@@ -35,6 +35,9 @@ impl PacketFifo {
     pub fn front(&self) -> Option<&Packet> {
         self.packets.front()
     }
+    pub fn back(&self) -> Option<&Packet> {
+        self.packets.back()
+    }
     pub fn len(&self) -> usize {
         self.packets.len()
     }
@@ -46,6 +49,14 @@ impl PacketFifo {
     }
     pub fn oldest_enqueued_at(&self) -> Option<Instant> {
         self.packets.front().map(|p| p.enqueued_at)
+    }
+    pub fn newest_enqueued_at(&self) -> Option<Instant> {
+        self.packets.back().map(|p| p.enqueued_at)
+    }
+    /// Sojourn of the head packet at `now`, zero when empty.
+    pub fn head_sojourn(&self, now: Instant) -> Duration {
+        self.oldest_enqueued_at()
+            .map_or(Duration::ZERO, |t| now.saturating_since(t))
     }
 }
 

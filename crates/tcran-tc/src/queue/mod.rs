@@ -3,14 +3,39 @@
 //! Each kind has a config (params), its state, and its statistics
 //! ([`crate::stage::AqmStats`]). [`AnyQueue`] dispatches statically over
 //! the built-in kinds; `Custom` takes a plug-in.
+//!
+//! | kind | discipline | acts at | reference |
+//! |---|---|---|---|
+//! | `fifo` | tail drop only (by the pipeline's limits) | - | - |
+//! | `codel` | CoDel, Linux fixed point or exact 1/sqrt | dequeue | RFC 8289 |
+//! | `red` | RED with gentle and "wait" variants | enqueue | Floyd & Jacobson 1993 |
+//! | `pie` | PIE with derandomisation and auto-tuning | enqueue | RFC 8033 |
+//! | `l4s` | L4S marking ramp, head or tail marking | dequeue or enqueue | Brunello sec. 4.2 |
+//! | `dualq` | DualPI2 coupled L/C queues in one queue | dequeue | RFC 9332 |
+//!
+//! Every kind validates its parameters in `build()` and applies new ones
+//! in place, keeping packets and AQM state, with `reconfigure()`.
 
+pub mod codel;
+pub mod dualq;
 pub mod fifo;
+pub mod l4s;
+pub mod pie;
+pub mod red;
+#[cfg(test)]
+pub(crate) mod testing;
+mod ticker;
 
 use crate::stage::{AqmStats, Events, Queue};
 use serde::{Deserialize, Serialize};
 use tcran_core::{ConfigError, Instant, Packet};
 
+pub use codel::{Codel, CodelConfig, InvSqrt};
+pub use dualq::{DualQ, DualQConfig};
 pub use fifo::{Fifo, FifoConfig, PacketFifo};
+pub use l4s::{L4sConfig, L4sRamp};
+pub use pie::{Pie, PieConfig};
+pub use red::{Red, RedConfig};
 
 /// The queue discipline, tagged by `kind`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -18,6 +43,17 @@ pub use fifo::{Fifo, FifoConfig, PacketFifo};
 pub enum QueueKindConfig {
     /// Plain FIFO; limits come from the queue's `limit_packets`/`limit_bytes`.
     Fifo(FifoConfig),
+    /// CoDel (RFC 8289).
+    Codel(CodelConfig),
+    /// RED (Floyd & Jacobson 1993).
+    Red(RedConfig),
+    /// PIE (RFC 8033).
+    Pie(PieConfig),
+    /// L4S marking ramp (Brunello sec. 4.2).
+    L4s(L4sConfig),
+    /// DualPI2 coupled dual queue (RFC 9332).
+    #[serde(rename = "dualq")]
+    DualQ(DualQConfig),
 }
 
 impl Default for QueueKindConfig {
@@ -30,12 +66,22 @@ impl QueueKindConfig {
     pub fn kind_name(&self) -> &'static str {
         match self {
             QueueKindConfig::Fifo(_) => "fifo",
+            QueueKindConfig::Codel(_) => "codel",
+            QueueKindConfig::Red(_) => "red",
+            QueueKindConfig::Pie(_) => "pie",
+            QueueKindConfig::L4s(_) => "l4s",
+            QueueKindConfig::DualQ(_) => "dualq",
         }
     }
 
     pub fn build(&self) -> Result<AnyQueue, ConfigError> {
         Ok(match self {
             QueueKindConfig::Fifo(_) => AnyQueue::Fifo(Fifo::default()),
+            QueueKindConfig::Codel(c) => AnyQueue::Codel(c.build()?),
+            QueueKindConfig::Red(c) => AnyQueue::Red(c.build()?),
+            QueueKindConfig::Pie(c) => AnyQueue::Pie(c.build()?),
+            QueueKindConfig::L4s(c) => AnyQueue::L4s(c.build()?),
+            QueueKindConfig::DualQ(c) => AnyQueue::DualQ(c.build()?),
         })
     }
 
@@ -45,7 +91,11 @@ impl QueueKindConfig {
     pub fn reconfigure(&self, queue: &mut AnyQueue) -> Result<bool, ConfigError> {
         Ok(match (self, queue) {
             (QueueKindConfig::Fifo(_), AnyQueue::Fifo(_)) => true,
-            #[allow(unreachable_patterns)]
+            (QueueKindConfig::Codel(c), AnyQueue::Codel(q)) => c.reconfigure(q).map(|()| true)?,
+            (QueueKindConfig::Red(c), AnyQueue::Red(q)) => c.reconfigure(q).map(|()| true)?,
+            (QueueKindConfig::Pie(c), AnyQueue::Pie(q)) => c.reconfigure(q).map(|()| true)?,
+            (QueueKindConfig::L4s(c), AnyQueue::L4s(q)) => c.reconfigure(q).map(|()| true)?,
+            (QueueKindConfig::DualQ(c), AnyQueue::DualQ(q)) => c.reconfigure(q).map(|()| true)?,
             _ => false,
         })
     }
@@ -55,6 +105,11 @@ impl QueueKindConfig {
 #[derive(Debug)]
 pub enum AnyQueue {
     Fifo(Fifo),
+    Codel(Codel),
+    Red(Red),
+    Pie(Pie),
+    L4s(L4sRamp),
+    DualQ(DualQ),
     Custom(Box<dyn Queue>),
 }
 
@@ -62,6 +117,11 @@ macro_rules! fwd {
     ($self:ident, $q:ident => $e:expr) => {
         match $self {
             AnyQueue::Fifo($q) => $e,
+            AnyQueue::Codel($q) => $e,
+            AnyQueue::Red($q) => $e,
+            AnyQueue::Pie($q) => $e,
+            AnyQueue::L4s($q) => $e,
+            AnyQueue::DualQ($q) => $e,
             AnyQueue::Custom($q) => $e,
         }
     };
