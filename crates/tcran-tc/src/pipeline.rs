@@ -336,6 +336,22 @@ impl Pipeline {
         p1 > p0
     }
 
+    /// The queue with the largest `size`, the lowest id on ties. Linear in
+    /// the number of queues, like Linux `fq_codel_drop`; it runs only when
+    /// the total limit is exceeded.
+    fn fattest_queue(&self, size: impl Fn(&Slot) -> u64) -> QueueId {
+        self.ids
+            .iter()
+            .copied()
+            .max_by_key(|q| {
+                (
+                    self.slots[q.index()].as_ref().map_or(0, &size),
+                    std::cmp::Reverse(*q),
+                )
+            })
+            .expect("a queue holds packets")
+    }
+
     /// fq_codel's overload rule: over the total limit, drop from the head of
     /// the queue with the largest byte backlog until half of it is gone or
     /// 64 packets were dropped (RFC 8290 sec. 4.1; Linux `fq_codel_drop`).
@@ -344,17 +360,7 @@ impl Pipeline {
             return;
         };
         while self.queued_packets > limit as usize {
-            let fattest = self
-                .ids
-                .iter()
-                .copied()
-                .max_by_key(|q| {
-                    (
-                        self.slots[q.index()].as_ref().map_or(0, Slot::bytes),
-                        std::cmp::Reverse(*q),
-                    )
-                })
-                .expect("a queue holds packets");
+            let fattest = self.fattest_queue(Slot::bytes);
             let slot = self.slots[fattest.index()].as_mut().expect("exists");
             let threshold = slot.bytes() / 2;
             let mut dropped_bytes = 0;
@@ -673,17 +679,7 @@ impl Pipeline {
             return;
         };
         while self.queued_packets > limit as usize {
-            let fattest = self
-                .ids
-                .iter()
-                .copied()
-                .max_by_key(|q| {
-                    (
-                        self.slots[q.index()].as_ref().map_or(0, Slot::packets),
-                        std::cmp::Reverse(*q),
-                    )
-                })
-                .expect("a queue holds packets");
+            let fattest = self.fattest_queue(|s| s.packets() as u64);
             self.shed_newest(fattest, 1);
         }
     }

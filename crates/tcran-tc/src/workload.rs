@@ -153,8 +153,15 @@ mod tests {
             let t1 = p.totals();
             let forwarded = (d.forwarded - f0) as f64 / 32_000.0;
             assert!(forwarded > 0.95, "{cfg}: forwarded {forwarded}");
-            assert_eq!(t1.dropped_packets, t0.dropped_packets, "{cfg}: drops in steady state");
-            assert!(p.queued_packets() < 200, "{cfg}: standing queue {}", p.queued_packets());
+            assert_eq!(
+                t1.dropped_packets, t0.dropped_packets,
+                "{cfg}: drops in steady state"
+            );
+            assert!(
+                p.queued_packets() < 200,
+                "{cfg}: standing queue {}",
+                p.queued_packets()
+            );
         }
     }
 }

@@ -60,6 +60,33 @@ impl PacketFifo {
     }
 }
 
+/// Implements the storage half of [`Queue`] (`packets`, `bytes`,
+/// `oldest_enqueued_at`, `pop_oldest`, `pop_newest`, `push_raw`) for a queue
+/// kind that keeps its packets in one [`PacketFifo`] field.
+macro_rules! fifo_storage {
+    ($field:ident) => {
+        fn packets(&self) -> usize {
+            self.$field.len()
+        }
+        fn bytes(&self) -> u64 {
+            self.$field.bytes()
+        }
+        fn oldest_enqueued_at(&self) -> Option<tcran_core::Instant> {
+            self.$field.oldest_enqueued_at()
+        }
+        fn pop_oldest(&mut self) -> Option<tcran_core::Packet> {
+            self.$field.pop_front()
+        }
+        fn pop_newest(&mut self) -> Option<tcran_core::Packet> {
+            self.$field.pop_back()
+        }
+        fn push_raw(&mut self, packet: tcran_core::Packet) {
+            self.$field.push_back(packet);
+        }
+    };
+}
+pub(crate) use fifo_storage;
+
 /// Plain FIFO parameters: none (limits are the queue's `limit_packets` and
 /// `limit_bytes`, enforced by the pipeline as tail drop).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -79,22 +106,5 @@ impl Queue for Fifo {
     fn dequeue(&mut self, _now: Instant, _ev: &mut Events) -> Option<Packet> {
         self.fifo.pop_front()
     }
-    fn packets(&self) -> usize {
-        self.fifo.len()
-    }
-    fn bytes(&self) -> u64 {
-        self.fifo.bytes()
-    }
-    fn oldest_enqueued_at(&self) -> Option<Instant> {
-        self.fifo.oldest_enqueued_at()
-    }
-    fn pop_oldest(&mut self) -> Option<Packet> {
-        self.fifo.pop_front()
-    }
-    fn pop_newest(&mut self) -> Option<Packet> {
-        self.fifo.pop_back()
-    }
-    fn push_raw(&mut self, packet: Packet) {
-        self.fifo.push_back(packet);
-    }
+    crate::queue::fifo::fifo_storage!(fifo);
 }

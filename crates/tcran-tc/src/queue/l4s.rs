@@ -241,24 +241,7 @@ impl Queue for L4sRamp {
         }
     }
 
-    fn packets(&self) -> usize {
-        self.fifo.len()
-    }
-    fn bytes(&self) -> u64 {
-        self.fifo.bytes()
-    }
-    fn oldest_enqueued_at(&self) -> Option<Instant> {
-        self.fifo.oldest_enqueued_at()
-    }
-    fn pop_oldest(&mut self) -> Option<Packet> {
-        self.fifo.pop_front()
-    }
-    fn pop_newest(&mut self) -> Option<Packet> {
-        self.fifo.pop_back()
-    }
-    fn push_raw(&mut self, packet: Packet) {
-        self.fifo.push_back(packet);
-    }
+    crate::queue::fifo::fifo_storage!(fifo);
     fn next_wakeup(&self) -> Option<Instant> {
         if self.fifo.is_empty() && self.p_mark == 0.0 {
             None
