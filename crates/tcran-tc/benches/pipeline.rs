@@ -18,7 +18,11 @@ fn run(c: &mut Criterion, name: &str, cfg: &str, flows: usize) {
     g.throughput(Throughput::Elements(PER_TTI as u64));
     g.bench_function(name, |b| {
         let mut p = config(cfg).build().unwrap();
-        let mut d = Driver::new(Duration::from_millis(1), (PER_TTI as u64 + 1) * 1500, PER_TTI as u32);
+        let mut d = Driver::new(
+            Duration::from_millis(1),
+            (PER_TTI as u64 + 1) * 1500,
+            PER_TTI as u32,
+        );
         // Warm up: every queue and buffer reaches its working size.
         for _ in 0..20_000 {
             for _ in 0..PER_TTI {
