@@ -17,10 +17,14 @@
 //! the project's shared tables) and parsed once on first use.
 
 pub mod channel;
+pub mod mac;
 pub mod phy;
+pub mod rlc;
+pub mod sdap;
 pub mod tables;
 
 pub use channel::{AnyChannel, Channel, ChannelSample, TraceError, TraceFormat, TraceInfo};
 pub use phy::mcs::{CqiTable, Mcs, McsTable};
 pub use phy::tbs::{bytes_per_slot, TbScaling, TbsError, TbsInput};
 pub use phy::{CodeRate, Modulation};
+pub use rlc::{BufferStatus, RlcConfig, RlcMode, RlcPdu, RlcRx, RlcTx, SduDeparture, StatusPdu};

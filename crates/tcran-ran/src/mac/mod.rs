@@ -1,0 +1,845 @@
+//! Downlink MAC scheduler of one cell, one call per slot (TS 38.321,
+//! TS 38.214 §5.1.2.2 resource allocation, §5.1.3.2 TBS).
+//!
+//! Per slot the caller passes every UE's channel sample and the buffer
+//! status of its logical channels; [`Mac::schedule`] returns the grants.
+//! The caller then pulls the RLC entities ([`crate::rlc::RlcTx::fill`]) with
+//! the per-logical-channel bytes and hands the resulting PDUs back with
+//! [`Mac::transmit`], which draws the HARQ outcome.
+//!
+//! - **Resources**: N_RB from the bandwidth and numerology
+//!   (TS 38.101-1 Table 5.3.2-1) or given; allocation type 0 in RBGs of
+//!   size P from TS 38.214 Table 5.1.2.2.1-1, configuration 1 by BWP size
+//!   (1-36 PRB: 2, 37-72: 4, 73-144: 8, 145-275: 16), the last RBG holding
+//!   the remainder. TDD: no DL grant in U slots; an S slot carries
+//!   `special_dl_symbols - pdcch_symbols` PDSCH symbols in the TBS.
+//! - **Bytes**: `ChannelSample::Mcs` -> TS 38.214 TBS of the granted PRBs
+//!   ([`crate::phy::tbs::TbsInput`]); `Bytes(b)` (capacity trace) -> the UE
+//!   could send b bytes with the whole cell, so n of N PRBs carry
+//!   ⌊b·n/N⌋; `Outage` -> nothing.
+//! - **Logical channel prioritization** (TS 38.321 §5.4.3.1, simplified):
+//!   no prioritised bit rate / Bj buckets; the TB is shared strictly by
+//!   logical channel priority (lower value first), each LC taking up to its
+//!   buffer status; what is left is padding.
+//! - **Schedulers**: round robin by RBG over backlogged UEs (the first UE
+//!   rotates every slot); proportional fair (TBS with all PRBs / EWMA
+//!   throughput, per RBG, flat channel so in practice one UE per slot until
+//!   its buffer is drained); fixed partition (thesis ch. 4 FP, the
+//!   FlexRAN/OAI baseline: slice i owns ⌊N·share_i⌋ PRBs every slot, unused
+//!   PRBs are not lent; round robin inside a slice); EQP (thesis Alg. 8-9,
+//!   see [`eqp`]).
+//! - **HARQ** (simplified): a new TB fails with probability `bler`; it is
+//!   retransmitted `harq_rtt` slots later (or at the next DL slot with room)
+//!   with the same TBS and PRB count, before new data, failing again with
+//!   the same probability (no soft combining gain), and is lost after
+//!   `max_harq_tx` transmissions (its RLC PDUs never arrive; RLC AM
+//!   recovers, UM reports the loss). A UE with a retransmission in a slot
+//!   gets no new TB in that slot (one PDSCH per UE per slot). The number of
+//!   HARQ processes is not limited.
+
+pub mod eqp;
+
+use crate::channel::ChannelSample;
+use crate::phy::bandwidth::{max_n_rb, FrequencyRange};
+use crate::phy::mcs::{Mcs, McsTable};
+use crate::phy::numerology::Numerology;
+use crate::phy::tbs::{TbsInput, MAX_PRB};
+use crate::phy::tdd::{SlotPattern, DEFAULT_SPECIAL_DL_SYMBOLS};
+use crate::rlc::RlcPdu;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use tcran_core::config::{check_f64, check_range};
+use tcran_core::rng::RngStream;
+use tcran_core::{ConfigError, DrbId, Duration, Instant, Rnti};
+
+/// Which scheduler.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum SchedulerKind {
+    #[default]
+    RoundRobin,
+    ProportionalFair,
+    FixedPartition,
+    Eqp,
+}
+
+/// A slice for `fixed_partition` / `eqp`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SliceConfig {
+    #[serde(default)]
+    pub name: String,
+    /// Percent of the cell's PRBs (0..=100).
+    pub share: f64,
+    /// RNTIs of the UEs in this slice.
+    pub ues: Vec<u16>,
+}
+
+/// MAC configuration.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct MacConfig {
+    /// µ (0..=3): 15·2^µ kHz SCS, 1 ms / 2^µ slots.
+    pub numerology: u8,
+    /// Channel bandwidth in MHz (N_RB from TS 38.101-1/-2 Table 5.3.2-1).
+    pub bandwidth_mhz: Option<u32>,
+    /// N_RB directly (overrides `bandwidth_mhz`).
+    pub prbs: Option<u16>,
+    /// `fr1` (default) or `fr2`.
+    pub frequency_range: Option<FrequencyRange>,
+    /// "FDD" or a TDD pattern like "DDDSU".
+    pub slot_pattern: String,
+    pub special_dl_symbols: u8,
+    /// Symbols of each DL slot taken by the PDCCH CORESET (default 2, so a
+    /// full slot has the 12 PDSCH symbols of [`crate::phy::tbs::bytes_per_slot`]).
+    pub pdcch_symbols: u8,
+    /// DM-RS REs per PRB (default 12: one type-1 symbol, 2 CDM groups).
+    pub dmrs_re_per_prb: u16,
+    pub layers: u8,
+    /// RBG size P; default from TS 38.214 Table 5.1.2.2.1-1 configuration 1.
+    pub rbg_size: Option<u16>,
+    /// The MCS table link adaptation uses (channel samples carry their own
+    /// table; this is the default for channels built from CQIs).
+    pub mcs_table: McsTable,
+    pub scheduler: SchedulerKind,
+    /// Proportional fair EWMA time constant.
+    pub pf_time_constant: Duration,
+    pub slices: Vec<SliceConfig>,
+    /// EQP quantum limit in PRBs (thesis default 100).
+    pub eqp_quantum_limit: u32,
+    /// Block error rate of each transmission (0..1).
+    pub bler: f64,
+    /// HARQ round trip in slots.
+    pub harq_rtt: u32,
+    /// Transmissions of a TB before it is lost (1..=16).
+    pub max_harq_tx: u8,
+    /// Seed of the HARQ error draws.
+    pub seed: u64,
+}
+
+impl Default for MacConfig {
+    fn default() -> Self {
+        MacConfig {
+            numerology: 0,
+            bandwidth_mhz: Some(5),
+            prbs: None,
+            frequency_range: None,
+            slot_pattern: "FDD".into(),
+            special_dl_symbols: DEFAULT_SPECIAL_DL_SYMBOLS,
+            pdcch_symbols: 2,
+            dmrs_re_per_prb: 12,
+            layers: 1,
+            rbg_size: None,
+            mcs_table: McsTable::Qam64,
+            scheduler: SchedulerKind::RoundRobin,
+            pf_time_constant: Duration::from_millis(100),
+            slices: Vec::new(),
+            eqp_quantum_limit: 100,
+            bler: 0.0,
+            harq_rtt: 8,
+            max_harq_tx: 4,
+            seed: 0,
+        }
+    }
+}
+
+/// RBG size P, TS 38.214 Table 5.1.2.2.1-1, configuration 1.
+pub fn rbg_size_config1(bwp_prbs: u16) -> u16 {
+    match bwp_prbs {
+        0..=36 => 2,
+        37..=72 => 4,
+        73..=144 => 8,
+        _ => 16,
+    }
+}
+
+/// Validated MAC parameters.
+#[derive(Clone, Debug)]
+pub struct MacParams {
+    pub numerology: Numerology,
+    pub n_prb: u16,
+    pub rbg: u16,
+    pub pattern: SlotPattern,
+    pub pdcch_symbols: u8,
+    pub dmrs_re_per_prb: u16,
+    pub layers: u8,
+    pub mcs_table: McsTable,
+    pub scheduler: SchedulerKind,
+    pub pf_alpha: f64,
+    /// Slice shares (fraction) and UE lists.
+    pub slices: Vec<(f64, Vec<Rnti>)>,
+    pub quantum_limit: f64,
+    pub bler: f64,
+    pub harq_rtt: u64,
+    pub max_harq_tx: u8,
+    pub seed: u64,
+}
+
+impl MacConfig {
+    pub fn build(&self) -> Result<MacParams, ConfigError> {
+        let numerology = Numerology::new(self.numerology).map_err(|e| e.within("numerology"))?;
+        let n_prb = match (self.prbs, self.bandwidth_mhz) {
+            (Some(p), _) => check_range("prbs", p, 1, MAX_PRB)?,
+            (None, Some(bw)) => max_n_rb(
+                self.frequency_range.unwrap_or(FrequencyRange::Fr1),
+                bw,
+                numerology,
+            )
+            .map_err(|e| ConfigError {
+                field: "bandwidth_mhz".into(),
+                ..e
+            })?,
+            (None, None) => {
+                return Err(ConfigError::new(
+                    "bandwidth_mhz",
+                    "none",
+                    "give bandwidth_mhz or prbs",
+                ))
+            }
+        };
+        let pattern = if self.slot_pattern.eq_ignore_ascii_case("fdd") {
+            SlotPattern::fdd()
+        } else {
+            SlotPattern::tdd(&self.slot_pattern, self.special_dl_symbols).map_err(|e| {
+                ConfigError {
+                    field: "slot_pattern".into(),
+                    ..e
+                }
+            })?
+        };
+        check_range("pdcch_symbols", self.pdcch_symbols, 0, 3)?;
+        check_range("dmrs_re_per_prb", self.dmrs_re_per_prb, 0, 48)?;
+        check_range("layers", self.layers, 1, 4)?;
+        let rbg = match self.rbg_size {
+            Some(p) => check_range("rbg_size", p, 1, 16)?,
+            None => rbg_size_config1(n_prb),
+        };
+        let tc = self.pf_time_constant.ratio(numerology.slot_duration());
+        if tc < 1.0 {
+            return Err(ConfigError::new(
+                "pf_time_constant",
+                self.pf_time_constant,
+                "must be at least one slot",
+            ));
+        }
+        let mut slices = Vec::new();
+        let mut total = 0.0;
+        let mut seen: Vec<u16> = Vec::new();
+        for (i, s) in self.slices.iter().enumerate() {
+            let share = check_f64("share", s.share, 0.0, 100.0)
+                .map_err(|e| e.within(format!("slices[{i}]")))?;
+            total += share;
+            for &u in &s.ues {
+                if seen.contains(&u) {
+                    return Err(ConfigError::new(
+                        format!("slices[{i}].ues"),
+                        u,
+                        "a UE belongs to one slice only",
+                    ));
+                }
+                seen.push(u);
+            }
+            slices.push((share / 100.0, s.ues.iter().map(|&u| Rnti(u)).collect()));
+        }
+        if total > 100.0 + 1e-9 {
+            return Err(ConfigError::new(
+                "slices",
+                format!("{total}%"),
+                "shares must add up to at most 100%",
+            ));
+        }
+        if matches!(
+            self.scheduler,
+            SchedulerKind::FixedPartition | SchedulerKind::Eqp
+        ) && slices.is_empty()
+        {
+            return Err(ConfigError::new(
+                "slices",
+                "[]",
+                "fixed_partition and eqp need at least one slice",
+            ));
+        }
+        check_range("eqp_quantum_limit", self.eqp_quantum_limit, 1, 1_000_000)?;
+        let bler = check_f64("bler", self.bler, 0.0, 0.99)?;
+        let harq_rtt = check_range("harq_rtt", self.harq_rtt, 1, 1000)?;
+        let max_harq_tx = check_range("max_harq_tx", self.max_harq_tx, 1, 16)?;
+        Ok(MacParams {
+            numerology,
+            n_prb,
+            rbg,
+            pattern,
+            pdcch_symbols: self.pdcch_symbols,
+            dmrs_re_per_prb: self.dmrs_re_per_prb,
+            layers: self.layers,
+            mcs_table: self.mcs_table,
+            scheduler: self.scheduler,
+            pf_alpha: 1.0 / tc,
+            slices,
+            quantum_limit: f64::from(self.eqp_quantum_limit),
+            bler,
+            harq_rtt: u64::from(harq_rtt),
+            max_harq_tx,
+            seed: self.seed,
+        })
+    }
+}
+
+/// One logical channel's buffer status as the scheduler sees it.
+#[derive(Clone, Copy, Debug)]
+pub struct LcInput<'a> {
+    pub drb: DrbId,
+    /// TS 38.321 priority: lower value = served first.
+    pub priority: u8,
+    /// Bytes a grant needs to empty it (`BufferStatus::total()`).
+    pub buffer_bytes: u64,
+    /// Sizes of the next SDUs with header estimates (for EQP; may be empty:
+    /// the buffer then counts as one SDU). See `RlcTx::pending_sizes`.
+    pub sdu_sizes: &'a [u32],
+}
+
+/// One UE in one slot.
+#[derive(Clone, Copy, Debug)]
+pub struct UeInput<'a> {
+    pub rnti: Rnti,
+    pub channel: ChannelSample,
+    pub lcs: &'a [LcInput<'a>],
+}
+
+/// A new-data grant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct UeGrant {
+    pub rnti: Rnti,
+    pub prbs: u16,
+    /// MAC PDU bytes (TBS / 8).
+    pub tbs_bytes: u32,
+}
+
+/// Per logical channel, every slot, for every UE passed in: what the TC
+/// pipeline's `LowerLayerReport` needs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LcGrant {
+    pub rnti: Rnti,
+    pub drb: DrbId,
+    /// Bytes of the TB given to this LC (pull this much from its RLC).
+    pub granted_bytes: u32,
+    /// TBS bytes if this UE had every PRB of this slot (e5G-BDP max_bytes).
+    pub max_bytes: u32,
+}
+
+/// A transport block leaving HARQ.
+#[derive(Clone, Debug)]
+pub struct TbOutcome {
+    pub rnti: Rnti,
+    pub pdus: Vec<RlcPdu>,
+    pub tbs_bytes: u32,
+    /// Slot of the first transmission.
+    pub first_slot: u64,
+    /// Transmissions made (1 = first try).
+    pub attempts: u8,
+}
+
+/// A HARQ retransmission made in this slot.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HarqRetx {
+    pub rnti: Rnti,
+    pub prbs: u16,
+    pub tbs_bytes: u32,
+    pub attempt: u8,
+}
+
+/// Everything one slot produced. Reuse it across slots (`clear` keeps the
+/// capacity).
+#[derive(Debug, Default)]
+pub struct SlotOutput {
+    pub slot: u64,
+    /// DL symbols of the slot (14, the S-slot DL symbols, or 0).
+    pub dl_symbols: u8,
+    /// PRBs the slot offers in DL (0 in U slots).
+    pub prbs_available: u16,
+    /// PRBs granted (new data + HARQ retransmissions).
+    pub prbs_used: u16,
+    pub grants: Vec<UeGrant>,
+    pub lc_grants: Vec<LcGrant>,
+    pub retx: Vec<HarqRetx>,
+    /// TBs decoded in this slot (first try or retransmission).
+    pub delivered: Vec<TbOutcome>,
+    /// TBs given up after `max_harq_tx` transmissions.
+    pub lost: Vec<TbOutcome>,
+}
+
+impl SlotOutput {
+    pub fn clear(&mut self) {
+        self.grants.clear();
+        self.lc_grants.clear();
+        self.retx.clear();
+        self.delivered.clear();
+        self.lost.clear();
+        self.prbs_used = 0;
+        self.prbs_available = 0;
+        self.dl_symbols = 0;
+    }
+
+    /// The grant of `rnti` in this slot, if any.
+    pub fn grant(&self, rnti: Rnti) -> Option<&UeGrant> {
+        self.grants.iter().find(|g| g.rnti == rnti)
+    }
+}
+
+#[derive(Debug)]
+struct HarqTb {
+    tb: TbOutcome,
+    prbs: u16,
+    due: u64,
+}
+
+#[derive(Debug, Default)]
+struct UeState {
+    avg: f64,
+    slice: Option<usize>,
+    harq: Vec<HarqTb>,
+}
+
+/// Bytes as a function of PRBs for one UE in one slot.
+#[derive(Debug, Clone)]
+pub(crate) enum Rate {
+    None,
+    /// Index into the TBS cache.
+    Tbs(usize),
+    /// Capacity trace: whole-cell bytes.
+    Bytes(u64),
+}
+
+/// The scheduler of one cell.
+#[derive(Debug)]
+pub struct Mac {
+    p: MacParams,
+    ues: BTreeMap<Rnti, UeState>,
+    rng: RngStream,
+    rr_offset: usize,
+    /// TBS bytes by n_PRB (index) for (MCS, PDSCH symbols).
+    tbs_cache: Vec<((Mcs, u8), Vec<u32>)>,
+    quantum: Vec<f64>,
+    // Scratch.
+    order: Vec<usize>,
+    alloc: Vec<u16>,
+    demand: Vec<u16>,
+    rates: Vec<Rate>,
+    rbgs: Vec<u16>,
+    busy: Vec<bool>,
+    last_slot: Option<u64>,
+}
+
+impl Mac {
+    pub fn new(params: MacParams) -> Mac {
+        let n = params.n_prb;
+        let p = params.rbg;
+        let mut rbgs = vec![p; usize::from(n / p)];
+        if !n.is_multiple_of(p) {
+            rbgs.push(n % p);
+        }
+        let quantum = vec![0.0; params.slices.len()];
+        let rng = RngStream::new(params.seed, "mac/harq");
+        Mac {
+            p: params,
+            ues: BTreeMap::new(),
+            rng,
+            rr_offset: 0,
+            tbs_cache: Vec::new(),
+            quantum,
+            order: Vec::new(),
+            alloc: Vec::new(),
+            demand: Vec::new(),
+            rates: Vec::new(),
+            rbgs,
+            busy: Vec::new(),
+            last_slot: None,
+        }
+    }
+
+    pub fn params(&self) -> &MacParams {
+        &self.p
+    }
+
+    /// N_RB of the cell.
+    pub fn n_prb(&self) -> u16 {
+        self.p.n_prb
+    }
+
+    /// Sizes of the RBGs (all P, the last one the remainder).
+    pub fn rbg_sizes(&self) -> &[u16] {
+        &self.rbgs
+    }
+
+    /// EQP quanta per slice (PRBs lent > 0, borrowed < 0).
+    pub fn quanta(&self) -> &[f64] {
+        &self.quantum
+    }
+
+    /// Slot duration.
+    pub fn slot_duration(&self) -> Duration {
+        self.p.numerology.slot_duration()
+    }
+
+    /// Slot index containing `now` (slot 0 starts at `Instant::ZERO`).
+    pub fn slot_at(&self, now: Instant) -> u64 {
+        self.p
+            .numerology
+            .slot_index(now.saturating_since(Instant::ZERO))
+    }
+
+    /// PDSCH symbols in slot `slot` (0: no DL).
+    pub fn pdsch_symbols(&self, slot: u64) -> u8 {
+        let dl = self.p.pattern.dl_symbols(slot);
+        let n = dl.saturating_sub(self.p.pdcch_symbols);
+        // At least one data symbol besides the DM-RS REs.
+        if u16::from(n) * 12 > self.p.dmrs_re_per_prb {
+            n
+        } else {
+            0
+        }
+    }
+
+    fn slice_of(&self, rnti: Rnti) -> Option<usize> {
+        self.p.slices.iter().position(|(_, u)| u.contains(&rnti))
+    }
+
+    /// TBS bytes for n PRBs (`n <= N`).
+    fn tbs_index(&mut self, mcs: Mcs, symbols: u8) -> usize {
+        if let Some(i) = self
+            .tbs_cache
+            .iter()
+            .position(|(k, _)| *k == (mcs, symbols))
+        {
+            return i;
+        }
+        let v = (0..=self.p.n_prb)
+            .map(|n| {
+                if n == 0 {
+                    return 0;
+                }
+                TbsInput {
+                    n_symb_sh: symbols,
+                    n_dmrs_prb: self.p.dmrs_re_per_prb,
+                    n_oh_prb: 0,
+                    n_prb: n,
+                    layers: self.p.layers,
+                    tb_scaling: Default::default(),
+                }
+                .tbs(mcs)
+                .map_or(0, |b| b / 8)
+            })
+            .collect();
+        self.tbs_cache.push(((mcs, symbols), v));
+        self.tbs_cache.len() - 1
+    }
+
+    pub(crate) fn bytes(&self, rate: &Rate, n: u16) -> u32 {
+        match *rate {
+            Rate::None => 0,
+            Rate::Tbs(i) => self.tbs_cache[i].1[usize::from(n.min(self.p.n_prb))],
+            Rate::Bytes(b) => (b * u64::from(n.min(self.p.n_prb)) / u64::from(self.p.n_prb))
+                .min(u64::from(u32::MAX)) as u32,
+        }
+    }
+
+    /// Smallest PRB count whose bytes cover `demand` (N if none does).
+    pub(crate) fn prbs_for(&self, rate: &Rate, demand: u64) -> u16 {
+        let (mut lo, mut hi) = (0u16, self.p.n_prb);
+        if u64::from(self.bytes(rate, hi)) <= demand {
+            return hi;
+        }
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            if u64::from(self.bytes(rate, mid)) >= demand {
+                hi = mid;
+            } else {
+                lo = mid + 1;
+            }
+        }
+        lo
+    }
+
+    /// Schedules slot `slot` (its start time is `now`): HARQ
+    /// retransmissions first, then new data with the configured scheduler.
+    /// `ues` should list every attached UE with its logical channels, in any
+    /// order; `out` is cleared first.
+    pub fn schedule(&mut self, slot: u64, now: Instant, ues: &[UeInput<'_>], out: &mut SlotOutput) {
+        let _ = now;
+        out.clear();
+        out.slot = slot;
+        self.last_slot = Some(slot);
+        for u in ues {
+            if !self.ues.contains_key(&u.rnti) {
+                let slice = self.slice_of(u.rnti);
+                self.ues.insert(
+                    u.rnti,
+                    UeState {
+                        avg: 1.0,
+                        slice,
+                        harq: Vec::new(),
+                    },
+                );
+            }
+        }
+        let symbols = self.pdsch_symbols(slot);
+        out.dl_symbols = self.p.pattern.dl_symbols(slot);
+        let n = if symbols == 0 { 0 } else { self.p.n_prb };
+        out.prbs_available = n;
+        // Rates.
+        self.rates.clear();
+        for u in ues {
+            let r = match (u.channel, symbols) {
+                (_, 0) | (ChannelSample::Outage, _) => Rate::None,
+                (ChannelSample::Mcs(m), s) => Rate::Tbs(self.tbs_index(m, s)),
+                (ChannelSample::Bytes(b), _) => Rate::Bytes(b),
+            };
+            self.rates.push(r);
+        }
+        // HARQ retransmissions due.
+        self.busy.clear();
+        self.busy.resize(ues.len(), false);
+        let mut left = n;
+        for (k, u) in ues.iter().enumerate() {
+            if n == 0 || matches!(self.rates[k], Rate::None) {
+                continue;
+            }
+            let st = self.ues.get_mut(&u.rnti).expect("registered");
+            let Some(i) = st
+                .harq
+                .iter()
+                .enumerate()
+                .filter(|(_, h)| h.due <= slot && h.prbs <= left)
+                .min_by_key(|(_, h)| (h.due, h.tb.first_slot))
+                .map(|(i, _)| i)
+            else {
+                continue;
+            };
+            let mut h = st.harq.swap_remove(i);
+            left -= h.prbs;
+            self.busy[k] = true;
+            h.tb.attempts += 1;
+            out.retx.push(HarqRetx {
+                rnti: u.rnti,
+                prbs: h.prbs,
+                tbs_bytes: h.tb.tbs_bytes,
+                attempt: h.tb.attempts,
+            });
+            out.prbs_used += h.prbs;
+            let fail = self.rng.bernoulli(self.p.bler);
+            if !fail {
+                out.delivered.push(h.tb);
+            } else if h.tb.attempts >= self.p.max_harq_tx {
+                out.lost.push(h.tb);
+            } else {
+                h.due = slot + self.p.harq_rtt;
+                self.ues.get_mut(&u.rnti).expect("registered").harq.push(h);
+            }
+        }
+        // Demands in PRBs.
+        self.alloc.clear();
+        self.alloc.resize(ues.len(), 0);
+        self.demand.clear();
+        for (k, u) in ues.iter().enumerate() {
+            let bytes: u64 = u.lcs.iter().map(|l| l.buffer_bytes).sum();
+            let d = if self.busy[k] || bytes == 0 || matches!(self.rates[k], Rate::None) {
+                0
+            } else {
+                self.prbs_for(&self.rates[k], bytes)
+            };
+            self.demand.push(d);
+        }
+        if left > 0 {
+            match self.p.scheduler {
+                SchedulerKind::RoundRobin => {
+                    self.round_robin(ues, left, None);
+                }
+                SchedulerKind::ProportionalFair => self.proportional_fair(ues, left),
+                SchedulerKind::FixedPartition => {
+                    let shares: Vec<u16> = self
+                        .p
+                        .slices
+                        .iter()
+                        .map(|(s, _)| (f64::from(n) * s).floor() as u16)
+                        .collect();
+                    // Unused PRBs of a slice are not lent: its whole share
+                    // leaves the budget whatever it used.
+                    let mut budget = left;
+                    for (i, &sh) in shares.iter().enumerate() {
+                        let b = sh.min(budget);
+                        self.round_robin(ues, b, Some(i));
+                        budget -= b;
+                    }
+                }
+                SchedulerKind::Eqp => eqp::schedule(self, ues, left),
+            }
+            self.rr_offset = self.rr_offset.wrapping_add(1);
+        }
+        // Grants, LCP, PF averages.
+        for (k, u) in ues.iter().enumerate() {
+            let prbs = self.alloc[k];
+            let tbs = self.bytes(&self.rates[k], prbs);
+            let max_bytes = self.bytes(&self.rates[k], n);
+            if prbs > 0 && tbs > 0 {
+                out.grants.push(UeGrant {
+                    rnti: u.rnti,
+                    prbs,
+                    tbs_bytes: tbs,
+                });
+                out.prbs_used += prbs;
+            }
+            let served = if prbs > 0 { tbs } else { 0 };
+            // Strict priority LCP (stable for equal priorities).
+            let mut left_bytes = u64::from(served);
+            let base = out.lc_grants.len();
+            for l in u.lcs {
+                out.lc_grants.push(LcGrant {
+                    rnti: u.rnti,
+                    drb: l.drb,
+                    granted_bytes: 0,
+                    max_bytes,
+                });
+            }
+            let mut idx: Vec<usize> = (0..u.lcs.len()).collect();
+            idx.sort_by_key(|&i| u.lcs[i].priority);
+            for i in idx {
+                let g = left_bytes.min(u.lcs[i].buffer_bytes);
+                out.lc_grants[base + i].granted_bytes = g as u32;
+                left_bytes -= g;
+            }
+            let st = self.ues.get_mut(&u.rnti).expect("registered");
+            st.avg = (1.0 - self.p.pf_alpha) * st.avg + self.p.pf_alpha * f64::from(served);
+        }
+    }
+
+    /// Round robin by RBG over backlogged UEs (of `slice` if given), using
+    /// at most `budget` PRBs. Returns PRBs assigned.
+    fn round_robin(&mut self, ues: &[UeInput<'_>], budget: u16, slice: Option<usize>) -> u16 {
+        self.order.clear();
+        for (k, u) in ues.iter().enumerate() {
+            let in_slice = slice.is_none_or(|s| self.ues[&u.rnti].slice == Some(s));
+            if in_slice && self.demand[k] > self.alloc[k] {
+                self.order.push(k);
+            }
+        }
+        if self.order.is_empty() {
+            return 0;
+        }
+        // Rotate by RNTI order so the first RBG goes to a different UE each slot.
+        self.order.sort_by_key(|&k| ues[k].rnti);
+        let m = self.order.len();
+        self.order.rotate_left(self.rr_offset % m);
+        let mut left = budget;
+        let mut used = 0;
+        let mut rbg_i = 0usize;
+        let mut turn = 0usize;
+        let mut idle_rounds = 0;
+        while left > 0 && idle_rounds < m {
+            let k = self.order[turn % m];
+            turn += 1;
+            if self.alloc[k] >= self.demand[k] {
+                idle_rounds += 1;
+                continue;
+            }
+            idle_rounds = 0;
+            let size = self.rbgs.get(rbg_i % self.rbgs.len()).copied().unwrap_or(1);
+            rbg_i += 1;
+            let take = size.min(left);
+            self.alloc[k] += take;
+            left -= take;
+            used += take;
+        }
+        used
+    }
+
+    /// PF per RBG: metric = bytes with all PRBs / EWMA throughput.
+    fn proportional_fair(&mut self, ues: &[UeInput<'_>], budget: u16) {
+        let n = self.p.n_prb;
+        let mut left = budget;
+        let mut rbg_i = 0;
+        let m = ues.len();
+        while left > 0 {
+            let mut best: Option<(f64, usize)> = None;
+            for j in 0..m {
+                let k = (j + self.rr_offset) % m;
+                if self.alloc[k] >= self.demand[k] {
+                    continue;
+                }
+                let r = f64::from(self.bytes(&self.rates[k], n));
+                let metric = r / self.ues[&ues[k].rnti].avg.max(1e-9);
+                if best.is_none_or(|(b, _)| metric > b) {
+                    best = Some((metric, k));
+                }
+            }
+            let Some((_, k)) = best else { break };
+            let size = self.rbgs[rbg_i % self.rbgs.len()];
+            rbg_i += 1;
+            let take = size.min(left);
+            self.alloc[k] += take;
+            left -= take;
+        }
+    }
+
+    /// Hands the MAC the RLC PDUs built for `grant` in the current slot; the
+    /// HARQ draw decides whether they arrive now (`out.delivered`) or wait
+    /// for a retransmission.
+    pub fn transmit(&mut self, grant: &UeGrant, pdus: Vec<RlcPdu>, out: &mut SlotOutput) {
+        let slot = out.slot;
+        let tb = TbOutcome {
+            rnti: grant.rnti,
+            pdus,
+            tbs_bytes: grant.tbs_bytes,
+            first_slot: slot,
+            attempts: 1,
+        };
+        if !self.rng.bernoulli(self.p.bler) {
+            out.delivered.push(tb);
+        } else if self.p.max_harq_tx <= 1 {
+            out.lost.push(tb);
+        } else {
+            let st = self.ues.entry(grant.rnti).or_default();
+            st.harq.push(HarqTb {
+                tb,
+                prbs: grant.prbs,
+                due: slot + self.p.harq_rtt,
+            });
+        }
+    }
+
+    /// TBs waiting for a HARQ retransmission.
+    pub fn harq_pending(&self) -> usize {
+        self.ues.values().map(|u| u.harq.len()).sum()
+    }
+
+    /// PF EWMA throughput (bytes per slot) of a UE.
+    pub fn average_throughput(&self, rnti: Rnti) -> Option<f64> {
+        self.ues.get(&rnti).map(|u| u.avg)
+    }
+
+    pub(crate) fn eqp_parts(&mut self) -> (&MacParams, &mut Vec<f64>) {
+        (&self.p, &mut self.quantum)
+    }
+
+    pub(crate) fn quantum_mut(&mut self) -> &mut Vec<f64> {
+        &mut self.quantum
+    }
+
+    pub(crate) fn demand_of(&self, k: usize) -> u16 {
+        self.demand[k]
+    }
+
+    pub(crate) fn alloc_of(&self, k: usize) -> u16 {
+        self.alloc[k]
+    }
+
+    pub(crate) fn add_alloc(&mut self, k: usize, prbs: u16) {
+        self.alloc[k] += prbs;
+    }
+
+    pub(crate) fn rate_of(&self, k: usize) -> &Rate {
+        &self.rates[k]
+    }
+
+    pub(crate) fn slice_index(&self, rnti: Rnti) -> Option<usize> {
+        self.ues.get(&rnti).and_then(|u| u.slice)
+    }
+}

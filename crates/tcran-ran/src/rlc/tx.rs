@@ -1,0 +1,609 @@
+//! The transmitting RLC entity (gNB side of a downlink DRB).
+//!
+//! UM: TS 38.322 §5.2.2.1 (SN only for segmented SDUs, TX_Next incremented
+//! after the last segment). AM: §5.2.3.1 (transmit window from TX_Next_Ack),
+//! §5.3.2 (retransmission, RETX_COUNT, maxRetxThreshold), §5.3.3 (polling,
+//! t-PollRetransmit). Within a grant, retransmissions go before new data
+//! (§5.2.3.1.1 leaves the order to the implementation; every open source
+//! gNB serves retransmissions first so the receiver window can advance).
+
+use super::{
+    mac_subheader_bytes, BufferStatus, RlcMode, RlcParams, RlcPdu, SduDeparture, StatusPdu,
+};
+use std::collections::VecDeque;
+use tcran_core::{DrbId, Instant, Packet};
+
+#[derive(Debug)]
+struct TxSdu {
+    sn: u64,
+    packet: Packet,
+    len: u32,
+    arrived: Instant,
+    /// Bytes transmitted for the first time.
+    sent: u32,
+    /// AM: positively acknowledged (or abandoned).
+    acked: bool,
+    /// AM: byte ranges `[s, e)` waiting for retransmission, sorted, disjoint.
+    retx: Vec<(u32, u32)>,
+    /// AM: whether it was ever considered for retransmission.
+    ever_retx: bool,
+    retx_count: u32,
+    /// AM: in the retransmission queue.
+    queued: bool,
+}
+
+/// The transmitting side of one RLC entity.
+#[derive(Debug)]
+pub struct RlcTx {
+    p: RlcParams,
+    drb: DrbId,
+    /// UM: SDUs not completely sent. AM: SDUs from TX_Next_Ack on (front is
+    /// never acked: acked SDUs at the front are popped at once).
+    sdus: VecDeque<TxSdu>,
+    /// SN of `sdus[0]` (AM: TX_Next_Ack).
+    base_sn: u64,
+    /// Index in `sdus` of the first SDU not completely sent once.
+    new_idx: usize,
+    /// Next SN to give an SDU at enqueue (AM) / UM TX_Next.
+    next_sn: u64,
+    // Counters kept incrementally so buffer_status() is O(retx queue).
+    new_payload: u64,
+    new_sdus: u32,
+    /// Header + MAC subheader estimate of SDUs not started.
+    new_overhead_unstarted: u64,
+    held_sdus: u32,
+    held_bytes: u64,
+    // AM.
+    retx_q: VecDeque<u64>,
+    pdu_without_poll: u64,
+    byte_without_poll: u64,
+    poll_sn: Option<u64>,
+    poll_pending: bool,
+    t_poll_retransmit: Option<Instant>,
+    abandoned: Vec<Packet>,
+    /// Highest SN transmitted at least partly, + 1 (AM).
+    tx_next_sent: u64,
+}
+
+impl RlcTx {
+    pub fn new(params: RlcParams, drb: DrbId) -> RlcTx {
+        RlcTx {
+            p: params,
+            drb,
+            sdus: VecDeque::new(),
+            base_sn: 0,
+            new_idx: 0,
+            next_sn: 0,
+            new_payload: 0,
+            new_sdus: 0,
+            new_overhead_unstarted: 0,
+            held_sdus: 0,
+            held_bytes: 0,
+            retx_q: VecDeque::new(),
+            pdu_without_poll: 0,
+            byte_without_poll: 0,
+            poll_sn: None,
+            poll_pending: false,
+            t_poll_retransmit: None,
+            abandoned: Vec::new(),
+            tx_next_sent: 0,
+        }
+    }
+
+    pub fn params(&self) -> &RlcParams {
+        &self.p
+    }
+
+    pub fn drb(&self) -> DrbId {
+        self.drb
+    }
+
+    fn unstarted_overhead(&self, len: u32) -> u64 {
+        let h = self.p.header_complete();
+        u64::from(h + mac_subheader_bytes(len + h))
+    }
+
+    /// Takes an SDU (a PDCP PDU). Refuses it, handing it back, when the
+    /// buffer limit would be exceeded: the caller counts
+    /// `DropReason::RlcFull` (tail drop of the whole SDU). The packet is
+    /// returned by value, as everywhere on the tcran data path, so the
+    /// refusal does not allocate.
+    #[allow(clippy::result_large_err)]
+    pub fn enqueue(&mut self, mut packet: Packet, now: Instant) -> Result<(), Packet> {
+        let len = packet.len;
+        if len == 0
+            || self.new_payload + u64::from(len) > self.p.buffer_limit
+            || self
+                .p
+                .buffer_limit_sdus
+                .is_some_and(|lim| self.new_sdus >= lim)
+        {
+            return Err(packet);
+        }
+        packet.enqueued_at = now;
+        packet.stamps.rlc_in = Some(now);
+        let sn = match self.p.mode {
+            RlcMode::Am => {
+                let sn = self.next_sn;
+                self.next_sn += 1;
+                sn
+            }
+            // UM SNs are assigned at the first segment.
+            RlcMode::Um => 0,
+        };
+        self.new_payload += u64::from(len);
+        self.new_sdus += 1;
+        self.new_overhead_unstarted += self.unstarted_overhead(len);
+        self.held_sdus += 1;
+        self.held_bytes += u64::from(len);
+        self.sdus.push_back(TxSdu {
+            sn,
+            packet,
+            len,
+            arrived: now,
+            sent: 0,
+            acked: false,
+            retx: Vec::new(),
+            ever_retx: false,
+            retx_count: 0,
+            queued: false,
+        });
+        Ok(())
+    }
+
+    /// The buffer as a BSR would report it.
+    pub fn buffer_status(&self) -> BufferStatus {
+        let mut new_bytes = self.new_payload + self.new_overhead_unstarted;
+        if let Some(head) = self.sdus.get(self.new_idx) {
+            if head.sent > 0 {
+                let h = self.p.header_segment(head.sent);
+                let rem = head.len - head.sent;
+                new_bytes += u64::from(h + mac_subheader_bytes(rem + h));
+            }
+        }
+        let mut retx_bytes = 0;
+        for &sn in &self.retx_q {
+            let Some(sdu) = self.sdu(sn) else { continue };
+            if sdu.acked {
+                continue;
+            }
+            for &(s, e) in &sdu.retx {
+                let h = if s == 0 && e == sdu.len {
+                    self.p.header_complete()
+                } else {
+                    self.p.header_segment(s)
+                };
+                retx_bytes += u64::from(e - s + h + mac_subheader_bytes(e - s + h));
+            }
+        }
+        BufferStatus {
+            new_bytes,
+            retx_bytes,
+            status_bytes: 0,
+            new_payload_bytes: self.new_payload,
+            new_sdus: self.new_sdus,
+            sdus_held: self.held_sdus,
+            held_bytes: self.held_bytes,
+        }
+    }
+
+    /// Sizes (payload + header estimate) of the next `max` SDUs or SDU
+    /// remainders the MAC would send, in order: retransmissions, then new
+    /// data. Used by segmentation-aware schedulers (EQP).
+    pub fn pending_sizes(&self, max: usize, out: &mut Vec<u32>) {
+        out.clear();
+        for &sn in &self.retx_q {
+            if out.len() >= max {
+                return;
+            }
+            if let Some(sdu) = self.sdu(sn).filter(|s| !s.acked) {
+                let b: u32 = sdu
+                    .retx
+                    .iter()
+                    .map(|&(s, e)| {
+                        let h = self.p.header_segment(s);
+                        e - s + h + mac_subheader_bytes(e - s + h)
+                    })
+                    .sum();
+                if b > 0 {
+                    out.push(b);
+                }
+            }
+        }
+        for sdu in self.sdus.iter().skip(self.new_idx) {
+            if out.len() >= max {
+                return;
+            }
+            let rem = sdu.len - sdu.sent;
+            let h = if sdu.sent == 0 {
+                self.p.header_complete()
+            } else {
+                self.p.header_segment(sdu.sent)
+            };
+            out.push(rem + h + mac_subheader_bytes(rem + h));
+        }
+    }
+
+    fn sdu(&self, sn: u64) -> Option<&TxSdu> {
+        let i = sn.checked_sub(self.base_sn)? as usize;
+        self.sdus.get(i).filter(|s| s.sn == sn)
+    }
+
+    fn idx(&self, sn: u64) -> Option<usize> {
+        let i = sn.checked_sub(self.base_sn)? as usize;
+        (i < self.sdus.len() && self.sdus[i].sn == sn).then_some(i)
+    }
+
+    /// Data bytes that fit in `left` bytes behind an RLC header of `hdr`
+    /// bytes and the MAC subheader, at most `rem`; `None` if not even one.
+    /// The PDU ends exactly on the grant except when only a 255-byte RLC PDU
+    /// fits with an 8-bit L but 256 would need a 16-bit L: one byte of MAC
+    /// padding is left then.
+    fn fit(left: u32, hdr: u32, rem: u32) -> Option<u32> {
+        if hdr + rem + mac_subheader_bytes(hdr + rem) <= left {
+            return Some(rem);
+        }
+        // Largest d < rem: 8-bit L needs hdr + d <= 255, 16-bit L any d.
+        let d2 = left
+            .checked_sub(hdr + 2)
+            .filter(|&d| hdr + d <= 255 && d >= 1);
+        let d3 = left.checked_sub(hdr + 3).filter(|&d| d >= 1);
+        let d = d2.max(d3)?;
+        Some(d.min(rem))
+    }
+
+    /// Fills a grant of `grant` bytes (MAC PDU bytes for this logical
+    /// channel): retransmissions first (AM), then new data. Appends the RLC
+    /// PDUs to `out`, UM SDU departures to `departures`, and returns the
+    /// bytes used (<= `grant`; the rest is padding).
+    pub fn fill(
+        &mut self,
+        grant: u32,
+        now: Instant,
+        out: &mut Vec<RlcPdu>,
+        departures: &mut Vec<SduDeparture>,
+    ) -> u32 {
+        let mut left = grant;
+        if self.p.mode == RlcMode::Am {
+            left = self.fill_retx(left, now, out);
+        }
+        while left > 0 && self.new_idx < self.sdus.len() {
+            let window_ok = self.p.mode == RlcMode::Um
+                || self.sdus[self.new_idx].sn < self.base_sn + self.p.window();
+            if !window_ok {
+                break;
+            }
+            let p = &self.p;
+            let sdu = &self.sdus[self.new_idx];
+            let rem = sdu.len - sdu.sent;
+            let first = sdu.sent == 0;
+            let (hdr, d, complete) = if first
+                && p.header_complete() + rem + mac_subheader_bytes(p.header_complete() + rem)
+                    <= left
+            {
+                (p.header_complete(), rem, true)
+            } else {
+                let hdr = p.header_segment(sdu.sent);
+                match Self::fit(left, hdr, rem) {
+                    Some(d) => (hdr, d, false),
+                    None => break,
+                }
+            };
+            let mac = mac_subheader_bytes(hdr + d);
+            let so = sdu.sent;
+            let last = so + d == sdu.len;
+            let sn = match p.mode {
+                RlcMode::Am => sdu.sn,
+                RlcMode::Um => self.next_sn,
+            };
+            // Counters.
+            if first {
+                self.new_overhead_unstarted -= self.unstarted_overhead(sdu.len);
+            }
+            self.new_payload -= u64::from(d);
+            left -= hdr + d + mac;
+            let sdu = &mut self.sdus[self.new_idx];
+            sdu.sent += d;
+            if self.p.mode == RlcMode::Um {
+                sdu.sn = sn;
+            }
+            out.push(RlcPdu {
+                drb: self.drb,
+                sn,
+                so,
+                len: d,
+                last,
+                complete,
+                header: hdr as u16,
+                mac_subheader: mac as u8,
+                poll: false,
+                retx: false,
+                packet: sdu.packet.clone(),
+            });
+            if last {
+                self.new_sdus -= 1;
+                self.new_idx += 1;
+            }
+            match self.p.mode {
+                RlcMode::Um => {
+                    if last {
+                        if !complete {
+                            self.next_sn += 1;
+                        }
+                        let s = self.sdus.pop_front().expect("head SDU");
+                        self.new_idx -= 1;
+                        self.held_sdus -= 1;
+                        self.held_bytes -= u64::from(s.len);
+                        departures.push(SduDeparture {
+                            packet_id: s.packet.id,
+                            len: s.len,
+                            sojourn: now.saturating_since(s.arrived),
+                        });
+                    }
+                }
+                RlcMode::Am => {
+                    self.tx_next_sent = self.tx_next_sent.max(sn + 1);
+                    self.pdu_without_poll += 1;
+                    self.byte_without_poll += u64::from(d);
+                    self.maybe_poll(now, out);
+                }
+            }
+        }
+        grant - left
+    }
+
+    fn fill_retx(&mut self, mut left: u32, now: Instant, out: &mut Vec<RlcPdu>) -> u32 {
+        while left > 0 {
+            let Some(&sn) = self.retx_q.front() else {
+                break;
+            };
+            let Some(i) = self.idx(sn).filter(|&i| {
+                let s = &self.sdus[i];
+                !s.acked && !s.retx.is_empty()
+            }) else {
+                self.retx_q.pop_front();
+                if let Some(i) = self.idx(sn) {
+                    self.sdus[i].queued = false;
+                }
+                continue;
+            };
+            let sdu = &self.sdus[i];
+            let (s, e) = sdu.retx[0];
+            let whole = s == 0 && e == sdu.len;
+            let hdr = if whole {
+                self.p.header_complete()
+            } else {
+                self.p.header_segment(s)
+            };
+            let Some(d) = Self::fit(left, hdr, e - s) else {
+                break;
+            };
+            // A partial retransmission of a whole SDU becomes a segment with
+            // the segment header (same size for the first segment in AM).
+            let hdr = if whole && d < e - s {
+                self.p.header_segment(s)
+            } else {
+                hdr
+            };
+            let mac = mac_subheader_bytes(hdr + d);
+            left -= hdr + d + mac;
+            let sdu = &mut self.sdus[i];
+            if s + d == e {
+                sdu.retx.remove(0);
+            } else {
+                sdu.retx[0].0 = s + d;
+            }
+            let done = sdu.retx.is_empty();
+            out.push(RlcPdu {
+                drb: self.drb,
+                sn,
+                so: s,
+                len: d,
+                last: s + d == sdu.len,
+                complete: whole && d == e - s,
+                header: hdr as u16,
+                mac_subheader: mac as u8,
+                poll: false,
+                retx: true,
+                packet: sdu.packet.clone(),
+            });
+            if done {
+                sdu.queued = false;
+                self.retx_q.pop_front();
+            }
+            self.maybe_poll(now, out);
+        }
+        left
+    }
+
+    fn retx_pending(&self) -> bool {
+        self.retx_q
+            .iter()
+            .any(|&sn| self.sdu(sn).is_some_and(|s| !s.acked && !s.retx.is_empty()))
+    }
+
+    /// §5.3.3.2: sets the poll bit on the PDU just appended when due.
+    fn maybe_poll(&mut self, now: Instant, out: &mut [RlcPdu]) {
+        let new_empty = self.new_idx >= self.sdus.len();
+        let stalled = self
+            .sdus
+            .get(self.new_idx)
+            .is_some_and(|s| s.sn >= self.base_sn + self.p.window());
+        let poll = self.poll_pending
+            || self.pdu_without_poll >= self.p.poll_pdu
+            || self.byte_without_poll >= self.p.poll_byte
+            || (new_empty && !self.retx_pending())
+            || stalled;
+        if poll {
+            if let Some(pdu) = out.last_mut() {
+                pdu.poll = true;
+            }
+            self.pdu_without_poll = 0;
+            self.byte_without_poll = 0;
+            self.poll_pending = false;
+            // POLL_SN = TX_Next - 1: the highest SN submitted.
+            self.poll_sn = self.tx_next_sent.checked_sub(1);
+            self.t_poll_retransmit = Some(now + self.p.t_poll_retransmit);
+        }
+    }
+
+    /// Handles a STATUS PDU (§5.3.2, §5.3.3.3): releases acknowledged SDUs
+    /// (appending their departures), schedules NACKed data for
+    /// retransmission, stops t-PollRetransmit when POLL_SN is covered.
+    pub fn on_status(
+        &mut self,
+        status: &StatusPdu,
+        now: Instant,
+        departures: &mut Vec<SduDeparture>,
+    ) {
+        if self.p.mode != RlcMode::Am {
+            return;
+        }
+        // Only SNs already submitted can be acknowledged.
+        let ack_sn = status.ack_sn.min(self.tx_next_sent);
+        if let (Some(psn), Some(_)) = (self.poll_sn, self.t_poll_retransmit) {
+            if psn < ack_sn {
+                self.t_poll_retransmit = None;
+            }
+        }
+        let mut nacks = status.nacks.iter().peekable();
+        for sn in self.base_sn..ack_sn {
+            let Some(i) = self.idx(sn) else { continue };
+            let mut nacked = false;
+            while let Some(n) = nacks.peek() {
+                if n.sn < sn {
+                    nacks.next();
+                } else if n.sn == sn {
+                    nacked = true;
+                    let n = *nacks.next().expect("peeked");
+                    self.on_nack(i, n.so);
+                } else {
+                    break;
+                }
+            }
+            if !nacked && !self.sdus[i].acked {
+                let sdu = &mut self.sdus[i];
+                // An SDU whose first transmission is not finished cannot be
+                // acknowledged whole; the receiver would have NACKed it.
+                if sdu.sent < sdu.len {
+                    continue;
+                }
+                sdu.acked = true;
+                sdu.retx.clear();
+                self.held_sdus -= 1;
+                self.held_bytes -= u64::from(sdu.len);
+                departures.push(SduDeparture {
+                    packet_id: sdu.packet.id,
+                    len: sdu.len,
+                    sojourn: now.saturating_since(sdu.arrived),
+                });
+            }
+        }
+        self.pop_acked();
+    }
+
+    fn on_nack(&mut self, i: usize, so: Option<super::SoRange>) {
+        let threshold = self.p.max_retx_threshold;
+        let sdu = &mut self.sdus[i];
+        if sdu.acked {
+            return;
+        }
+        let (s, e) = match so {
+            None => (0, sdu.sent),
+            Some(r) => (r.start, r.end.unwrap_or(sdu.len).min(sdu.sent)),
+        };
+        if s >= e {
+            return;
+        }
+        // RETX_COUNT (§5.3.2): 0 the first time, +1 when not already pending.
+        if !sdu.ever_retx {
+            sdu.ever_retx = true;
+        } else if sdu.retx.is_empty() {
+            sdu.retx_count += 1;
+        }
+        if sdu.retx_count >= threshold {
+            // Radio link failure in the spec; we give up on this SDU.
+            sdu.acked = true;
+            sdu.retx.clear();
+            self.held_sdus -= 1;
+            self.held_bytes -= u64::from(sdu.len);
+            self.abandoned.push(sdu.packet.clone());
+            return;
+        }
+        insert_range(&mut sdu.retx, s, e);
+        if !sdu.queued {
+            sdu.queued = true;
+            let sn = sdu.sn;
+            self.retx_q.push_back(sn);
+        }
+    }
+
+    fn pop_acked(&mut self) {
+        while self.sdus.front().is_some_and(|s| s.acked) {
+            self.sdus.pop_front();
+            self.base_sn += 1;
+            self.new_idx = self.new_idx.saturating_sub(1);
+        }
+    }
+
+    /// When t-PollRetransmit expires, if running.
+    pub fn next_wakeup(&self) -> Option<Instant> {
+        self.t_poll_retransmit
+    }
+
+    /// Runs expired timers (§5.3.3.4: t-PollRetransmit).
+    pub fn on_timer(&mut self, now: Instant) {
+        let Some(t) = self.t_poll_retransmit else {
+            return;
+        };
+        if now < t {
+            return;
+        }
+        self.t_poll_retransmit = None;
+        let stalled = self
+            .sdus
+            .get(self.new_idx)
+            .is_some_and(|s| s.sn >= self.base_sn + self.p.window());
+        let nothing_new = self.new_idx >= self.sdus.len();
+        if (nothing_new && !self.retx_pending()) || stalled {
+            // Retransmit the highest SN submitted that is not acknowledged.
+            if let Some(i) = (0..self.sdus.len()).rev().find(|&i| {
+                let s = &self.sdus[i];
+                !s.acked && s.sn < self.tx_next_sent && s.sent > 0
+            }) {
+                self.on_nack(i, None);
+            }
+        }
+        self.poll_pending = true;
+    }
+
+    /// SDUs given up after maxRetxThreshold (count as `DropReason::AirLoss`).
+    pub fn drain_abandoned(&mut self, out: &mut Vec<Packet>) {
+        out.append(&mut self.abandoned);
+    }
+
+    /// Whether nothing is held (no new data, nothing unacknowledged).
+    pub fn is_empty(&self) -> bool {
+        self.sdus.is_empty()
+    }
+}
+
+/// Adds `[s, e)` to sorted disjoint ranges.
+fn insert_range(v: &mut Vec<(u32, u32)>, s: u32, e: u32) {
+    let mut ns = s;
+    let mut ne = e;
+    let mut i = 0;
+    while i < v.len() {
+        let (a, b) = v[i];
+        if b < ns {
+            i += 1;
+        } else if a > ne {
+            break;
+        } else {
+            ns = ns.min(a);
+            ne = ne.max(b);
+            v.remove(i);
+        }
+    }
+    v.insert(i, (ns, ne));
+}

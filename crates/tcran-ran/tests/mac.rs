@@ -1,0 +1,448 @@
+//! MAC scheduler oracles: N_RB from TS 38.101-1 Table 5.3.2-1, RBG size
+//! from TS 38.214 Table 5.1.2.2.1-1, TBS from TS 38.214 §5.1.3.2 (via
+//! `TbsInput`), the thesis ch. 4 fixed partition numbers and Fig. 4.10.
+
+use tcran_core::{DrbId, Instant, Rnti};
+use tcran_ran::channel::ChannelSample;
+use tcran_ran::mac::{
+    rbg_size_config1, LcInput, Mac, MacConfig, SchedulerKind, SliceConfig, SlotOutput, UeInput,
+};
+use tcran_ran::phy::mcs::{Mcs, McsTable};
+use tcran_ran::phy::tbs::TbsInput;
+
+fn mcs(i: u8) -> ChannelSample {
+    ChannelSample::Mcs(Mcs::new(McsTable::Qam64, i).unwrap())
+}
+
+fn mac(c: MacConfig) -> Mac {
+    Mac::new(c.build().unwrap())
+}
+
+const BIG: u64 = 1 << 40;
+
+fn lc(bytes: u64) -> [LcInput<'static>; 1] {
+    [LcInput {
+        drb: DrbId(1),
+        priority: 1,
+        buffer_bytes: bytes,
+        sdu_sizes: &[],
+    }]
+}
+
+#[test]
+fn prb_counts_and_rbg_sizes_from_the_tables() {
+    let m = mac(MacConfig::default());
+    assert_eq!(m.n_prb(), 25); // 5 MHz, 15 kHz
+    assert_eq!(m.rbg_sizes().len(), 13); // 12 x 2 + 1
+    assert_eq!(*m.rbg_sizes().last().unwrap(), 1);
+    let m = mac(MacConfig {
+        numerology: 1,
+        bandwidth_mhz: Some(100),
+        ..MacConfig::default()
+    });
+    assert_eq!(m.n_prb(), 273);
+    assert_eq!(m.params().rbg, 16);
+    assert_eq!(
+        [1, 36, 37, 72, 73, 144, 145, 275].map(rbg_size_config1),
+        [2, 2, 4, 4, 8, 8, 16, 16]
+    );
+    let e = MacConfig {
+        bandwidth_mhz: Some(7),
+        ..MacConfig::default()
+    }
+    .build()
+    .unwrap_err();
+    assert_eq!(e.field, "bandwidth_mhz");
+}
+
+#[test]
+fn tdd_uplink_slots_grant_nothing_special_slots_less() {
+    let mut m = mac(MacConfig {
+        numerology: 1,
+        bandwidth_mhz: Some(20),
+        slot_pattern: "DDDSU".into(),
+        ..MacConfig::default()
+    });
+    let l = lc(BIG);
+    let ues = [UeInput {
+        rnti: Rnti(1),
+        channel: mcs(20),
+        lcs: &l,
+    }];
+    let mut out = SlotOutput::default();
+    let mut tbs = Vec::new();
+    for slot in 0..10 {
+        m.schedule(slot, Instant::ZERO, &ues, &mut out);
+        tbs.push(out.grants.first().map_or(0, |g| g.tbs_bytes));
+        if slot % 5 == 4 {
+            assert!(out.grants.is_empty());
+            assert_eq!(out.prbs_available, 0);
+            assert_eq!(out.lc_grants[0].max_bytes, 0);
+        }
+    }
+    assert!(tbs[3] > 0 && tbs[3] < tbs[0], "{tbs:?}");
+    // S slot: 6 DL symbols - 2 PDCCH = 4 PDSCH symbols.
+    let n = m.n_prb();
+    let expect = TbsInput {
+        n_symb_sh: 4,
+        n_prb: n,
+        ..TbsInput::default()
+    }
+    .tbs(Mcs::new(McsTable::Qam64, 20).unwrap())
+    .unwrap()
+        / 8;
+    assert_eq!(tbs[3], expect);
+}
+
+#[test]
+fn round_robin_splits_prbs_within_one_rbg_and_rotates() {
+    let mut m = mac(MacConfig::default());
+    let l = lc(BIG);
+    let ues = [
+        UeInput {
+            rnti: Rnti(1),
+            channel: mcs(15),
+            lcs: &l,
+        },
+        UeInput {
+            rnti: Rnti(2),
+            channel: mcs(15),
+            lcs: &l,
+        },
+    ];
+    let mut out = SlotOutput::default();
+    let mut total = [0u32; 2];
+    for slot in 0..100 {
+        m.schedule(slot, Instant::ZERO, &ues, &mut out);
+        let a = out.grant(Rnti(1)).unwrap().prbs;
+        let b = out.grant(Rnti(2)).unwrap().prbs;
+        assert_eq!(a + b, 25);
+        assert!(a.abs_diff(b) <= 2, "{a} vs {b}");
+        total[0] += u32::from(a);
+        total[1] += u32::from(b);
+        assert_eq!(out.prbs_used, 25);
+    }
+    assert_eq!(total[0], total[1]);
+}
+
+#[test]
+fn round_robin_gives_a_small_buffer_only_what_it_needs() {
+    let mut m = mac(MacConfig::default());
+    let small = lc(100);
+    let big = lc(BIG);
+    let ues = [
+        UeInput {
+            rnti: Rnti(1),
+            channel: mcs(27),
+            lcs: &small,
+        },
+        UeInput {
+            rnti: Rnti(2),
+            channel: mcs(27),
+            lcs: &big,
+        },
+    ];
+    let mut out = SlotOutput::default();
+    m.schedule(0, Instant::ZERO, &ues, &mut out);
+    let a = out.grant(Rnti(1)).unwrap();
+    assert!(a.tbs_bytes >= 100 && a.prbs <= 2, "{a:?}");
+    assert_eq!(a.prbs + out.grant(Rnti(2)).unwrap().prbs, 25);
+    assert_eq!(out.lc_grants[0].granted_bytes, 100);
+}
+
+#[test]
+fn proportional_fair_equal_time_share_and_favours_better_channel() {
+    let mut m = mac(MacConfig {
+        scheduler: SchedulerKind::ProportionalFair,
+        ..MacConfig::default()
+    });
+    let l = lc(BIG);
+    let ues = [
+        UeInput {
+            rnti: Rnti(1),
+            channel: mcs(10),
+            lcs: &l,
+        },
+        UeInput {
+            rnti: Rnti(2),
+            channel: mcs(20),
+            lcs: &l,
+        },
+    ];
+    let mut out = SlotOutput::default();
+    m.schedule(0, Instant::ZERO, &ues, &mut out);
+    assert_eq!(out.grant(Rnti(2)).unwrap().prbs, 25, "better channel first");
+    assert!(out.grant(Rnti(1)).is_none());
+    // Equal channels: equal PRB-time.
+    let mut m = mac(MacConfig {
+        scheduler: SchedulerKind::ProportionalFair,
+        ..MacConfig::default()
+    });
+    let ues = [
+        UeInput {
+            rnti: Rnti(1),
+            channel: mcs(15),
+            lcs: &l,
+        },
+        UeInput {
+            rnti: Rnti(2),
+            channel: mcs(15),
+            lcs: &l,
+        },
+    ];
+    let mut prb = [0u64; 2];
+    for slot in 0..2000 {
+        m.schedule(slot, Instant::ZERO, &ues, &mut out);
+        for g in &out.grants {
+            prb[usize::from(g.rnti.0 - 1)] += u64::from(g.prbs);
+        }
+    }
+    let share = prb[0] as f64 / (prb[0] + prb[1]) as f64;
+    assert!((share - 0.5).abs() < 0.01, "{share}");
+}
+
+fn two_slices(kind: SchedulerKind, a: f64, b: f64) -> MacConfig {
+    MacConfig {
+        prbs: Some(24),
+        scheduler: kind,
+        slices: vec![
+            SliceConfig {
+                name: "a".into(),
+                share: a,
+                ues: vec![1],
+            },
+            SliceConfig {
+                name: "b".into(),
+                share: b,
+                ues: vec![2],
+            },
+        ],
+        ..MacConfig::default()
+    }
+}
+
+#[test]
+fn fixed_partition_25_75_of_24_prbs_never_lends() {
+    let mut m = mac(two_slices(SchedulerKind::FixedPartition, 25.0, 75.0));
+    let l = lc(BIG);
+    let idle = lc(0);
+    let mut out = SlotOutput::default();
+    let ues = [
+        UeInput {
+            rnti: Rnti(1),
+            channel: mcs(28),
+            lcs: &l,
+        },
+        UeInput {
+            rnti: Rnti(2),
+            channel: mcs(28),
+            lcs: &l,
+        },
+    ];
+    m.schedule(0, Instant::ZERO, &ues, &mut out);
+    assert_eq!(out.grant(Rnti(1)).unwrap().prbs, 6);
+    assert_eq!(out.grant(Rnti(2)).unwrap().prbs, 18);
+    let ues = [
+        UeInput {
+            rnti: Rnti(1),
+            channel: mcs(28),
+            lcs: &idle,
+        },
+        UeInput {
+            rnti: Rnti(2),
+            channel: mcs(28),
+            lcs: &l,
+        },
+    ];
+    m.schedule(1, Instant::ZERO, &ues, &mut out);
+    assert!(out.grant(Rnti(1)).is_none());
+    assert_eq!(out.grant(Rnti(2)).unwrap().prbs, 18);
+    assert_eq!(out.prbs_used, 18);
+    // 25 PRBs (thesis 5 MHz): ⌊18.75⌋ = 18 and ⌊6.25⌋ = 6, one PRB unused.
+    let mut m = mac(MacConfig {
+        prbs: Some(25),
+        ..two_slices(SchedulerKind::FixedPartition, 25.0, 75.0)
+    });
+    let ues = [
+        UeInput {
+            rnti: Rnti(1),
+            channel: mcs(28),
+            lcs: &l,
+        },
+        UeInput {
+            rnti: Rnti(2),
+            channel: mcs(28),
+            lcs: &l,
+        },
+    ];
+    m.schedule(0, Instant::ZERO, &ues, &mut out);
+    assert_eq!(out.prbs_used, 24);
+}
+
+#[test]
+fn single_ue_mcs28_25prb_tbs_and_one_second_throughput() {
+    let mut m = mac(MacConfig::default());
+    let l = lc(BIG);
+    let ues = [UeInput {
+        rnti: Rnti(1),
+        channel: mcs(28),
+        lcs: &l,
+    }];
+    let expect = TbsInput {
+        n_prb: 25,
+        ..TbsInput::default()
+    }
+    .tbs(Mcs::new(McsTable::Qam64, 28).unwrap())
+    .unwrap()
+        / 8;
+    let mut out = SlotOutput::default();
+    let mut total = 0u64;
+    for slot in 0..1000 {
+        m.schedule(slot, Instant::from_millis(slot), &ues, &mut out);
+        let g = out.grants[0];
+        assert_eq!(g.tbs_bytes, expect);
+        assert_eq!(out.lc_grants[0].max_bytes, expect);
+        assert_eq!(out.lc_grants[0].granted_bytes, expect);
+        total += u64::from(g.tbs_bytes);
+    }
+    assert_eq!(total, 1000 * u64::from(expect));
+    assert_eq!(m.slot_duration(), tcran_core::Duration::from_millis(1));
+}
+
+#[test]
+fn capacity_trace_bytes_are_prorated_by_prb_share() {
+    let mut m = mac(MacConfig::default());
+    let l = lc(BIG);
+    let ues = [
+        UeInput {
+            rnti: Rnti(1),
+            channel: ChannelSample::Bytes(2500),
+            lcs: &l,
+        },
+        UeInput {
+            rnti: Rnti(2),
+            channel: ChannelSample::Outage,
+            lcs: &l,
+        },
+    ];
+    let mut out = SlotOutput::default();
+    m.schedule(0, Instant::ZERO, &ues, &mut out);
+    assert_eq!(out.grants.len(), 1);
+    assert_eq!(out.grants[0].tbs_bytes, 2500);
+    assert_eq!(out.lc_grants[1].max_bytes, 0);
+}
+
+#[test]
+fn harq_bler_delays_a_tenth_of_tbs_by_the_rtt() {
+    let mut m = mac(MacConfig {
+        bler: 0.1,
+        harq_rtt: 8,
+        seed: 7,
+        ..MacConfig::default()
+    });
+    let l = lc(BIG);
+    let ues = [UeInput {
+        rnti: Rnti(1),
+        channel: mcs(10),
+        lcs: &l,
+    }];
+    let mut out = SlotOutput::default();
+    let (mut first, mut retx_ok, mut total, mut lost) = (0u32, 0u32, 0u32, 0u32);
+    let slots = 20_000;
+    for slot in 0..slots {
+        m.schedule(slot, Instant::ZERO, &ues, &mut out);
+        if let Some(g) = out.grants.first().copied() {
+            total += 1;
+            m.transmit(&g, Vec::new(), &mut out);
+        }
+        for d in &out.delivered {
+            if d.attempts == 1 {
+                first += 1;
+            } else {
+                assert_eq!(slot - d.first_slot, 8 * u64::from(d.attempts - 1));
+                if d.attempts == 2 {
+                    retx_ok += 1;
+                }
+            }
+        }
+        lost += out.lost.len() as u32;
+    }
+    let f = 1.0 - f64::from(first) / f64::from(total);
+    assert!((f - 0.1).abs() < 0.01, "first-try failure {f}");
+    let r = f64::from(retx_ok) / f64::from(total);
+    assert!((r - 0.09).abs() < 0.01, "{r}");
+    // 0.1^4 residual: about 2 of 20000.
+    assert!(lost < 10);
+}
+
+#[test]
+fn eqp_sends_whole_packets_where_fixed_partition_segments() {
+    // Thesis Fig. 4.10: four queues, one packet of 4 PRBs each, 4 PRBs per
+    // TTI, four 25% slices. FP gives each queue 1 PRB (every packet is
+    // segmented and completes in TTI 4); EQP gives one queue all 4 PRBs.
+    let slices = (1..=4)
+        .map(|u| SliceConfig {
+            name: format!("s{u}"),
+            share: 25.0,
+            ues: vec![u],
+        })
+        .collect::<Vec<_>>();
+    let cfg = |k| MacConfig {
+        prbs: Some(4),
+        scheduler: k,
+        slices: slices.clone(),
+        ..MacConfig::default()
+    };
+    let mut eqp = mac(cfg(SchedulerKind::Eqp));
+    let mut fp = mac(cfg(SchedulerKind::FixedPartition));
+    let ch = mcs(20);
+    let pkt = u64::from(
+        TbsInput {
+            n_prb: 4,
+            ..TbsInput::default()
+        }
+        .tbs(Mcs::new(McsTable::Qam64, 20).unwrap())
+        .unwrap()
+            / 8,
+    );
+    let mut left = [pkt; 4];
+    let mut done_at = [0u64; 4];
+    let mut out = SlotOutput::default();
+    for slot in 0..4 {
+        let l: Vec<[LcInput<'static>; 1]> = left.iter().map(|&b| lc(b)).collect();
+        let ues: Vec<UeInput> = (0..4)
+            .map(|i| UeInput {
+                rnti: Rnti(i as u16 + 1),
+                channel: ch,
+                lcs: &l[i],
+            })
+            .collect();
+        eqp.schedule(slot, Instant::ZERO, &ues, &mut out);
+        assert_eq!(out.grants.len(), 1, "slot {slot}: {:?}", out.grants);
+        let g = out.grants[0];
+        assert_eq!(g.prbs, 4);
+        let i = usize::from(g.rnti.0 - 1);
+        assert!(left[i] > 0);
+        left[i] = 0;
+        done_at[i] = slot + 1;
+        fp.schedule(slot, Instant::ZERO, &ues, &mut SlotOutput::default());
+    }
+    let mut d = done_at;
+    d.sort_unstable();
+    assert_eq!(d, [1, 2, 3, 4], "mean completion 2.5 TTI");
+    // FP: 1 PRB each.
+    let l: Vec<[LcInput<'static>; 1]> = (0..4).map(|_| lc(pkt)).collect();
+    let ues: Vec<UeInput> = (0..4)
+        .map(|i| UeInput {
+            rnti: Rnti(i as u16 + 1),
+            channel: ch,
+            lcs: &l[i],
+        })
+        .collect();
+    fp.schedule(9, Instant::ZERO, &ues, &mut out);
+    assert_eq!(out.grants.len(), 4);
+    assert!(out.grants.iter().all(|g| g.prbs == 1));
+    // Quanta stay within the limit and sum to zero (every PRB is owed).
+    let s: f64 = eqp.quanta().iter().sum();
+    assert!(s.abs() < 1e-9, "{:?}", eqp.quanta());
+}
