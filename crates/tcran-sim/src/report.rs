@@ -1,0 +1,93 @@
+//! What a run reports: per-flow throughput and delay distributions with the
+//! per-layer breakdown, PRB utilisation, RLC occupancy and sojourn, and every
+//! drop by layer and reason. Serde-serializable (the summary JSON).
+
+use crate::metrics::DelaySummary;
+use serde::Serialize;
+use tcran_core::{Instant, Packet};
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RunSummary {
+    pub sim_s: f64,
+    pub flows: Vec<FlowSummary>,
+    /// PRBs used / PRBs available in DL slots, after warm-up.
+    pub prb_utilization: f64,
+    pub rlc: RlcSummary,
+    pub drops: Vec<DropCount>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FlowSummary {
+    pub name: String,
+    pub kind: String,
+    /// IP bytes delivered to the UE per second, after warm-up.
+    pub throughput_mbps: f64,
+    /// One-way delay from the server to delivery at the UE.
+    pub delay_ms: DelaySummary,
+    /// Ping round-trip times.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rtt_ms: Option<DelaySummary>,
+    /// Mean delay per layer.
+    pub layers_ms: LayerMeans,
+    /// Packets of this flow dropped anywhere (all layers, whole run).
+    pub lost_packets: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RlcSummary {
+    /// Mean bytes waiting in RLC (sampled per slot, all DRBs).
+    pub mean_bytes: f64,
+    pub max_bytes: u64,
+    /// Mean time from RLC enqueue to SDU departure.
+    pub mean_sojourn_ms: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DropCount {
+    pub layer: String,
+    pub reason: String,
+    pub packets: u64,
+}
+
+/// Sums of per-layer delays of delivered packets.
+#[derive(Debug, Clone, Default)]
+pub struct LayerDelays {
+    n: u64,
+    core: f64,
+    tc: f64,
+    rlc_air: f64,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct LayerMeans {
+    /// Server to gNB.
+    pub core: f64,
+    /// TC pipeline queues (SDAP to RLC).
+    pub tc: f64,
+    /// RLC buffer, MAC scheduling, HARQ and air until delivery.
+    pub rlc_air: f64,
+}
+
+impl LayerDelays {
+    pub fn add(&mut self, p: &Packet, delivered: Instant) {
+        let (Some(upf), Some(tc), Some(rlc)) = (p.stamps.upf_in, p.stamps.tc_in, p.stamps.rlc_in)
+        else {
+            return;
+        };
+        self.n += 1;
+        self.core += upf.saturating_since(p.created).as_millis_f64();
+        self.tc += rlc.saturating_since(tc).as_millis_f64();
+        self.rlc_air += delivered.saturating_since(rlc).as_millis_f64();
+    }
+    pub fn means(&self) -> LayerMeans {
+        if self.n == 0 {
+            return LayerMeans::default();
+        }
+        let n = self.n as f64;
+        LayerMeans {
+            core: self.core / n,
+            tc: self.tc / n,
+            rlc_air: self.rlc_air / n,
+        }
+    }
+}

@@ -1,0 +1,263 @@
+//! What to simulate: the cell, its UEs with their channels, DRBs (RLC + TC
+//! pipeline) and SDAP mapping, the flows, and the core-network delays.
+//! Serde, unknown keys rejected, validated when the simulator is built.
+
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+use tcran_core::{BitRate, ByteSize, ConfigError, Duration, Instant};
+use tcran_ran::mac::MacConfig;
+use tcran_ran::phy::mcs::{CqiTable, McsTable};
+use tcran_ran::rlc::RlcConfig;
+use tcran_ran::sdap::SdapConfig;
+use tcran_ran::AnyChannel;
+use tcran_tc::PipelineConfig;
+use tcran_traffic::TcpConfig;
+
+fn ms(v: u64) -> Duration {
+    Duration::from_millis(v)
+}
+fn default_core_delay() -> Duration {
+    ms(10)
+}
+fn default_ul_delay() -> Duration {
+    ms(4)
+}
+fn qam64() -> McsTable {
+    McsTable::Qam64
+}
+fn cqi_table1() -> CqiTable {
+    CqiTable::Table1
+}
+fn default_drbs() -> Vec<DrbConfig> {
+    vec![DrbConfig::default()]
+}
+
+/// One simulation run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SimConfig {
+    /// Seeds every random stream of the run.
+    #[serde(default)]
+    pub seed: u64,
+    /// Simulated time.
+    pub duration: Duration,
+    /// Statistics ignore what happens before this.
+    #[serde(default)]
+    pub warmup: Duration,
+    #[serde(default)]
+    pub cell: MacConfig,
+    /// One-way delay between the servers and the UPF/gNB (both directions).
+    #[serde(default = "default_core_delay")]
+    pub core_delay: Duration,
+    /// Uplink delay from the UE to the gNB (scheduling request, grant,
+    /// transmission) for ACKs, echo replies and RLC status PDUs.
+    #[serde(default = "default_ul_delay")]
+    pub ul_delay: Duration,
+    /// Granularity of the TC egress timer (TC-RAN sec. IV-C drives egress
+    /// with a timer fd): pacer and shaper wake-ups are rounded up to
+    /// multiples of it. Absent: wake-ups happen exactly when due.
+    #[serde(default)]
+    pub tc_tick: Option<Duration>,
+    pub ues: Vec<UeConfig>,
+    pub flows: Vec<FlowConfig>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UeConfig {
+    pub rnti: u16,
+    pub channel: ChannelConfig,
+    /// QFI -> DRB mapping; default: every QFI to the first DRB.
+    #[serde(default)]
+    pub sdap: Option<SdapConfig>,
+    #[serde(default = "default_drbs")]
+    pub drbs: Vec<DrbConfig>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DrbConfig {
+    #[serde(default = "one")]
+    pub id: u8,
+    /// Logical channel priority (lower first).
+    #[serde(default)]
+    pub priority: u8,
+    #[serde(default)]
+    pub rlc: RlcConfig,
+    /// The TC pipeline; absent = the 3GPP baseline (one FIFO, no pacer:
+    /// packets go straight down to RLC).
+    #[serde(default)]
+    pub pipeline: Option<PipelineConfig>,
+}
+
+fn one() -> u8 {
+    1
+}
+
+impl Default for DrbConfig {
+    fn default() -> Self {
+        DrbConfig {
+            id: 1,
+            priority: 0,
+            rlc: RlcConfig::default(),
+            pipeline: None,
+        }
+    }
+}
+
+/// The radio channel of a UE.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum ChannelConfig {
+    /// A fixed MCS.
+    Mcs {
+        mcs: u8,
+        #[serde(default = "qam64")]
+        table: McsTable,
+    },
+    /// A fixed CQI, mapped to an MCS (TS 38.214 tables, as the three stacks do).
+    Cqi {
+        cqi: u8,
+        #[serde(default = "cqi_table1")]
+        table: CqiTable,
+    },
+    /// MCS staircase from `from` to `to` over `over`, starting at `start`
+    /// (TC-RAN Fig. 12: 6 -> 18 over 60 s).
+    McsRamp {
+        from: u8,
+        to: u8,
+        #[serde(default)]
+        start: Duration,
+        over: Duration,
+        #[serde(default = "qam64")]
+        table: McsTable,
+    },
+    /// A capacity trace file (mahimahi, thesis packets-per-10-ms, UCC CSV),
+    /// format detected from its content; relative to the scenario file.
+    Trace { path: String },
+}
+
+impl ChannelConfig {
+    pub fn build(&self, base: &Path) -> Result<AnyChannel, ConfigError> {
+        match self {
+            ChannelConfig::Mcs { mcs, table } => AnyChannel::fixed_mcs(*table, *mcs),
+            ChannelConfig::Cqi { cqi, table } => AnyChannel::fixed_cqi(*table, *cqi),
+            ChannelConfig::McsRamp {
+                from,
+                to,
+                start,
+                over,
+                table,
+            } => tcran_ran::channel::McsSeries::linear_ramp(
+                *table,
+                *from,
+                *to,
+                Instant::ZERO + *start,
+                *over,
+            )
+            .map(AnyChannel::McsSeries),
+            ChannelConfig::Trace { path } => {
+                let full = base.join(path);
+                load_trace(&full).map_err(|e| ConfigError::new("path", full.display(), e))
+            }
+        }
+    }
+}
+
+/// Reads a capacity trace in whichever supported format its content has.
+/// UCC 5G CSVs are used through their CQI column, as the thesis used the 4G
+/// dataset (1 sample per second).
+pub fn load_trace(path: &Path) -> Result<AnyChannel, String> {
+    use tcran_ran::channel::{MahimahiTrace, ThesisTrace, TraceFormat, UccTrace};
+    let (name, text) = tcran_ran::channel::read_trace_file(path).map_err(|e| e.to_string())?;
+    let err = |e: tcran_ran::TraceError| e.to_string();
+    match TraceFormat::detect(&text) {
+        Some(TraceFormat::Mahimahi) => MahimahiTrace::parse(&name, &text)
+            .map(AnyChannel::Mahimahi)
+            .map_err(err),
+        Some(TraceFormat::ThesisPackets) => ThesisTrace::parse(&name, &text)
+            .map(AnyChannel::Thesis)
+            .map_err(err),
+        Some(TraceFormat::Ucc5g) => UccTrace::parse(&name, &text)
+            .and_then(|t| t.cqi_series(CqiTable::Table1))
+            .map(AnyChannel::Cqi)
+            .map_err(err),
+        None => Err("not a mahimahi, thesis (packets per 10 ms) or UCC 5G CSV trace".into()),
+    }
+}
+
+/// One traffic flow between a server and a UE.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FlowConfig {
+    pub name: String,
+    /// RNTI of the UE.
+    pub ue: u16,
+    #[serde(default)]
+    pub qfi: u8,
+    #[serde(default)]
+    pub dscp: u8,
+    #[serde(default)]
+    pub start: Duration,
+    #[serde(default)]
+    pub stop: Option<Duration>,
+    #[serde(flatten)]
+    pub kind: FlowKind,
+}
+
+fn default_gaming_sd() -> Duration {
+    ms(5)
+}
+fn default_gaming_size() -> ByteSize {
+    ByteSize(200)
+}
+fn default_ping_size() -> ByteSize {
+    ByteSize(84)
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum FlowKind {
+    /// A TCP download; `size` absent = bulk (never ends).
+    Tcp {
+        #[serde(default)]
+        tcp: TcpConfig,
+        #[serde(default)]
+        size: Option<ByteSize>,
+    },
+    /// G.711 VoIP: 200-byte IP packets every 20 ms.
+    Voip {},
+    /// Online game: inter-arrival Normal(mean, sd) (thesis sec. 3.6.1).
+    Gaming {
+        mean: Duration,
+        #[serde(default = "default_gaming_sd")]
+        sd: Duration,
+        #[serde(default = "default_gaming_size")]
+        size: ByteSize,
+    },
+    /// ICMP echo every `interval`.
+    Ping {
+        interval: Duration,
+        #[serde(default = "default_ping_size")]
+        size: ByteSize,
+    },
+    /// Constant bit rate UDP.
+    Cbr { rate: BitRate, size: ByteSize },
+}
+
+impl FlowKind {
+    pub fn name(&self) -> &'static str {
+        match self {
+            FlowKind::Tcp { .. } => "tcp",
+            FlowKind::Voip {} => "voip",
+            FlowKind::Gaming { .. } => "gaming",
+            FlowKind::Ping { .. } => "ping",
+            FlowKind::Cbr { .. } => "cbr",
+        }
+    }
+}
+
+impl SimConfig {
+    pub fn from_toml(text: &str) -> Result<SimConfig, toml::de::Error> {
+        toml::from_str(text)
+    }
+}

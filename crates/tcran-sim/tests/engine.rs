@@ -1,0 +1,141 @@
+//! Validity of the simulator against numbers worked out by hand, and the
+//! bufferbloat of the seeds emerging by itself.
+
+use std::path::Path;
+use tcran_sim::{Sim, SimConfig};
+
+fn run(toml_text: &str) -> tcran_sim::RunSummary {
+    let cfg: SimConfig = toml::from_str(toml_text).expect("scenario parses");
+    Sim::new(&cfg, Path::new("."))
+        .expect("scenario builds")
+        .run()
+}
+
+/// An idle cell: the echo request needs the core delay (10 ms), waits for
+/// the next slot boundary (pings leave on a boundary here, and packets that
+/// reach the gNB at a boundary make that slot), one slot on the air (1 ms at
+/// 15 kHz), then the uplink (4 ms) and the core (10 ms) back:
+/// RTT = 10 + 1 + 4 + 10 = 25 ms exactly.
+#[test]
+fn no_load_ping_rtt_is_core_plus_one_slot_plus_uplink() {
+    let s = run(r#"
+        duration = "3s"
+        warmup = "1s"
+        [cell]
+        bandwidth_mhz = 5
+        [[ues]]
+        rnti = 1
+        channel = { kind = "mcs", mcs = 28 }
+        [[flows]]
+        name = "ping"
+        ue = 1
+        kind = "ping"
+        interval = "100ms"
+    "#);
+    let rtt = s.flows[0].rtt_ms.expect("ping reports rtt");
+    assert_eq!(rtt.count, 20);
+    assert_eq!((rtt.p50, rtt.max), (25.0, 25.0), "{rtt:?}");
+    assert_eq!(s.flows[0].lost_packets, 0);
+}
+
+const BUFFERBLOAT: &str = r#"
+    duration = "25s"
+    warmup = "10s"
+    seed = 7
+    [cell]
+    bandwidth_mhz = 5
+    [[ues]]
+    rnti = 1
+    channel = { kind = "mcs", mcs = 28 }
+    [[flows]]
+    name = "bulk"
+    ue = 1
+    kind = "tcp"
+    tcp = { cc = "cubic" }
+    [[flows]]
+    name = "voip"
+    ue = 1
+    kind = "voip"
+    start = "2s"
+"#;
+
+/// The seeds' bufferbloat (thesis ch. 3, TC-RAN Fig. 7): CUBIC alone fills
+/// the link, and with the default 5 MB RLC buffer the call on the same
+/// bearer waits hundreds of milliseconds.
+#[test]
+fn cubic_fills_the_link_and_bloats_the_default_rlc_buffer() {
+    let s = run(BUFFERBLOAT);
+    let (bulk, voip) = (&s.flows[0], &s.flows[1]);
+    assert!(s.prb_utilization > 0.95, "PRB use {}", s.prb_utilization);
+    assert!(
+        voip.delay_ms.mean > 200.0,
+        "voip mean {} ms",
+        voip.delay_ms.mean
+    );
+    assert!(
+        voip.layers_ms.rlc_air > 150.0,
+        "the delay is in the RLC buffer: {:?}",
+        voip.layers_ms
+    );
+    assert!(
+        s.rlc.mean_bytes > 300_000.0,
+        "RLC occupancy {}",
+        s.rlc.mean_bytes
+    );
+    assert!(
+        bulk.throughput_mbps > 0.9 * 8.0 * 2.3,
+        "bulk {} Mbit/s",
+        bulk.throughput_mbps
+    );
+}
+
+/// The cure: a TC pipeline that gives the call its own priority queue and a
+/// 5G-BDP pacer keeps the RLC buffer within a few slots while the PRBs stay
+/// used.
+#[test]
+fn a_priority_queue_and_5g_bdp_keep_the_call_within_a_few_slots() {
+    let tc = BUFFERBLOAT.replace(
+        "channel = { kind = \"mcs\", mcs = 28 }",
+        r#"channel = { kind = "mcs", mcs = 28 }
+    [[ues.drbs]]
+    id = 1
+    [ues.drbs.pipeline]
+    default_queue = 1
+    classifier = { kind = "filter", rules = [ { priority = 1, protocol = "udp", queue = 0 } ] }
+    scheduler = { kind = "priority" }
+    pacer = { kind = "bdp" }
+    [[ues.drbs.pipeline.queues]]
+    id = 0
+    kind = "fifo"
+    [[ues.drbs.pipeline.queues]]
+    id = 1
+    kind = "fifo"
+    priority = 1
+    limit_packets = 100000"#,
+    );
+    let s = run(&tc);
+    let voip = &s.flows[1];
+    assert!(s.prb_utilization > 0.95, "PRB use {}", s.prb_utilization);
+    assert!(
+        voip.layers_ms.tc + voip.layers_ms.rlc_air < 5.0,
+        "{:?}",
+        voip.layers_ms
+    );
+    assert!(
+        voip.delay_ms.p99 < 10.0 + 8.0,
+        "voip p99 {} ms",
+        voip.delay_ms.p99
+    );
+    assert!(
+        s.rlc.mean_bytes < 10_000.0,
+        "RLC occupancy {}",
+        s.rlc.mean_bytes
+    );
+}
+
+#[test]
+fn same_scenario_and_seed_give_identical_results() {
+    let a = serde_json::to_string(&run(BUFFERBLOAT)).unwrap();
+    let b = serde_json::to_string(&run(BUFFERBLOAT)).unwrap();
+    assert_eq!(a, b);
+}
