@@ -221,6 +221,59 @@ unit_serde!(
     "a rate string with a unit, like \"15Mbit/s\""
 );
 
+/// JSON Schema of the unit strings, for `tcran schema` and `tcran stages`:
+/// a string with a pattern that accepts what the parser accepts (a decimal
+/// number with optional `_` separators, then a unit) and a description that
+/// lists the units.
+macro_rules! unit_schema {
+    ($ty:ty, $name:literal, $what:literal, $units_pattern:literal, $units:expr, $example:literal) => {
+        impl schemars::JsonSchema for $ty {
+            fn schema_name() -> std::borrow::Cow<'static, str> {
+                $name.into()
+            }
+            fn schema_id() -> std::borrow::Cow<'static, str> {
+                concat!("tcran_core::", $name).into()
+            }
+            fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+                schemars::json_schema!({
+                    "type": "string",
+                    "pattern": concat!(r"^\s*([0-9][0-9_]*(\.[0-9_]*)?|\.[0-9][0-9_]*)\s*(", $units_pattern, r")\s*$"),
+                    "description": format!(
+                        "A {} written with its unit, like \"{}\"; a bare number is rejected. Units: {}.",
+                        $what, $example, $units
+                    ),
+                    "examples": [$example],
+                })
+            }
+        }
+    };
+}
+
+unit_schema!(
+    Duration,
+    "Duration",
+    "duration",
+    "ns|us|µs|ms|s",
+    DURATION_UNITS,
+    "5ms"
+);
+unit_schema!(
+    ByteSize,
+    "ByteSize",
+    "byte size (decimal prefixes are powers of 1000, binary ones of 1024)",
+    "B|kB|KB|KiB|MB|MiB|GB|GiB",
+    SIZE_UNITS,
+    "1500B"
+);
+unit_schema!(
+    BitRate,
+    "BitRate",
+    "bit rate (decimal prefixes, powers of 1000)",
+    r"bit/s|bps|kbit/s|kbps|Mbit/s|Mbps|Gbit/s|Gbps|B/s|kB/s|KB/s|MB/s",
+    RATE_UNITS,
+    "15Mbit/s"
+);
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -42,7 +42,7 @@ pub const MAX_QUEUE_ID: u16 = 8191;
 pub const DEFAULT_QUEUE_LIMIT_PACKETS: u32 = 10_240;
 
 /// The whole pipeline of one UE data radio bearer.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PipelineConfig {
     /// Where packets go; default: everything to the default queue.
@@ -67,8 +67,9 @@ pub struct PipelineConfig {
 
 /// One queue (or, with `count`, a bank of identical queues for a flow-hash
 /// classifier) with its optional policer and shaper.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct QueueConfig {
+    /// Queue id, 0..=8191, unique in the pipeline.
     pub id: QueueId,
     /// Number of identical queues with ids `id..id+count`. Default 1.
     #[serde(default = "one_u16")]
@@ -85,8 +86,10 @@ pub struct QueueConfig {
     /// Relative share (weighted scheduler).
     #[serde(default = "one_u32")]
     pub weight: u32,
+    /// Rate limit on entry (drop, mark or redirect). Default: none.
     #[serde(default)]
     pub policer: Option<PolicerConfig>,
+    /// Rate limit on exit (delays the head packet). Default: none.
     #[serde(default)]
     pub shaper: Option<ShaperConfig>,
     /// The queue discipline: `kind = "fifo" | "codel" | "red" | "pie" | "l4s" | "dualq"`.

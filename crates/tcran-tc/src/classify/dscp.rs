@@ -22,7 +22,7 @@ use std::collections::BTreeMap;
 use tcran_core::{ConfigError, Dscp, QueueId};
 
 /// The `map` of a `dscp` classifier, in either spelling.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(untagged)]
 pub enum DscpMap {
     /// `{ "46" = 1, "af41" = 2 }`
@@ -38,7 +38,7 @@ impl Default for DscpMap {
 }
 
 /// One `dscp -> queue` entry of the list spelling.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DscpEntry {
     pub dscp: NumOrText,

@@ -33,7 +33,7 @@ use std::net::IpAddr;
 use tcran_core::{ConfigError, Ecn, Packet, Protocol, QueueId};
 
 /// One filter rule. Fields left out match anything.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FilterRule {
     /// Lower values are tried first; unique within a classifier.

@@ -51,7 +51,7 @@ fn default_buckets() -> u32 {
 }
 
 /// The classifier, tagged by `kind`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum ClassifierConfig {
     /// Everything to the default queue (the 3GPP baseline: one queue per DRB).
@@ -74,7 +74,12 @@ pub enum ClassifierConfig {
     },
     /// RFC 9331 sec. 5.1: ECT(1) and CE to `l_queue`, Not-ECT and ECT(0) to
     /// `c_queue`.
-    L4s { l_queue: QueueId, c_queue: QueueId },
+    L4s {
+        /// Queue of the L4S (low latency) traffic: ECT(1) and CE.
+        l_queue: QueueId,
+        /// Queue of the classic traffic: Not-ECT and ECT(0).
+        c_queue: QueueId,
+    },
     /// DSCP -> queue table; unlisted DSCPs go to the default queue, or to
     /// pfifo_fast bands if `bands` is given.
     Dscp {

@@ -43,6 +43,18 @@ impl Serialize for NumOrText {
     }
 }
 
+impl schemars::JsonSchema for NumOrText {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "NumOrText".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "A number or a string (checked when the pipeline is built).",
+            "type": ["integer", "string"],
+        })
+    }
+}
+
 impl<'de> Deserialize<'de> for NumOrText {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct V;

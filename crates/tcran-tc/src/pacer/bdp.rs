@@ -33,7 +33,7 @@ use serde::{Deserialize, Serialize};
 use tcran_core::config::check_f64;
 use tcran_core::{ConfigError, Duration, Instant};
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct BdpConfig {
     /// NORMALIZED_OFFSET added to the normalised elapsed time (thesis sec.

@@ -36,7 +36,7 @@ const DQL_MAX_OBJECT: u32 = u32::MAX / 16;
 /// `DQL_MAX_LIMIT` = `UINT_MAX / 2 - DQL_MAX_OBJECT` = 1 879 048 192.
 pub const DQL_MAX_LIMIT: u32 = u32::MAX / 2 - DQL_MAX_OBJECT;
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct DqlConfig {
     /// `slack_hold_time`: how long the slack must persist before the limit

@@ -44,7 +44,7 @@ use serde::{Deserialize, Serialize};
 use tcran_core::config::check_range;
 use tcran_core::{ByteSize, ConfigError, Duration, Instant};
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct DrqlConfig {
     /// MAX_VAL_LIMIT: the starting and largest limit (thesis sec. 3.6.1:

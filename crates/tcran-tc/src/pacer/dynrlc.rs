@@ -32,7 +32,7 @@ use serde::{Deserialize, Serialize};
 use tcran_core::config::{check_f64, check_range};
 use tcran_core::{ConfigError, Duration, Instant};
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct DynRlcConfig {
     /// Smallest QLT, SDUs (depends on the lowest bearer throughput expected).

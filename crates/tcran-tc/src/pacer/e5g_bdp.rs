@@ -68,7 +68,9 @@ use tcran_core::config::{check_f64, check_range};
 use tcran_core::{ByteSize, ConfigError, Duration, Instant};
 
 /// Where the per-TTI MAC pull (Alg. 4's `rms_bytes`) comes from.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum BandwidthSource {
     /// `report.pulled_bytes`, the pull as the MAC counted it.
@@ -78,7 +80,7 @@ pub enum BandwidthSource {
     Inferred,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct E5gBdpConfig {
     /// MTU of the bearer (Alg. 5: MTU/7, MTU/4; thesis: 1500 B).

@@ -60,7 +60,7 @@ pub const DEFAULT_MTU: u32 = 1500;
 /// packets (sec. 3.6.1); in bytes that is 1024 MTU-sized packets.
 pub const MAX_1024_PACKETS: u64 = 1024 * DEFAULT_MTU as u64;
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum PacerConfig {
     /// No pacing: everything goes down at once (3GPP baseline).

@@ -16,7 +16,7 @@ use tcran_core::config::check_range;
 use tcran_core::{ByteSize, ConfigError, Instant};
 
 /// At least one limit must be given.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct StaticConfig {
     /// RLC buffer limit in bytes (`"48kB"`).

@@ -54,7 +54,7 @@ use serde::{Deserialize, Serialize};
 use tcran_core::config::{check_f64, check_range};
 use tcran_core::{ByteSize, ConfigError, Duration, Instant};
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct UspConfig {
     /// Multiplier applied after half an interval (thesis: "doubled").

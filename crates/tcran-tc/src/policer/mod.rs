@@ -42,7 +42,9 @@ use serde::{Deserialize, Serialize};
 use tcran_core::{BitRate, ByteSize, ConfigError, Duration, Instant, QueueId};
 
 /// What happens to an out-of-profile packet.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum PolicerAction {
     #[default]
@@ -52,7 +54,7 @@ pub enum PolicerAction {
 }
 
 /// A policer, tagged by `kind`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum PolicerConfig {
     /// Single-rate token bucket meter (RFC 2697 with EBS = 0).

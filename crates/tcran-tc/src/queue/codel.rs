@@ -72,7 +72,9 @@ pub fn control_law_fixed(t: u64, interval: u32, rec_inv_sqrt: u16) -> u64 {
 }
 
 /// How 1/sqrt(count) is computed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum InvSqrt {
     /// Linux/ns-3 Q0.16 with one Newton step per count change.
@@ -93,7 +95,7 @@ fn default_mtu() -> ByteSize {
 }
 
 /// CoDel parameters (Linux `codel_params`). Defaults are RFC 8289's.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CodelConfig {
     /// Acceptable standing sojourn. Default 5 ms (RFC 8289).

@@ -74,7 +74,7 @@ fn yes() -> bool {
 
 /// DualPI2 parameters; defaults are Linux `sch_dualpi2` ("10 dB stability
 /// margin with max_rtt = 100 ms"), the same as RFC 9332 Appendix A.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DualQConfig {
     /// PI target for the classic queueing delay. Default 15 ms.

@@ -89,7 +89,7 @@ pub(crate) use fifo_storage;
 
 /// Plain FIFO parameters: none (limits are the queue's `limit_packets` and
 /// `limit_bytes`, enforced by the pipeline as tail drop).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FifoConfig {}
 

@@ -54,7 +54,7 @@ fn default_seed() -> u64 {
 
 /// L4S ramp parameters; defaults are the thesis' main setting (sec. 4.2,
 /// 5.1: l4sLowTh 5 ms, l4sHighTh 10 ms, alpha 0.25, dT 5 ms).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct L4sConfig {
     /// l4sLowTh: no marking from a delay at or below this. Default 5 ms.

@@ -38,7 +38,7 @@ pub use pie::{Pie, PieConfig};
 pub use red::{Red, RedConfig};
 
 /// The queue discipline, tagged by `kind`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum QueueKindConfig {
     /// Plain FIFO; limits come from the queue's `limit_packets`/`limit_bytes`.

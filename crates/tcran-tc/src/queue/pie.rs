@@ -69,7 +69,7 @@ fn yes() -> bool {
 }
 
 /// PIE parameters. Defaults are RFC 8033's recommended values.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PieConfig {
     /// QDELAY_REF, the delay PIE steers to. Default 15 ms.

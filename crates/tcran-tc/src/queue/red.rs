@@ -58,7 +58,7 @@ fn default_seed() -> u64 {
 }
 
 /// RED parameters.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RedConfig {
     /// Average queue length (packets) where early drops start. Default 5

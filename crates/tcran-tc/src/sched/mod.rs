@@ -34,21 +34,29 @@ fn default_quantum() -> ByteSize {
     DEFAULT_QUANTUM
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum SchedulerConfig {
+    /// One packet per backlogged queue in turn.
     #[default]
     RoundRobin,
+    /// DRR++ with new/old flow lists and a byte quantum (fq_codel).
     Drr {
+        /// Bytes a queue may send per round. Default 1500 B (one MTU,
+        /// RFC 8290 sec. 5.1).
         #[serde(default = "default_quantum")]
         quantum: ByteSize,
     },
+    /// Deficit round robin with quantum x queue `weight`: byte shares.
     Weighted {
         /// Bytes per round for a queue of weight 1.
         #[serde(default = "default_quantum")]
         quantum: ByteSize,
     },
+    /// Strict priority by queue `priority` (0 first), round robin within a level.
     Priority,
+    /// Oldest head first; queues whose head waited past `threshold` jump
+    /// to the top priority.
     DelayBased {
         /// Head sojourn above which a queue is served first (Brunello:
         /// equal to the L4S high threshold, e.g. 10 ms).

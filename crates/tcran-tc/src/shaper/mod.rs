@@ -76,7 +76,7 @@ pub(crate) fn check_bucket(field: &str, size: ByteSize) -> Result<ByteSize, Conf
 }
 
 /// A shaper, tagged by `kind`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum ShaperConfig {
     /// Token bucket filter (Linux `tbf`), optionally with a peak-rate bucket.

@@ -1,0 +1,202 @@
+//! Reading configuration files (TOML or JSON, by extension) into serde types,
+//! turning every parse error into a [`CliError`] with the file and the
+//! line:column.
+
+use crate::error::{CliError, Pos};
+use serde::de::DeserializeOwned;
+use std::path::Path;
+
+/// The syntax of a configuration file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Syntax {
+    Toml,
+    Json,
+}
+
+/// A configuration file read into memory.
+#[derive(Debug)]
+pub struct Source {
+    /// The path as the user wrote it (for messages).
+    pub name: String,
+    pub text: String,
+    pub syntax: Syntax,
+}
+
+/// Reads a text file; errors name the file and the OS reason.
+pub fn read_text(path: &Path) -> Result<(String, String), CliError> {
+    let name = path.display().to_string();
+    match std::fs::read(path) {
+        Err(e) => Err(CliError::Read {
+            file: name,
+            reason: io_reason(&e),
+        }),
+        Ok(bytes) => match String::from_utf8(bytes) {
+            Ok(text) => Ok((name, text)),
+            Err(e) => {
+                let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+                let line = valid.iter().filter(|b| **b == b'\n').count() + 1;
+                Err(CliError::Read {
+                    file: name,
+                    reason: format!("not UTF-8 text (line {line}): a binary file?"),
+                })
+            }
+        },
+    }
+}
+
+/// The OS error without Rust's "(os error N)" suffix.
+fn io_reason(e: &std::io::Error) -> String {
+    let s = e.to_string();
+    match s.find(" (os error") {
+        Some(i) => s[..i].to_string(),
+        None => s,
+    }
+}
+
+/// Reads a `.toml` or `.json` configuration file.
+pub fn read_config(path: &Path) -> Result<Source, CliError> {
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
+    let syntax = match ext.as_deref() {
+        Some("toml") => Syntax::Toml,
+        Some("json") => Syntax::Json,
+        other => {
+            return Err(CliError::UnknownExtension {
+                file: path.display().to_string(),
+                ext: other.map_or_else(|| "(none)".to_string(), |e| format!(".{e}")),
+            })
+        }
+    };
+    let (name, text) = read_text(path)?;
+    Ok(Source { name, text, syntax })
+}
+
+impl Source {
+    /// Deserializes the whole file as `T`.
+    pub fn parse<T: DeserializeOwned>(&self) -> Result<T, CliError> {
+        match self.syntax {
+            Syntax::Toml => toml::from_str(&self.text).map_err(|e| self.toml_error(&e)),
+            Syntax::Json => serde_json::from_str(&self.text).map_err(|e| self.json_error(&e)),
+        }
+    }
+
+    fn toml_error(&self, e: &toml::de::Error) -> CliError {
+        let message = fold_lines(e.message());
+        let span = e.span().unwrap_or(0..0);
+        // serde reports errors inside flattened or buffered tables (a queue's
+        // kind-specific keys) at the whole table: look for the key or value
+        // the message names inside that span.
+        let at = find_culprit(&self.text, span.clone(), &message, false).unwrap_or(span.start);
+        CliError::Parse {
+            file: self.name.clone(),
+            pos: Pos::of_offset(&self.text, at),
+            message,
+        }
+    }
+
+    fn json_error(&self, e: &serde_json::Error) -> CliError {
+        // serde_json appends " at line L column C"; we print the position first.
+        let full = e.to_string();
+        let suffix = format!(" at line {} column {}", e.line(), e.column());
+        let message = fold_lines(full.strip_suffix(&suffix).unwrap_or(&full));
+        let reported = Pos {
+            line: e.line().max(1),
+            column: e.column().max(1),
+        };
+        // Errors in internally tagged values (`"pacer": {"kind": ..}`) are
+        // reported at the end of the value: look back for the culprit.
+        let end = offset_of(&self.text, reported);
+        let pos = find_culprit(&self.text, 0..end, &message, true)
+            .map_or(reported, |at| Pos::of_offset(&self.text, at));
+        CliError::Parse {
+            file: self.name.clone(),
+            pos,
+            message,
+        }
+    }
+}
+
+/// A library message on one line: `"invalid table header\nexpected .."`
+/// becomes `"invalid table header; expected .."`.
+fn fold_lines(s: &str) -> String {
+    s.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// Byte offset of a 1-based line:column (column in characters).
+fn offset_of(text: &str, pos: Pos) -> usize {
+    let mut line_start = 0;
+    for _ in 1..pos.line {
+        match text[line_start..].find('\n') {
+            Some(i) => line_start += i + 1,
+            None => return text.len(),
+        }
+    }
+    text[line_start..]
+        .char_indices()
+        .nth(pos.column.saturating_sub(1))
+        .map_or(text.len(), |(i, _)| line_start + i)
+}
+
+/// The text between the first pair of `open`/`close` delimiters in `s`.
+fn between<'a>(s: &'a str, open: &str, close: char) -> Option<&'a str> {
+    let start = s.find(open)? + open.len();
+    let len = s[start..].find(close)?;
+    Some(&s[start..start + len])
+}
+
+/// Where, inside `region` of `text`, the key or value that `message` names
+/// is written: `unknown field `x``, `unknown variant `x``, or a quoted value
+/// at the start of the message (`"5" is not a duration`). `last` picks the
+/// last occurrence (JSON: the error is reported after the value), otherwise
+/// the first.
+fn find_culprit(
+    text: &str,
+    region: std::ops::Range<usize>,
+    message: &str,
+    last: bool,
+) -> Option<usize> {
+    let region = region.start.min(text.len())..region.end.min(text.len());
+    let hay = text.get(region.clone())?;
+    let mut needles: Vec<(String, bool)> = Vec::new(); // (needle, must be a key)
+    if let Some(key) = message
+        .strip_prefix("unknown field ")
+        .and_then(|m| between(m, "`", '`'))
+    {
+        needles.push((format!("\"{key}\""), true));
+        needles.push((key.to_string(), true));
+    } else if let Some(v) = message
+        .strip_prefix("unknown variant ")
+        .and_then(|m| between(m, "`", '`'))
+    {
+        needles.push((format!("\"{v}\""), false));
+        needles.push((format!("'{v}'"), false));
+    } else if message.starts_with('"') {
+        let v = between(message, "\"", '"')?;
+        needles.push((format!("\"{v}\""), false));
+        needles.push((format!("'{v}'"), false));
+    }
+    for (needle, is_key) in needles {
+        let hits = hay.match_indices(&needle).map(|(i, _)| i).filter(|&i| {
+            let before = hay[..i].chars().next_back();
+            let after = hay[i + needle.len()..].trim_start().chars().next();
+            let key_ok = !is_key || matches!(after, Some('=' | ':'));
+            let start_ok = !before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '-');
+            key_ok && start_ok
+        });
+        let hit = if last {
+            hits.last()
+        } else {
+            hits.into_iter().next()
+        };
+        if let Some(i) = hit {
+            return Some(region.start + i);
+        }
+    }
+    None
+}

@@ -1,0 +1,173 @@
+//! `tcran`: the command-line front end of tcran.
+//!
+//! Every user mistake ends with ONE line on stderr naming the file, the line
+//! or field, the bad value and what is allowed, and exit code 2; a bug ends
+//! with a one-line internal-error message and exit code 101, never with a
+//! backtrace. See docs/cli.md.
+
+mod error;
+mod load;
+mod output;
+mod schema;
+mod stages;
+mod trace;
+mod validate;
+
+use clap::{Parser, Subcommand};
+use error::{CliError, EXIT_INTERNAL, EXIT_USAGE};
+use output::{emit, emit_json};
+use std::path::PathBuf;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "tcran",
+    version,
+    about = "Traffic control for the 5G RAN: stages, schemas, traces, validation",
+    disable_help_subcommand = true
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// List every built-in stage kind with its parameters, units, defaults and references.
+    Stages {
+        /// Machine-readable JSON on stdout (shape in docs/cli.md).
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print the JSON Schema of a configuration file.
+    Schema {
+        /// Which document.
+        #[arg(value_enum, default_value = "pipeline")]
+        name: schema::SchemaName,
+    },
+    /// Inspect channel traces.
+    Trace {
+        #[command(subcommand)]
+        command: TraceCommand,
+    },
+    /// Check a configuration file (TOML or JSON, by extension) without running it.
+    Validate {
+        /// The file to check (.toml or .json).
+        file: PathBuf,
+    },
+    /// Panics on purpose, to test the panic hook.
+    #[command(name = "internal-panic", hide = true)]
+    InternalPanic,
+}
+
+#[derive(Debug, Subcommand)]
+enum TraceCommand {
+    /// Format, duration, samples and mean/min/max capacity of a trace file.
+    Info {
+        /// The trace file.
+        file: PathBuf,
+        /// The trace format; `auto` guesses from the content.
+        #[arg(long, value_enum, default_value = "auto")]
+        format: trace::FormatArg,
+        /// Machine-readable JSON on stdout.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+fn run(cli: Cli) -> Result<(), CliError> {
+    match cli.command {
+        Command::Stages { json } => {
+            let c = stages::catalog();
+            if json {
+                emit_json(&stages::to_json(&c))
+            } else {
+                emit(&stages::to_text(&c))
+            }
+        }
+        Command::Schema { name } => emit_json(&schema::schema(name)),
+        Command::Trace {
+            command: TraceCommand::Info { file, format, json },
+        } => {
+            let (name, info) = trace::info(&file, format)?;
+            if json {
+                emit_json(&trace::to_json(&name, &info))
+            } else {
+                emit(&trace::to_text(&name, &info))
+            }
+        }
+        Command::Validate { file } => {
+            let (src, doc) = validate::Document::load(&file)?;
+            doc.check(&src)?;
+            emit(&format!("ok {}: {}\n", src.name, doc.summary()))
+        }
+        Command::InternalPanic => panic!("deliberate panic (internal-panic)"),
+    }
+}
+
+/// Replaces Rust's panic report (message + backtrace, depending on
+/// RUST_BACKTRACE) with one line, and exits with 101 before any unwinding
+/// output.
+fn install_panic_hook() {
+    std::panic::set_hook(Box::new(|info| {
+        let payload = info.payload();
+        let msg = payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown panic".to_string());
+        let at = info
+            .location()
+            .map(|l| format!(" at {}:{}", l.file(), l.line()))
+            .unwrap_or_default();
+        let msg = msg.replace(['\n', '\r'], " ");
+        eprintln!("tcran: internal error (a bug, please report it): {msg}{at}");
+        std::process::exit(EXIT_INTERNAL);
+    }));
+}
+
+/// Parses the command line; clap's multi-line usage errors become one line.
+fn parse_args() -> Result<Cli, CliError> {
+    Cli::try_parse().map_err(|e| {
+        use clap::error::ErrorKind;
+        match e.kind() {
+            ErrorKind::DisplayHelp
+            | ErrorKind::DisplayVersion
+            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+                // Help and version go to stdout; help shown for a missing
+                // subcommand is still a usage error.
+                let code = if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+                    EXIT_USAGE
+                } else {
+                    0
+                };
+                let _ = e.print();
+                std::process::exit(code);
+            }
+            _ => {
+                // clap: "error: ..." then optional "[possible values: ..]"
+                // and "tip: .." lines, then usage. Keep the first and those.
+                let rendered = e.render().to_string();
+                let mut lines = rendered.lines().map(str::trim).filter(|l| !l.is_empty());
+                let first = lines.next().unwrap_or("invalid arguments");
+                let mut msg = first.strip_prefix("error: ").unwrap_or(first).to_string();
+                for l in lines
+                    .take_while(|l| !l.starts_with("Usage:"))
+                    .filter(|l| !l.starts_with("For more information"))
+                {
+                    msg.push_str(if msg.ends_with(':') { " " } else { "; " });
+                    msg.push_str(l);
+                }
+                CliError::Usage(format!("{msg} (see `tcran --help`)"))
+            }
+        }
+    })
+}
+
+fn main() {
+    install_panic_hook();
+    let result = parse_args().and_then(run);
+    if let Err(e) = result {
+        eprintln!("error: {}", e.one_line());
+        std::process::exit(e.exit_code());
+    }
+}

@@ -1,0 +1,409 @@
+//! Runs the built `tcran` binary: every command, every class of bad input
+//! (issue 3 "Bad input"): one line on stderr naming the file and the line or
+//! field, exit code 2, no panic, no backtrace; clean stdout with `--json`.
+
+use assert_cmd::Command;
+use serde_json::Value;
+use std::path::PathBuf;
+
+fn fixture(name: &str) -> String {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+fn trace(rel: &str) -> String {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../data/traces")
+        .join(rel)
+        .display()
+        .to_string()
+}
+
+fn tcran(args: &[&str]) -> Command {
+    let mut c = Command::cargo_bin("tcran").unwrap();
+    // A backtrace request must change nothing.
+    c.env("RUST_BACKTRACE", "1").args(args);
+    c
+}
+
+/// Runs a command that must succeed; returns stdout.
+fn ok(args: &[&str]) -> String {
+    let out = tcran(args).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{args:?} failed: {stderr}");
+    assert!(stderr.is_empty(), "{args:?} wrote to stderr: {stderr}");
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// Runs a command that must fail with a user error; returns the one stderr line.
+fn user_error(args: &[&str]) -> String {
+    let out = tcran(args).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {:?}", out);
+    assert!(out.stdout.is_empty(), "{args:?} wrote to stdout");
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(stderr.lines().count(), 1, "not one line: {stderr}");
+    assert!(stderr.ends_with('\n'));
+    for bad in ["panicked", "backtrace", "RUST_BACKTRACE", "internal error"] {
+        assert!(!stderr.contains(bad), "{stderr}");
+    }
+    let line = stderr.trim_end().to_string();
+    assert!(line.starts_with("error: "), "{line}");
+    line
+}
+
+fn json(args: &[&str]) -> Value {
+    let out = ok(args);
+    serde_json::from_str(&out).unwrap_or_else(|e| panic!("stdout is not JSON ({e}): {out}"))
+}
+
+// ------------------------------------------------------------------ stages
+
+#[test]
+fn stages_lists_every_stage_and_kind_with_references() {
+    let out = ok(&["stages"]);
+    for s in [
+        "CLASSIFIER",
+        "POLICER",
+        "QUEUE",
+        "SCHEDULER",
+        "SHAPER",
+        "PACER",
+        "UNITS",
+    ] {
+        assert!(out.contains(s), "{s} missing");
+    }
+    for k in [
+        "\"codel\"",
+        "\"dualq\"",
+        "\"e5g_bdp\"",
+        "\"delay_based\"",
+        "\"flow_hash\"",
+    ] {
+        assert!(out.contains(&format!("kind = {k}")), "{k} missing");
+    }
+    assert!(out.contains("RFC 8289"));
+    // Defaults with their units, from the code.
+    assert!(out
+        .lines()
+        .any(|l| l.trim_start().starts_with("interval") && l.contains("100ms")));
+}
+
+#[test]
+fn stages_json_is_stable_and_complete() {
+    let v = json(&["stages", "--json"]);
+    assert_eq!(v["format_version"], 1);
+    let stages = v["stages"].as_array().unwrap();
+    let names: Vec<&str> = stages
+        .iter()
+        .map(|s| s["stage"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "classifier",
+            "policer",
+            "queue",
+            "scheduler",
+            "shaper",
+            "pacer"
+        ]
+    );
+    let queue = &stages[2];
+    let codel = queue["kinds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|k| k["kind"] == "codel")
+        .unwrap();
+    assert!(codel["reference"].as_str().unwrap().contains("RFC 8289"));
+    let target = codel["parameters"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "target")
+        .unwrap();
+    assert_eq!(target["type"], "duration");
+    assert_eq!(target["unit"], "duration");
+    assert_eq!(target["default"], "5ms");
+    assert_eq!(target["required"], false);
+    assert!(queue["common_parameters"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|p| p["name"] == "limit_packets"));
+    for s in stages {
+        for k in s["kinds"].as_array().unwrap() {
+            assert!(k["reference"].is_string(), "no reference: {k}");
+        }
+    }
+    let units: Vec<&str> = v["units"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| u["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(units, ["duration", "size", "rate"]);
+}
+
+// ------------------------------------------------------------------ schema
+
+#[test]
+fn schema_prints_the_pipeline_json_schema() {
+    let v = json(&["schema"]);
+    assert_eq!(v["title"], "PipelineConfig");
+    assert_eq!(v["additionalProperties"], false);
+    assert!(v["$defs"]["Duration"]["pattern"].is_string());
+    assert!(v["$defs"]["Duration"]["description"]
+        .as_str()
+        .unwrap()
+        .contains("ns, us, ms, s"));
+    assert_eq!(json(&["schema", "pipeline"]), v);
+    let e = user_error(&["schema", "scenarioo"]);
+    assert!(e.contains("scenarioo") && e.contains("pipeline"), "{e}");
+}
+
+// ------------------------------------------------------------------ trace info
+
+#[test]
+fn trace_info_autodetects_mahimahi() {
+    let out = ok(&["trace", "info", &trace("mahimahi/Verizon-LTE-short.down")]);
+    assert!(out.contains("format:    mahimahi"), "{out}");
+    assert!(out.contains("duration:  140.000 s"), "{out}");
+    assert!(out.contains("mean 5.03 Mbit/s"), "{out}");
+}
+
+#[test]
+fn trace_info_json_for_the_thesis_format() {
+    let f = trace("dynamic-buffer-tmc/packets_pedestrian.txt");
+    let v = json(&["trace", "info", "--json", &f]);
+    assert_eq!(v["format"], "thesis");
+    assert_eq!(v["file"], f.as_str());
+    let samples = v["samples"].as_u64().unwrap();
+    assert!(samples > 0);
+    // One sample per second.
+    assert_eq!(v["duration_s"].as_f64().unwrap(), samples as f64);
+    let (min, mean, max) = (
+        v["min_mbps"].as_f64().unwrap(),
+        v["mean_mbps"].as_f64().unwrap(),
+        v["max_mbps"].as_f64().unwrap(),
+    );
+    assert!(min <= mean && mean <= max && mean > 0.0, "{v}");
+    // Forcing the right format gives the same answer.
+    assert_eq!(
+        json(&["trace", "info", "--json", "--format", "thesis", &f]),
+        v
+    );
+}
+
+#[test]
+fn trace_info_reads_a_ucc_csv() {
+    let v = json(&["trace", "info", "--json", &fixture("ucc_small.csv")]);
+    assert_eq!(v["format"], "ucc");
+    assert_eq!(v["samples"], 3);
+    // DL_bitrate 1000, 2000, 3000 kbit/s.
+    assert_eq!(v["mean_mbps"].as_f64().unwrap(), 2.0);
+    assert_eq!(v["min_mbps"].as_f64().unwrap(), 1.0);
+    assert_eq!(v["max_mbps"].as_f64().unwrap(), 3.0);
+}
+
+#[test]
+fn trace_in_the_wrong_format_names_file_line_and_the_likely_format() {
+    let f = trace("dynamic-buffer-tmc/packets_train.txt");
+    let e = user_error(&["trace", "info", "--format", "mahimahi", &f]);
+    assert!(e.contains(&format!("{f}:2:")), "{e}");
+    assert!(e.contains("thesis"), "{e}");
+    let f = trace("mahimahi/Verizon-LTE-short.down");
+    let e = user_error(&["trace", "info", "--format", "ucc", &f]);
+    assert!(e.contains(&format!("{f}:1:")) && e.contains("CQI"), "{e}");
+}
+
+#[test]
+fn trace_that_no_reader_recognises_or_is_empty() {
+    let f = fixture("not_a_trace.csv");
+    let e = user_error(&["trace", "info", &f]);
+    assert!(
+        e.contains(&f) && e.contains("cannot tell the trace format"),
+        "{e}"
+    );
+    assert!(e.contains("--format"), "{e}");
+    let f = fixture("empty.down");
+    let e = user_error(&["trace", "info", &f]);
+    assert!(e.contains(&f) && e.contains("empty trace"), "{e}");
+    // Forced formats say it too, through their own readers.
+    for fmt in ["mahimahi", "thesis", "ucc"] {
+        let e = user_error(&["trace", "info", "--format", fmt, &f]);
+        assert!(e.contains("empty"), "{fmt}: {e}");
+    }
+}
+
+#[test]
+fn trace_file_missing_or_a_directory() {
+    let e = user_error(&["trace", "info", "no/such/file.down"]);
+    assert_eq!(
+        e,
+        "error: no/such/file.down: cannot read: No such file or directory"
+    );
+    let d = trace("mahimahi");
+    let e = user_error(&["trace", "info", &d]);
+    assert!(e.starts_with(&format!("error: {d}: cannot read:")), "{e}");
+}
+
+// ------------------------------------------------------------------ validate
+
+#[test]
+fn validate_accepts_good_toml_and_json() {
+    let f = fixture("good.toml");
+    let out = ok(&["validate", &f]);
+    assert_eq!(
+        out,
+        format!("ok {f}: pipeline: classifier filter (1 rule) -> queues [0 fifo, 1 codel +shaper] -> scheduler priority -> pacer e5g_bdp\n")
+    );
+    let out = ok(&["validate", &fixture("good.json")]);
+    assert!(
+        out.starts_with("ok ") && out.contains("queues [0-3 codel (x4)]"),
+        "{out}"
+    );
+    assert_eq!(out.lines().count(), 1);
+}
+
+#[test]
+fn validate_accepts_the_documented_examples() {
+    // docs/cli.md and README examples must stay valid.
+    let docs = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/examples");
+    for f in ["pipeline.toml", "fq_codel.json"] {
+        ok(&["validate", &docs.join(f).display().to_string()]);
+    }
+}
+
+/// (fixture, expected "file:line:column: " or "file: field" start, words the message must contain)
+const PARSE_ERRORS: &[(&str, &str, &[&str])] = &[
+    ("malformed.toml", ":3:9: ", &["invalid table header"]),
+    ("malformed.json", ":3:1: ", &["expected `,` or `]`"]),
+    (
+        "unknown_key.toml",
+        ":2:1: ",
+        &["unknown field `limit_pakets`", "limit_packets"],
+    ),
+    (
+        "unknown_key_in_queue.toml",
+        ":4:1: ",
+        &["unknown field `targett`", "`target`"],
+    ),
+    (
+        "unknown_key.json",
+        ":3:29: ",
+        &["unknown field `offst`", "`offset`"],
+    ),
+    (
+        "bare_number.toml",
+        ":1:49: ",
+        &["\"5\" is not a duration", "ns, us, ms, s"],
+    ),
+    (
+        "wrong_unit_in_queue.toml",
+        ":4:10: ",
+        &["\"5\" is not a duration", "ms"],
+    ),
+    (
+        "unknown_kind.toml",
+        ":3:8: ",
+        &["unknown variant `codl`", "`codel`"],
+    ),
+    (
+        "unknown_pacer.toml",
+        ":1:18: ",
+        &["unknown variant `bdpp`", "`e5g_bdp`"],
+    ),
+];
+
+#[test]
+fn parse_errors_name_file_line_column_value_and_allowed() {
+    for (name, pos, words) in PARSE_ERRORS {
+        let f = fixture(name);
+        let e = user_error(&["validate", &f]);
+        assert!(e.starts_with(&format!("error: {f}{pos}")), "{name}: {e}");
+        for w in *words {
+            assert!(e.contains(w), "{name}: {w:?} not in {e}");
+        }
+    }
+}
+
+#[test]
+fn build_errors_name_file_field_value_and_range() {
+    let f = fixture("out_of_range.toml");
+    let e = user_error(&["validate", &f]);
+    assert_eq!(
+        e,
+        format!("error: {f}: scheduler.quantum = 10B: must be in 64B..=1MB")
+    );
+    let f = fixture("missing_queue.toml");
+    let e = user_error(&["validate", &f]);
+    assert!(e.starts_with(&format!("error: {f}: classifier")), "{e}");
+    assert!(e.contains("queue 9") && e.contains("configured: 0"), "{e}");
+    let f = fixture("missing_redirect_queue.toml");
+    let e = user_error(&["validate", &f]);
+    assert_eq!(
+        e,
+        format!("error: {f}: queues[0].policer.redirect = 5: must name a configured queue (configured: 0)")
+    );
+}
+
+#[test]
+fn validate_file_problems() {
+    let e = user_error(&["validate", "missing.toml"]);
+    assert_eq!(
+        e,
+        "error: missing.toml: cannot read: No such file or directory"
+    );
+    let f = fixture("pipeline.yaml");
+    let e = user_error(&["validate", &f]);
+    assert!(
+        e.contains(&f) && e.contains(".yaml") && e.contains(".toml or .json"),
+        "{e}"
+    );
+    let f = fixture("binary.toml");
+    let e = user_error(&["validate", &f]);
+    assert!(e.contains(&f) && e.contains("not UTF-8"), "{e}");
+}
+
+// ------------------------------------------------------------------ the command line
+
+#[test]
+fn usage_errors_are_one_line_with_exit_code_2() {
+    let e = user_error(&["frobnicate"]);
+    assert!(e.contains("frobnicate"), "{e}");
+    let e = user_error(&["trace", "info", "--format", "csv", "x"]);
+    assert!(
+        e.contains("'csv'") && e.contains("mahimahi, thesis, ucc"),
+        "{e}"
+    );
+    let e = user_error(&["validate"]);
+    assert!(e.contains("<FILE>"), "{e}");
+    let e = user_error(&["stages", "--jsn"]);
+    assert!(e.contains("--json"), "{e}");
+}
+
+#[test]
+fn help_and_version_succeed() {
+    assert!(ok(&["--help"]).contains("validate"));
+    assert!(ok(&["--version"]).starts_with("tcran "));
+    assert!(ok(&["trace", "info", "--help"]).contains("--format"));
+}
+
+#[test]
+fn a_panic_is_one_line_with_exit_code_101_and_no_backtrace() {
+    for bt in ["0", "1", "full"] {
+        let out = tcran(&["internal-panic"])
+            .env("RUST_BACKTRACE", bt)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(101));
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(stderr.starts_with("tcran: internal error"), "{stderr}");
+        assert!(!stderr.contains("stack backtrace"), "{stderr}");
+    }
+}
