@@ -139,3 +139,19 @@ fn same_scenario_and_seed_give_identical_results() {
     let b = serde_json::to_string(&run(BUFFERBLOAT)).unwrap();
     assert_eq!(a, b);
 }
+
+/// The scenario in docs/simulator.md builds and runs.
+#[test]
+fn the_documented_scenario_runs() {
+    let doc = include_str!("../../../docs/simulator.md");
+    let toml_text = doc
+        .split("```toml\n")
+        .nth(1)
+        .unwrap()
+        .split("```")
+        .next()
+        .unwrap();
+    let s = run(toml_text);
+    assert_eq!(s.flows.len(), 2);
+    assert!(s.prb_utilization > 0.9);
+}
