@@ -12,7 +12,7 @@ build:
 	$(CARGO) build --release --workspace
 
 demo:
-	$(CARGO) run --release -q -p tcran-tc --example demo
+	$(CARGO) run --release -q -p tcran-cli -- demo
 
 test: fmt lint unit fuzz-smoke
 

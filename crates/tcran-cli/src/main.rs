@@ -9,6 +9,7 @@ mod error;
 mod load;
 mod output;
 mod schema;
+mod simulate;
 mod stages;
 mod trace;
 mod validate;
@@ -16,13 +17,13 @@ mod validate;
 use clap::{Parser, Subcommand};
 use error::{CliError, EXIT_INTERNAL, EXIT_USAGE};
 use output::{emit, emit_json};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 #[derive(Debug, Parser)]
 #[command(
     name = "tcran",
     version,
-    about = "Traffic control for the 5G RAN: stages, schemas, traces, validation",
+    about = "Traffic control for the 5G RAN: simulate scenarios, list stages, schemas, traces, validation",
     disable_help_subcommand = true
 )]
 struct Cli {
@@ -53,6 +54,29 @@ enum Command {
     Validate {
         /// The file to check (.toml or .json).
         file: PathBuf,
+    },
+    /// Run the embedded demo: bufferbloat and its cure, variants side by side.
+    Demo {
+        /// The summary JSON on stdout instead of the table.
+        #[arg(long)]
+        json: bool,
+        /// Where summary.json goes.
+        #[arg(long, default_value = "tcran-out/demo")]
+        out: PathBuf,
+    },
+    /// Run every variant of a scenario file (TOML or JSON).
+    Run {
+        /// The scenario file.
+        file: PathBuf,
+        /// The summary JSON on stdout instead of the table.
+        #[arg(long)]
+        json: bool,
+        /// Override the scenario's seed.
+        #[arg(long)]
+        seed: Option<u64>,
+        /// Also write summary.json into this directory.
+        #[arg(long)]
+        out: Option<PathBuf>,
     },
     /// Panics on purpose, to test the panic hook.
     #[command(name = "internal-panic", hide = true)]
@@ -100,7 +124,48 @@ fn run(cli: Cli) -> Result<(), CliError> {
             doc.check(&src)?;
             emit(&format!("ok {}: {}\n", src.name, doc.summary()))
         }
+        Command::Demo { json, out } => {
+            let s = simulate::run_text(
+                "demo",
+                "scenarios/demo.toml (embedded)",
+                simulate::DEMO,
+                Path::new("."),
+                None,
+            )?;
+            finish_run(&s, json, Some(&out))
+        }
+        Command::Run {
+            file,
+            json,
+            seed,
+            out,
+        } => {
+            let s = simulate::run_file(&file, seed)?;
+            finish_run(&s, json, out.as_deref())
+        }
         Command::InternalPanic => panic!("deliberate panic (internal-panic)"),
+    }
+}
+
+fn finish_run(
+    s: &tcran_sim::ScenarioSummary,
+    json: bool,
+    out: Option<&Path>,
+) -> Result<(), CliError> {
+    if let Some(dir) = out {
+        simulate::write_summary(dir, s)?;
+    }
+    if json {
+        emit_json(&serde_json::to_value(s).expect("summary serializes"))
+    } else {
+        let mut text = simulate::to_text(s);
+        if let Some(dir) = out {
+            text.push_str(&format!(
+                "\nsummary: {}\n",
+                dir.join("summary.json").display()
+            ));
+        }
+        emit(&text)
     }
 }
 

@@ -407,3 +407,79 @@ fn a_panic_is_one_line_with_exit_code_101_and_no_backtrace() {
         assert!(!stderr.contains("stack backtrace"), "{stderr}");
     }
 }
+
+#[test]
+fn demo_runs_every_variant_and_shows_the_cure() {
+    let dir = std::env::temp_dir().join(format!("tcran-cli-demo-{}", std::process::id()));
+    let out = dir.display().to_string();
+    let v = json(&["demo", "--json", "--out", &out]);
+    assert!(dir.join("summary.json").exists());
+    assert_eq!(v["scenario"], "demo");
+    let variants = v["variants"].as_array().unwrap();
+    let names: Vec<&str> = variants
+        .iter()
+        .map(|x| x["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        ["vanilla", "bbr", "fq_codel+5g-bdp", "priority+e5g-bdp"]
+    );
+    let voip_mean = |i: usize| {
+        variants[i]["flows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["name"] == "voip")
+            .unwrap()["delay_ms"]["mean"]
+            .as_f64()
+            .unwrap()
+    };
+    assert!(voip_mean(0) > 500.0, "vanilla bloats: {}", voip_mean(0));
+    assert!(voip_mean(3) < 50.0, "the pipeline cures: {}", voip_mean(3));
+    let text = ok(&["demo", "--out", &out]);
+    assert!(
+        text.contains("priority+e5g-bdp") && text.contains("PRB use"),
+        "{text}"
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn run_reads_a_scenario_with_a_relative_trace_and_writes_the_summary() {
+    let dir = std::env::temp_dir().join(format!("tcran-cli-run-{}", std::process::id()));
+    let v = json(&[
+        "run",
+        &fixture("small_scenario.toml"),
+        "--json",
+        "--seed",
+        "9",
+        "--out",
+        &dir.display().to_string(),
+    ]);
+    assert_eq!(
+        (v["scenario"].as_str(), v["seed"].as_u64()),
+        (Some("small_scenario"), Some(9))
+    );
+    assert_eq!(v["variants"][0]["name"], "default");
+    let written: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(written["variants"], v["variants"]);
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn a_bad_variant_or_a_missing_trace_is_one_line_naming_the_field() {
+    let e = user_error(&["run", &fixture("bad_variant.toml")]);
+    assert!(
+        e.contains("bad_variant.toml")
+            && e.contains("variants[1].ues[0].drbs[0].pipeline.pacer.offset = 3"),
+        "{e}"
+    );
+    let e = user_error(&["run", &fixture("missing_trace.toml")]);
+    assert!(
+        e.contains("ues[0].channel.path")
+            && e.contains("no-such-trace.down")
+            && e.contains("cannot read"),
+        "{e}"
+    );
+}

@@ -19,7 +19,7 @@
 
 use crate::event::EventQueue;
 use crate::metrics::{DelayRecorder, TimeSeries};
-use crate::report::{DropCount, FlowSummary, LayerDelays, RlcSummary, RunSummary};
+use crate::report::{FlowSummary, LayerDelays, RlcSummary, RunSummary};
 use crate::scenario::{FlowKind, SimConfig};
 use std::collections::BTreeMap;
 use std::net::{IpAddr, Ipv4Addr};
@@ -939,12 +939,12 @@ impl Sim {
             drops: self
                 .drops
                 .iter()
-                .map(|((layer, reason), n)| DropCount {
-                    layer: layer.to_string(),
-                    reason: reason.to_string(),
-                    packets: *n,
-                })
-                .collect(),
+                .fold(BTreeMap::new(), |mut m, ((layer, reason), n)| {
+                    m.entry(layer.to_string())
+                        .or_insert_with(BTreeMap::new)
+                        .insert(reason.to_string(), *n);
+                    m
+                }),
         }
     }
 }

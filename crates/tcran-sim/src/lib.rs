@@ -20,5 +20,42 @@ pub mod report;
 pub mod scenario;
 
 pub use engine::Sim;
-pub use report::RunSummary;
+pub use report::{RunSummary, ScenarioSummary, VariantSummary};
 pub use scenario::SimConfig;
+
+use std::path::Path;
+use tcran_core::ConfigError;
+
+/// Builds every variant first (so a bad variant fails before anything
+/// runs), then runs them in order. `base` resolves relative trace paths.
+pub fn run_scenario(
+    name: &str,
+    cfg: &SimConfig,
+    base: &Path,
+) -> Result<ScenarioSummary, ConfigError> {
+    let mut sims = Vec::new();
+    for (i, (variant, c)) in cfg.runs().into_iter().enumerate() {
+        let at = |e: ConfigError| {
+            if cfg.variants.is_empty() {
+                e
+            } else {
+                e.within(format!("variants[{i}]"))
+            }
+        };
+        sims.push((variant, Sim::new(&c, base).map_err(at)?));
+    }
+    let variants = sims
+        .into_iter()
+        .map(|(name, sim)| VariantSummary {
+            name,
+            run: sim.run(),
+        })
+        .collect();
+    Ok(ScenarioSummary {
+        scenario: name.to_string(),
+        seed: cfg.seed,
+        sim_s: cfg.duration.as_secs_f64(),
+        wall_s: 0.0,
+        variants,
+    })
+}

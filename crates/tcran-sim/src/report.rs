@@ -4,6 +4,7 @@
 
 use crate::metrics::DelaySummary;
 use serde::Serialize;
+use std::collections::BTreeMap;
 use tcran_core::{Instant, Packet};
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -13,7 +14,27 @@ pub struct RunSummary {
     /// PRBs used / PRBs available in DL slots, after warm-up.
     pub prb_utilization: f64,
     pub rlc: RlcSummary,
-    pub drops: Vec<DropCount>,
+    /// Dropped packets by layer (`sdap`, `tc`, `rlc`, `air`) and reason.
+    pub drops: BTreeMap<String, BTreeMap<String, u64>>,
+}
+
+/// A whole scenario: every variant's run (the summary JSON of
+/// docs/simulator.md).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ScenarioSummary {
+    pub scenario: String,
+    pub seed: u64,
+    pub sim_s: f64,
+    /// Wall-clock seconds, filled in by the caller that measured them.
+    pub wall_s: f64,
+    pub variants: Vec<VariantSummary>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct VariantSummary {
+    pub name: String,
+    #[serde(flatten)]
+    pub run: RunSummary,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -40,13 +61,6 @@ pub struct RlcSummary {
     pub max_bytes: u64,
     /// Mean time from RLC enqueue to SDU departure.
     pub mean_sojourn_ms: f64,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct DropCount {
-    pub layer: String,
-    pub reason: String,
-    pub packets: u64,
 }
 
 /// Sums of per-layer delays of delivered packets.

@@ -60,6 +60,26 @@ pub struct SimConfig {
     pub tc_tick: Option<Duration>,
     pub ues: Vec<UeConfig>,
     pub flows: Vec<FlowConfig>,
+    /// Variants compared by one run: each replaces the TC pipeline of every
+    /// DRB (absent pipeline = the 3GPP baseline) and may change the
+    /// congestion control of every TCP flow. No variants: the scenario runs
+    /// once as written.
+    #[serde(default)]
+    pub variants: Vec<VariantConfig>,
+}
+
+/// One way of running the scenario.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VariantConfig {
+    pub name: String,
+    /// The pipeline of every DRB; absent = the 3GPP baseline (one FIFO, no
+    /// pacer).
+    #[serde(default)]
+    pub pipeline: Option<PipelineConfig>,
+    /// Congestion control of every TCP flow (e.g. the thesis' "BBR" variant).
+    #[serde(default)]
+    pub tcp_cc: Option<tcran_traffic::CcKind>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -164,12 +184,43 @@ impl ChannelConfig {
     }
 }
 
+/// Traces shipped inside tcran (data/traces, with their licenses), usable as
+/// `path = "builtin:NAME"` without any file.
+pub const BUILTIN_TRACES: &[(&str, &str)] = &[
+    (
+        "builtin:thesis-pedestrian",
+        include_str!("../../../data/traces/dynamic-buffer-tmc/packets_pedestrian.txt"),
+    ),
+    (
+        "builtin:thesis-train",
+        include_str!("../../../data/traces/dynamic-buffer-tmc/packets_train.txt"),
+    ),
+    (
+        "builtin:verizon-lte-short",
+        include_str!("../../../data/traces/mahimahi/Verizon-LTE-short.down"),
+    ),
+    (
+        "builtin:tmobile-lte-short",
+        include_str!("../../../data/traces/mahimahi/TMobile-LTE-short.down"),
+    ),
+];
+
+/// The text of a built-in trace named `builtin:NAME` (the path may carry the
+/// scenario's directory in front).
+pub fn builtin_trace(path: &str) -> Option<(&'static str, &'static str)> {
+    let name = &path[path.find("builtin:")?..];
+    BUILTIN_TRACES.iter().copied().find(|(n, _)| *n == name)
+}
+
 /// Reads a capacity trace in whichever supported format its content has.
 /// UCC 5G CSVs are used through their CQI column, as the thesis used the 4G
 /// dataset (1 sample per second).
 pub fn load_trace(path: &Path) -> Result<AnyChannel, String> {
     use tcran_ran::channel::{MahimahiTrace, ThesisTrace, TraceFormat, UccTrace};
-    let (name, text) = tcran_ran::channel::read_trace_file(path).map_err(|e| e.to_string())?;
+    let (name, text) = match builtin_trace(&path.to_string_lossy()) {
+        Some((name, text)) => (name.to_string(), text.to_string()),
+        None => tcran_ran::channel::read_trace_file(path).map_err(|e| e.to_string())?,
+    };
     let err = |e: tcran_ran::TraceError| e.to_string();
     match TraceFormat::detect(&text) {
         Some(TraceFormat::Mahimahi) => MahimahiTrace::parse(&name, &text)
@@ -259,5 +310,36 @@ impl FlowKind {
 impl SimConfig {
     pub fn from_toml(text: &str) -> Result<SimConfig, toml::de::Error> {
         toml::from_str(text)
+    }
+
+    /// The scenario as one variant runs it (variants list cleared).
+    pub fn for_variant(&self, v: &VariantConfig) -> SimConfig {
+        let mut c = self.clone();
+        c.variants.clear();
+        for ue in &mut c.ues {
+            for drb in &mut ue.drbs {
+                drb.pipeline = v.pipeline.clone();
+            }
+        }
+        if let Some(cc) = v.tcp_cc {
+            for f in &mut c.flows {
+                if let FlowKind::Tcp { tcp, .. } = &mut f.kind {
+                    tcp.cc = cc;
+                }
+            }
+        }
+        c
+    }
+
+    /// The runs this scenario asks for: its variants, or itself once.
+    pub fn runs(&self) -> Vec<(String, SimConfig)> {
+        if self.variants.is_empty() {
+            vec![("default".to_string(), self.clone())]
+        } else {
+            self.variants
+                .iter()
+                .map(|v| (v.name.clone(), self.for_variant(v)))
+                .collect()
+        }
     }
 }

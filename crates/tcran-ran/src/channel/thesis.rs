@@ -6,11 +6,14 @@
 //! emulator TTI. Each sample is held for 100 TTIs, i.e. one sample per second
 //! (the emulator indexes `tick / 100`). A packet is a 1460-byte payload.
 //!
-//! Model: at the start of every 10-ms tick k (instant k·10 ms), `samples[k /
-//! 100]` packets of 1460 bytes become available, so bytes in `[t, t + dt)` =
-//! 1460 x the packets of the ticks that start in the interval. After N
-//! seconds the trace loops (the thesis used only the first 200 s, so looping
-//! is our choice, matching mahimahi).
+//! Model: each sample is one CQI reading converted to a capacity and held
+//! for a second, so second k offers `samples[k] x 100 x 1460` bytes at a
+//! constant rate; bytes in `[t, t + dt)` are the integer difference of the
+//! cumulative capacity, exact over any partition of time. (The emulator
+//! handed the 10-ms amount to its MAC once per 10-ms TTI; a slot-based MAC of
+//! 1 ms or less must see the same capacity spread over its slots, or 9 slots
+//! in 10 would look empty.) After N seconds the trace loops (the thesis used
+//! only the first 200 s, so looping is our choice, matching mahimahi).
 
 use super::{
     data_lines, mbps, not_a_number_hint, window_stats, Channel, ChannelSample, TraceError,
@@ -138,16 +141,24 @@ impl ThesisTrace {
         Duration::from_secs(self.samples.len() as u64)
     }
 
-    /// Packets of the ticks that start before `x`.
-    fn cumulative_packets(&self, x: Instant) -> u64 {
-        let ticks = x.as_nanos().div_ceil(THESIS_TICK.as_nanos());
-        let n = self.samples.len() as u64;
-        let (m, r) = (
-            ticks / THESIS_TICKS_PER_SAMPLE,
-            ticks % THESIS_TICKS_PER_SAMPLE,
-        );
+    /// Bytes offered in `[0, x)`. Each sample is one CQI reading held for a
+    /// second, so its capacity (`packets per 10 ms` x 100 x 1460 B) is
+    /// offered at a constant rate through that second; the integer floor of
+    /// this monotone function makes `bytes_between` over any partition of
+    /// time add up exactly.
+    fn cumulative_bytes(&self, x: Instant) -> u64 {
+        const SECOND: u128 = 1_000_000_000;
+        let ns = u128::from(x.as_nanos());
+        let n = self.samples.len() as u128;
+        let (m, rem) = (ns / SECOND, ns % SECOND);
         let (passes, i) = (m / n, (m % n) as usize);
-        passes * self.prefix[self.samples.len()] + self.prefix[i] + r * u64::from(self.samples[i])
+        let whole = (passes * u128::from(self.prefix[self.samples.len()])
+            + u128::from(self.prefix[i]))
+            * u128::from(THESIS_PACKET_BYTES);
+        let per_second = u128::from(self.samples[i])
+            * u128::from(THESIS_TICKS_PER_SAMPLE)
+            * u128::from(THESIS_PACKET_BYTES);
+        (whole + per_second * rem / SECOND) as u64
     }
 
     /// Bytes available in `[from, to)`.
@@ -155,7 +166,7 @@ impl ThesisTrace {
         if to <= from {
             return 0;
         }
-        (self.cumulative_packets(to) - self.cumulative_packets(from)) * THESIS_PACKET_BYTES
+        self.cumulative_bytes(to) - self.cumulative_bytes(from)
     }
 
     /// Duration, mean and per-second min/max capacity (1460-byte payload units).
@@ -214,10 +225,11 @@ mod tests {
     }
 
     #[test]
-    fn packets_arrive_at_tick_starts_and_samples_last_one_second() {
+    fn capacity_is_spread_evenly_and_samples_last_one_second() {
         let t = ThesisTrace::parse("t", "2\n3\n1\n").unwrap();
-        assert_eq!(t.bytes_between(ms(0), ms(1)), 3 * 1460);
-        assert_eq!(t.bytes_between(ms(1), ms(10)), 0);
+        // 3 packets per 10 ms = 300 x 1460 B per second, at a constant rate.
+        assert_eq!(t.bytes_between(ms(0), ms(1)), 438);
+        assert_eq!(t.bytes_between(ms(1), ms(10)), 3942);
         assert_eq!(t.bytes_between(ms(0), ms(10)), 3 * 1460);
         assert_eq!(t.bytes_between(ms(0), ms(1000)), 300 * 1460);
         assert_eq!(t.bytes_between(ms(1000), ms(2000)), 100 * 1460);

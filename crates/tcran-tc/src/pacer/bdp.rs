@@ -26,6 +26,13 @@
 //!   down until the MAC has reported once.
 //! - `offset` default 0.33 (thesis sec. 3.6.1, `NORMALIZED_OFFSET`); the
 //!   thesis range is [0, 1).
+//! - Starvation guard (not in Alg. 2): when a TTI carries less than one
+//!   packet, `(1 + offset) x bytes_to_send` never reaches the packet's size
+//!   and, since `bytes_tx` resets every TTI, nothing would ever go down. So
+//!   while the RLC buffer is empty and nothing went down this TTI, one packet
+//!   is admitted whatever its size (the static pacer's rule). The guard
+//!   only applies to packets the allowance could not admit at all in this
+//!   TTI, so wherever Alg. 2 works it paces exactly as written.
 
 use super::{settle, tti_of, DEFAULT_TTI};
 use crate::stage::{LowerLayerReport, LowerState, Pacer, PacerStats};
@@ -55,6 +62,7 @@ impl BdpConfig {
             bytes_to_send: 0,
             bytes_tx: 0,
             last_time: None,
+            drained: false,
             granted_per_sec: 0.0,
             pending: None,
             refused: 0,
@@ -69,6 +77,8 @@ pub struct Bdp {
     bytes_to_send: u64,
     bytes_tx: u64,
     last_time: Option<Instant>,
+    /// The last report found the RLC buffer empty.
+    drained: bool,
     /// Last grant per second, for the statistics.
     granted_per_sec: f64,
     /// Length of the last refused candidate, until something goes down.
@@ -93,8 +103,11 @@ impl Bdp {
 }
 
 impl Pacer for Bdp {
-    fn admits(&mut self, len: u32, now: Instant, _lower: &LowerState) -> bool {
-        let ok = self.allowance(now) >= len as f64;
+    fn admits(&mut self, len: u32, now: Instant, lower: &LowerState) -> bool {
+        // Alg. 2 can never admit `len` this TTI: the guard's only case.
+        let never = (1.0 + self.offset) * (self.bytes_to_send as f64) < len as f64;
+        let starving = never && self.drained && lower.bytes == 0 && self.bytes_tx == 0;
+        let ok = starving || self.allowance(now) >= len as f64;
         if !ok {
             self.refused += 1;
             self.pending = Some(len);
@@ -111,6 +124,7 @@ impl Pacer for Bdp {
         self.bytes_to_send = report.granted_bytes.saturating_sub(report.backlog_bytes);
         self.bytes_tx = 0; // line 9
         self.last_time = Some(now); // line 10
+        self.drained = report.backlog_bytes == 0;
         self.granted_per_sec = report.granted_bytes as f64 / self.tti.as_secs_f64();
     }
     fn next_wakeup(&self, now: Instant) -> Option<Instant> {
@@ -166,6 +180,25 @@ mod tests {
 
     /// Alg. 2 by hand: grant 3000 B, 600 B left: bytes_to_send = 2400.
     /// soll_tx(t) = (t/TTI + 0.33) x 2400.
+    /// A TTI smaller than one packet: Alg. 2 alone would never admit it.
+    #[test]
+    fn an_empty_rlc_buffer_admits_one_packet_per_tti_even_below_one_mtu() {
+        let mut p = bdp();
+        p.on_report(&report(600, 0), T0);
+        let empty = LowerState::default();
+        assert!(p.admits(1500, at_us(500), &empty), "starvation guard");
+        p.on_forwarded(1500, at_us(500));
+        assert!(!p.admits(
+            1500,
+            at_us(900),
+            &LowerState {
+                bytes: 1500,
+                sdus: 1
+            }
+        ));
+        assert!(!p.admits(1500, at_us(900), &empty), "one packet per TTI");
+    }
+
     #[test]
     fn allowance_within_a_tti_by_hand() {
         let mut p = bdp();
