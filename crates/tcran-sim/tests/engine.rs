@@ -115,7 +115,8 @@ fn a_priority_queue_and_5g_bdp_keep_the_call_within_a_few_slots() {
     );
     let s = run(&tc);
     let voip = &s.flows[1];
-    assert!(s.prb_utilization > 0.95, "PRB use {}", s.prb_utilization);
+    // Issue 5: within a few slots at >= 98 % PRB use (measured: 99.0 %).
+    assert!(s.prb_utilization >= 0.98, "PRB use {}", s.prb_utilization);
     assert!(
         voip.layers_ms.tc + voip.layers_ms.rlc_air < 5.0,
         "{:?}",
