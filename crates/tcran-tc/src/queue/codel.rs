@@ -84,50 +84,34 @@ pub enum InvSqrt {
     Exact,
 }
 
-fn default_target() -> Duration {
-    Duration::from_millis(5)
-}
-fn default_interval() -> Duration {
-    Duration::from_millis(100)
-}
-fn default_mtu() -> ByteSize {
-    ByteSize(1500)
-}
-
 /// CoDel parameters (Linux `codel_params`). Defaults are RFC 8289's.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 pub struct CodelConfig {
     /// Acceptable standing sojourn. Default 5 ms (RFC 8289).
-    #[serde(default = "default_target")]
     pub target: Duration,
     /// Sliding window for the minimum sojourn, about a worst-case RTT.
     /// Default 100 ms (RFC 8289).
-    #[serde(default = "default_interval")]
     pub interval: Duration,
     /// No drop while this many bytes or fewer remain queued (RFC 8289
     /// "MAXPACKET"). Default 1500 B: the RAN carries IP packets, no
     /// Ethernet header.
-    #[serde(default = "default_mtu")]
     pub mtu: ByteSize,
     /// CE-mark ECN-capable packets instead of dropping them. Default off
     /// (Linux sch_codel).
-    #[serde(default)]
     pub ecn: bool,
     /// Mark every ECN-capable packet whose sojourn exceeds this. Default off.
-    #[serde(default)]
     pub ce_threshold: Option<Duration>,
     /// `"newton"` (Linux fixed point, default) or `"exact"`.
-    #[serde(default)]
     pub inv_sqrt: InvSqrt,
 }
 
 impl Default for CodelConfig {
     fn default() -> Self {
         CodelConfig {
-            target: default_target(),
-            interval: default_interval(),
-            mtu: default_mtu(),
+            target: Duration::from_millis(5),
+            interval: Duration::from_millis(100),
+            mtu: ByteSize(1500),
             ecn: false,
             ce_threshold: None,
             inv_sqrt: InvSqrt::Newton,

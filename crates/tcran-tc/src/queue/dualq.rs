@@ -41,91 +41,50 @@ use tcran_core::config::{check_f64, check_range};
 use tcran_core::rng::RngStream;
 use tcran_core::{ByteSize, ConfigError, DropReason, Duration, Instant, MarkReason, Packet};
 
-fn default_target() -> Duration {
-    Duration::from_millis(15)
-}
-fn default_t_update() -> Duration {
-    Duration::from_millis(16)
-}
-fn default_alpha() -> f64 {
-    0.16
-}
-fn default_beta() -> f64 {
-    3.2
-}
-fn default_coupling() -> f64 {
-    2.0
-}
-fn default_step_threshold() -> Duration {
-    Duration::from_millis(1)
-}
-fn default_c_protection() -> f64 {
-    0.1
-}
-fn default_mtu() -> ByteSize {
-    ByteSize(1500)
-}
-fn default_seed() -> u64 {
-    1
-}
-fn yes() -> bool {
-    true
-}
-
 /// DualPI2 parameters; defaults are Linux `sch_dualpi2` ("10 dB stability
 /// margin with max_rtt = 100 ms"), the same as RFC 9332 Appendix A.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 pub struct DualQConfig {
     /// PI target for the classic queueing delay. Default 15 ms.
-    #[serde(default = "default_target")]
     pub target: Duration,
     /// Period of the PI update. Default 16 ms.
-    #[serde(default = "default_t_update")]
     pub t_update: Duration,
     /// Integral gain, 1/s. Default 0.16 (Linux 41/256).
-    #[serde(default = "default_alpha")]
     pub alpha: f64,
     /// Proportional gain, 1/s. Default 3.2 (Linux 819/256).
-    #[serde(default = "default_beta")]
     pub beta: f64,
     /// Coupling factor k between `p'` and the L marking probability.
     /// Default 2.
-    #[serde(default = "default_coupling")]
     pub coupling_factor: f64,
     /// Sojourn above which the L queue's native step marks. Default 1 ms.
-    #[serde(default = "default_step_threshold")]
     pub step_threshold: Duration,
     /// Byte share the scheduler keeps for the C queue when both are
     /// backlogged (Linux `c_protection`, weight wc). Default 0.1.
-    #[serde(default = "default_c_protection")]
     pub c_protection: f64,
     /// In overload (`k p' > 1`) drop L packets with `p'^2` instead of
     /// capping `p'` at `1/k`. Default on.
-    #[serde(default = "yes")]
     pub drop_overload: bool,
     /// No AQM decision while at most `2 mtu` bytes are queued; also sizes
     /// the initial scheduler credit. Default 1500 B.
-    #[serde(default = "default_mtu")]
     pub mtu: ByteSize,
     /// Seed of this queue's random stream. Default 1.
-    #[serde(default = "default_seed")]
     pub seed: u64,
 }
 
 impl Default for DualQConfig {
     fn default() -> Self {
         DualQConfig {
-            target: default_target(),
-            t_update: default_t_update(),
-            alpha: default_alpha(),
-            beta: default_beta(),
-            coupling_factor: default_coupling(),
-            step_threshold: default_step_threshold(),
-            c_protection: default_c_protection(),
+            target: Duration::from_millis(15),
+            t_update: Duration::from_millis(16),
+            alpha: 0.16,
+            beta: 3.2,
+            coupling_factor: 2.0,
+            step_threshold: Duration::from_millis(1),
+            c_protection: 0.1,
             drop_overload: true,
-            mtu: default_mtu(),
-            seed: default_seed(),
+            mtu: ByteSize(1500),
+            seed: 1,
         }
     }
 }

@@ -36,62 +36,39 @@ use tcran_core::config::{check_f64, check_range};
 use tcran_core::rng::RngStream;
 use tcran_core::{ConfigError, DropReason, Duration, Instant, MarkReason, Packet};
 
-fn default_low() -> Duration {
-    Duration::from_millis(5)
-}
-fn default_high() -> Duration {
-    Duration::from_millis(10)
-}
-fn default_alpha() -> f64 {
-    0.25
-}
-fn default_update_interval() -> Duration {
-    Duration::from_millis(5)
-}
-fn default_seed() -> u64 {
-    1
-}
-
 /// L4S ramp parameters; defaults are the thesis' main setting (sec. 4.2,
 /// 5.1: l4sLowTh 5 ms, l4sHighTh 10 ms, alpha 0.25, dT 5 ms).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 pub struct L4sConfig {
     /// l4sLowTh: no marking from a delay at or below this. Default 5 ms.
-    #[serde(default = "default_low")]
     pub low_threshold: Duration,
     /// l4sHighTh: the instantaneous probability is 1 at or above this.
     /// Default 10 ms.
-    #[serde(default = "default_high")]
     pub high_threshold: Duration,
     /// Weight of the new sample in eq. 4.2; 1 = no memory. Default 0.25.
-    #[serde(default = "default_alpha")]
     pub alpha: f64,
     /// dT, the period of the probability update. Default 5 ms.
-    #[serde(default = "default_update_interval")]
     pub update_interval: Duration,
     /// Mark arriving packets (thesis `dropFromTail = true`) instead of
     /// departing ones. Default false.
-    #[serde(default)]
     pub tail_marking: bool,
     /// Drop Not-ECT packets the ramp selects instead of passing them.
-    #[serde(default)]
     pub drop_non_ect: bool,
     /// Seed of this queue's random stream. Default 1.
-    #[serde(default = "default_seed")]
     pub seed: u64,
 }
 
 impl Default for L4sConfig {
     fn default() -> Self {
         L4sConfig {
-            low_threshold: default_low(),
-            high_threshold: default_high(),
-            alpha: default_alpha(),
-            update_interval: default_update_interval(),
+            low_threshold: Duration::from_millis(5),
+            high_threshold: Duration::from_millis(10),
+            alpha: 0.25,
+            update_interval: Duration::from_millis(5),
             tail_marking: false,
             drop_non_ect: false,
-            seed: default_seed(),
+            seed: 1,
         }
     }
 }

@@ -40,94 +40,54 @@ use tcran_core::config::{check_f64, check_range};
 use tcran_core::rng::RngStream;
 use tcran_core::{ByteSize, ConfigError, DropReason, Duration, Instant, MarkReason, Packet};
 
-fn default_target() -> Duration {
-    Duration::from_millis(15)
-}
-fn default_t_update() -> Duration {
-    Duration::from_millis(15)
-}
-fn default_alpha() -> f64 {
-    0.125
-}
-fn default_beta() -> f64 {
-    1.25
-}
-fn default_max_burst() -> Duration {
-    Duration::from_millis(150)
-}
-fn default_mark_ecn_threshold() -> f64 {
-    0.1
-}
-fn default_mtu() -> ByteSize {
-    ByteSize(1500)
-}
-fn default_seed() -> u64 {
-    1
-}
-fn yes() -> bool {
-    true
-}
-
 /// PIE parameters. Defaults are RFC 8033's recommended values.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 pub struct PieConfig {
     /// QDELAY_REF, the delay PIE steers to. Default 15 ms.
-    #[serde(default = "default_target")]
     pub target: Duration,
     /// T_UPDATE, the period of the probability update. Default 15 ms.
-    #[serde(default = "default_t_update")]
     pub t_update: Duration,
     /// Integral gain, 1/s. Default 0.125.
-    #[serde(default = "default_alpha")]
     pub alpha: f64,
     /// Proportional gain, 1/s. Default 1.25.
-    #[serde(default = "default_beta")]
     pub beta: f64,
     /// MAX_BURST: no early drop for this long after a calm period.
     /// Default 150 ms.
-    #[serde(default = "default_max_burst")]
     pub max_burst: Duration,
     /// CE-mark ECN-capable packets while `p <= mark_ecn_threshold`.
-    #[serde(default)]
     pub ecn: bool,
     /// Above this probability ECN-capable packets are dropped too. Default
     /// 0.1 (RFC 8033 sec. 5.1).
-    #[serde(default = "default_mark_ecn_threshold")]
     pub mark_ecn_threshold: f64,
     /// Spread drops with the accumulated probability (RFC 8033 sec. 5.4).
     /// Default on, as Linux.
-    #[serde(default = "yes")]
     pub derandomize: bool,
     /// Limit each increase of `p` to 0.02 once `p >= 0.1`. Default on.
-    #[serde(default = "yes")]
     pub cap_drop_adjustment: bool,
     /// Scale the probability by packet size (small packets dropped less).
-    #[serde(default)]
     pub bytemode: bool,
     /// Packet size for the `2 mtu` safeguard and byte mode. Default 1500 B.
-    #[serde(default = "default_mtu")]
     pub mtu: ByteSize,
     /// Seed of this queue's random stream. Default 1.
-    #[serde(default = "default_seed")]
     pub seed: u64,
 }
 
 impl Default for PieConfig {
     fn default() -> Self {
         PieConfig {
-            target: default_target(),
-            t_update: default_t_update(),
-            alpha: default_alpha(),
-            beta: default_beta(),
-            max_burst: default_max_burst(),
+            target: Duration::from_millis(15),
+            t_update: Duration::from_millis(15),
+            alpha: 0.125,
+            beta: 1.25,
+            max_burst: Duration::from_millis(150),
             ecn: false,
-            mark_ecn_threshold: default_mark_ecn_threshold(),
+            mark_ecn_threshold: 0.1,
             derandomize: true,
             cap_drop_adjustment: true,
             bytemode: false,
-            mtu: default_mtu(),
-            seed: default_seed(),
+            mtu: ByteSize(1500),
+            seed: 1,
         }
     }
 }

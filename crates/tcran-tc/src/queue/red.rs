@@ -35,86 +35,53 @@ use tcran_core::config::{check_f64, check_range};
 use tcran_core::rng::RngStream;
 use tcran_core::{BitRate, ByteSize, ConfigError, DropReason, Instant, MarkReason, Packet};
 
-fn default_min_th() -> f64 {
-    5.0
-}
-fn default_max_th() -> f64 {
-    15.0
-}
-fn default_w_q() -> f64 {
-    0.002
-}
-fn default_max_p() -> f64 {
-    0.1
-}
-fn yes() -> bool {
-    true
-}
-fn default_mean_packet_size() -> ByteSize {
-    ByteSize(1000)
-}
-fn default_seed() -> u64 {
-    1
-}
-
 /// RED parameters.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 pub struct RedConfig {
     /// Average queue length (packets) where early drops start. Default 5
     /// (ns-3 `MinTh`).
-    #[serde(default = "default_min_th")]
     pub min_th: f64,
     /// Average queue length (packets) where the probability reaches
     /// `max_p`. Default 15 (ns-3 `MaxTh`; Floyd: at least 2-3 x `min_th`).
-    #[serde(default = "default_max_th")]
     pub max_th: f64,
     /// EWMA weight of the average queue length. Default 0.002 (Floyd).
-    #[serde(default = "default_w_q")]
     pub w_q: f64,
     /// Drop probability at `max_th`. Default 0.1 (Floyd's recommendation
     /// for gentle RED).
-    #[serde(default = "default_max_p")]
     pub max_p: f64,
     /// Probability rises from `max_p` to 1 between `max_th` and `2 max_th`
     /// instead of jumping to 1. Default on (Floyd 2000).
-    #[serde(default = "yes")]
     pub gentle: bool,
     /// No early drop until `count p_b >= 1` (ns-3 `Wait`). Default on.
-    #[serde(default = "yes")]
     pub wait: bool,
     /// CE-mark ECN-capable packets instead of dropping them early.
-    #[serde(default)]
     pub ecn: bool,
     /// Forced signals (above `max_th`, or `2 max_th` gentle) always drop,
     /// even with `ecn`. Default on (ns-3 `UseHardDrop`).
-    #[serde(default = "yes")]
     pub hard_drop: bool,
     /// Link rate for the idle-time correction; none (default) disables it.
-    #[serde(default)]
     pub link_rate: Option<BitRate>,
     /// Packet size assumed by the idle-time correction. Default 1000 B.
-    #[serde(default = "default_mean_packet_size")]
     pub mean_packet_size: ByteSize,
     /// Seed of this queue's random stream. Default 1.
-    #[serde(default = "default_seed")]
     pub seed: u64,
 }
 
 impl Default for RedConfig {
     fn default() -> Self {
         RedConfig {
-            min_th: default_min_th(),
-            max_th: default_max_th(),
-            w_q: default_w_q(),
-            max_p: default_max_p(),
+            min_th: 5.0,
+            max_th: 15.0,
+            w_q: 0.002,
+            max_p: 0.1,
             gentle: true,
             wait: true,
             ecn: false,
             hard_drop: true,
             link_rate: None,
-            mean_packet_size: default_mean_packet_size(),
-            seed: default_seed(),
+            mean_packet_size: ByteSize(1000),
+            seed: 1,
         }
     }
 }
