@@ -90,6 +90,16 @@ pub struct TcpSender {
     /// Bytes the application has written (`u64::MAX` = bulk).
     app_written: u64,
     segs: VecDeque<Segment>,
+    /// SACK blocks already walked: every segment still held inside one is
+    /// marked SACKed (marks are never cleared), so a growing block is only
+    /// walked over its new part. Ring of the last few blocks.
+    sack_walked: [(u64, u64); 4],
+    sack_walked_next: usize,
+    /// Sequence numbers of the `dup_ack_threshold` highest SACKed segments,
+    /// ascending: the RFC 6675 IsLost boundary, kept incrementally.
+    top_sacked: Vec<u64>,
+    /// Holes below this sequence number were already judged by IsLost.
+    lost_judged_below: u64,
     pipe: u64,
     lost_pending: u64,
     dupacks: u32,
@@ -135,6 +145,10 @@ impl TcpSender {
             snd_nxt: 0,
             app_written: 0,
             segs: VecDeque::new(),
+            sack_walked: [(0, 0); 4],
+            sack_walked_next: 0,
+            top_sacked: Vec::new(),
+            lost_judged_below: 0,
             pipe: 0,
             lost_pending: 0,
             dupacks: 0,
@@ -497,17 +511,43 @@ impl TcpSender {
     }
 
     /// RFC 6675 IsLost: a hole with at least DupThresh SACKed segments above it.
+    ///
+    /// The DupThresh-th highest SACKed sequence number is a boundary below
+    /// which every hole is lost, and it only moves up (SACK marks are never
+    /// cleared), so each hole is judged once, when the boundary passes it:
+    /// amortised O(1) per ACK instead of a scan of the whole window, which
+    /// matters with thousands of segments in a bloated buffer.
     fn mark_lost_by_sack(&mut self) -> u64 {
-        let mut sacked_above = 0u32;
+        if self.top_sacked.len() < self.p.dup_ack_threshold as usize {
+            return 0;
+        }
+        let boundary = self.top_sacked[0];
+        if boundary <= self.lost_judged_below {
+            return 0;
+        }
+        let from = self.lost_judged_below;
+        self.lost_judged_below = boundary;
         let mut newly = 0;
-        for i in (0..self.segs.len()).rev() {
-            if self.segs[i].sacked {
-                sacked_above += 1;
-            } else if sacked_above >= self.p.dup_ack_threshold && self.mark_lost(i) {
+        let mut i = self.segs.partition_point(|s| s.seq < from);
+        while i < self.segs.len() && self.segs[i].seq < boundary {
+            if self.mark_lost(i) {
                 newly += 1;
             }
+            i += 1;
         }
         newly
+    }
+
+    /// Records a newly SACKed segment in the IsLost boundary.
+    fn note_sacked(&mut self, seq: u64) {
+        let k = self.p.dup_ack_threshold as usize;
+        let pos = self.top_sacked.partition_point(|s| *s < seq);
+        if self.top_sacked.len() < k {
+            self.top_sacked.insert(pos, seq);
+        } else if pos > 0 {
+            self.top_sacked.insert(pos, seq);
+            self.top_sacked.remove(0);
+        }
     }
 
     /// Processes an arriving packet (ACKs; anything else is ignored).
@@ -551,7 +591,14 @@ impl TcpSender {
                 if end <= start || end <= self.snd_una {
                     continue;
                 }
-                let mut i = self.segs.partition_point(|s| s.seq < start);
+                // Skip the part of this block an earlier walk covered.
+                let mut from = start;
+                for (ws, we) in self.sack_walked {
+                    if ws <= from && from < we {
+                        from = we.min(end);
+                    }
+                }
+                let mut i = self.segs.partition_point(|s| s.seq < from);
                 while i < self.segs.len() && self.segs[i].end() <= end {
                     let s = &mut self.segs[i];
                     if !s.sacked {
@@ -566,8 +613,19 @@ impl TcpSender {
                         newly_sacked += s.len as u64;
                         let copy = *s;
                         note(&copy, &mut sample, &mut rtt_sent);
+                        self.note_sacked(copy.seq);
                     }
                     i += 1;
+                }
+                // Everything in [start, walked end) is now SACKed.
+                let walked_end = if i < self.segs.len() {
+                    self.segs[i].seq.min(end)
+                } else {
+                    end
+                };
+                if walked_end > start {
+                    self.sack_walked[self.sack_walked_next] = (start, walked_end);
+                    self.sack_walked_next = (self.sack_walked_next + 1) % self.sack_walked.len();
                 }
             }
         }
