@@ -1,7 +1,7 @@
 //! `tcran validate`: parse and build a configuration without running it.
 //!
-//! Today the only document is a pipeline config; a scenario (issue 3) is the
-//! next [`Document`] variant, told apart by [`Document::load`].
+//! Two documents: a pipeline config and a simulation scenario, told apart by
+//! [`Document::load`] from their top-level keys (a scenario has `duration`).
 
 use crate::error::CliError;
 use crate::load::{read_config, Source};
@@ -12,14 +12,23 @@ use tcran_tc::PipelineConfig;
 #[derive(Debug)]
 pub enum Document {
     Pipeline(PipelineConfig),
+    Scenario(Box<tcran_sim::SimConfig>, std::path::PathBuf),
 }
 
 impl Document {
-    /// Reads the file and decides what it is. Every file is a pipeline for
-    /// now; when scenarios exist, their top-level keys tell them apart.
+    /// Reads the file and decides what it is: a scenario has a top-level
+    /// `duration`, anything else is read as a pipeline.
     pub fn load(path: &Path) -> Result<(Source, Document), CliError> {
         let src = read_config(path)?;
-        let doc = Document::Pipeline(src.parse()?);
+        let doc = if src
+            .parse::<serde_json::Value>()
+            .is_ok_and(|v| v.get("duration").is_some())
+        {
+            let base = path.parent().unwrap_or(Path::new(".")).to_path_buf();
+            Document::Scenario(Box::new(src.parse()?), base)
+        } else {
+            Document::Pipeline(src.parse()?)
+        };
         Ok((src, doc))
     }
 
@@ -30,6 +39,21 @@ impl Document {
                 file: src.name.clone(),
                 error,
             }),
+            // Builds every variant's simulator (channels and traces loaded,
+            // every stage checked) without running it.
+            Document::Scenario(c, base) => {
+                for (i, (_, run)) in c.runs().into_iter().enumerate() {
+                    tcran_sim::Sim::new(&run, base).map_err(|error| CliError::Config {
+                        file: src.name.clone(),
+                        error: if c.variants.is_empty() {
+                            error
+                        } else {
+                            error.within(format!("variants[{i}]"))
+                        },
+                    })?;
+                }
+                Ok(())
+            }
         }
     }
 
@@ -37,6 +61,21 @@ impl Document {
     pub fn summary(&self) -> String {
         match self {
             Document::Pipeline(p) => pipeline_summary(p),
+            Document::Scenario(c, _) => format!(
+                "scenario: {} UE(s), {} flow(s), {}, variants: {}",
+                c.ues.len(),
+                c.flows.len(),
+                c.duration,
+                if c.variants.is_empty() {
+                    "none (runs once)".to_string()
+                } else {
+                    c.variants
+                        .iter()
+                        .map(|v| v.name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                }
+            ),
         }
     }
 }

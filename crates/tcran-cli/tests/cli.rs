@@ -483,3 +483,27 @@ fn a_bad_variant_or_a_missing_trace_is_one_line_naming_the_field() {
         "{e}"
     );
 }
+
+#[test]
+fn every_shipped_scenario_validates() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../scenarios");
+    let mut n = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "toml") {
+            let out = ok(&["validate", &path.display().to_string()]);
+            assert!(out.starts_with("ok ") && out.contains("scenario:"), "{out}");
+            n += 1;
+        }
+    }
+    assert!(n >= 2, "scenarios/ holds the ready scenarios");
+}
+
+#[test]
+fn validate_names_the_variant_field_of_a_bad_scenario() {
+    let e = user_error(&["validate", &fixture("bad_variant.toml")]);
+    assert!(
+        e.contains("variants[1].ues[0].drbs[0].pipeline.pacer.offset = 3"),
+        "{e}"
+    );
+}
