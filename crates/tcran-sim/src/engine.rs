@@ -905,7 +905,7 @@ impl Sim {
         let mut occ_sum = 0.0;
         let mut occ_n = 0u64;
         let mut occ_max = 0;
-        let mut sojourn = DelayRecorder::default();
+        let (mut sojourn_sum_ms, mut sojourn_n) = (0.0, 0u64);
         for ue in &mut self.ues {
             for d in &mut ue.drbs {
                 for (_, m) in d.occupancy.means() {
@@ -913,10 +913,10 @@ impl Sim {
                     occ_n += 1;
                 }
                 occ_max = occ_max.max(d.occupancy_max);
+                // Weighted by SDUs, so the mean is over every SDU of every DRB.
                 let s = d.rlc_sojourn.summary();
-                if s.count > 0 {
-                    sojourn.record(Duration::from_secs_f64(s.mean / 1e3));
-                }
+                sojourn_sum_ms += s.mean * s.count as f64;
+                sojourn_n += s.count;
             }
         }
         RunSummary {
@@ -934,7 +934,11 @@ impl Sim {
                     occ_sum / occ_n as f64
                 },
                 max_bytes: occ_max,
-                mean_sojourn_ms: sojourn.summary().mean,
+                mean_sojourn_ms: if sojourn_n == 0 {
+                    0.0
+                } else {
+                    sojourn_sum_ms / sojourn_n as f64
+                },
             },
             drops: self
                 .drops
