@@ -90,7 +90,7 @@ enum Source {
     Gaming(GamingSource),
 }
 
-impl Source {
+impl PacketSource for Source {
     fn next_send(&self) -> Option<Instant> {
         match self {
             Source::Periodic(s) => s.next_send(),
@@ -157,6 +157,14 @@ pub struct Sim {
     drops: BTreeMap<(&'static str, &'static str), u64>,
     scratch_departures: Vec<SduDeparture>,
     scratch_packets: Vec<Packet>,
+}
+
+/// Takes every packet `src` has due by `now`; returns when it is next due.
+fn drain_due(src: &mut impl PacketSource, now: Instant, out: &mut Vec<Packet>) -> Option<Instant> {
+    while let Some(p) = src.poll(now) {
+        out.push(p);
+    }
+    src.next_send()
 }
 
 fn server_addr(flow: usize) -> IpAddr {
@@ -475,24 +483,8 @@ impl Sim {
                 }
                 tx.next_wakeup()
             }
-            Endpoints::Udp { src, .. } => {
-                while src.next_send().is_some_and(|t| t <= now) {
-                    match src.poll(now) {
-                        Some(p) => sent.push(p),
-                        None => break,
-                    }
-                }
-                src.next_send()
-            }
-            Endpoints::Ping { pinger, .. } => {
-                while pinger.next_send().is_some_and(|t| t <= now) {
-                    match pinger.poll(now) {
-                        Some(p) => sent.push(p),
-                        None => break,
-                    }
-                }
-                pinger.next_send()
-            }
+            Endpoints::Udp { src, .. } => drain_due(src, now, &mut sent),
+            Endpoints::Ping { pinger, .. } => drain_due(pinger, now, &mut sent),
         };
         for mut p in sent.drain(..) {
             self.next_id += 1;

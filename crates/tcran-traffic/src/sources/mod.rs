@@ -26,6 +26,14 @@ pub const UDP_HEADER: u32 = 8;
 /// RTP fixed header bytes (RFC 3550 §5.1).
 pub const RTP_HEADER: u32 = 12;
 
+/// `next` unless the source stops at or before it (`stop` is exclusive).
+pub(crate) fn unless_stopped(next: Instant, stop: Option<Instant>) -> Option<Instant> {
+    match stop {
+        Some(stop) if next >= stop => None,
+        _ => Some(next),
+    }
+}
+
 /// A packet source driven by time.
 pub trait PacketSource {
     /// When the next packet is due (`None` = finished).

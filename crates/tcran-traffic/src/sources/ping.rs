@@ -94,10 +94,7 @@ impl Pinger {
 
 impl PacketSource for Pinger {
     fn next_send(&self) -> Option<Instant> {
-        match self.stop {
-            Some(stop) if self.next >= stop => None,
-            _ => Some(self.next),
-        }
+        super::unless_stopped(self.next, self.stop)
     }
     fn poll(&mut self, now: Instant) -> Option<Packet> {
         let due = self.next_send()?;

@@ -89,10 +89,7 @@ impl PeriodicSource {
 
 impl PacketSource for PeriodicSource {
     fn next_send(&self) -> Option<Instant> {
-        match self.stop {
-            Some(stop) if self.next >= stop => None,
-            _ => Some(self.next),
-        }
+        super::unless_stopped(self.next, self.stop)
     }
     fn poll(&mut self, now: Instant) -> Option<Packet> {
         let due = self.next_send()?;
@@ -182,10 +179,7 @@ impl GamingSource {
 
 impl PacketSource for GamingSource {
     fn next_send(&self) -> Option<Instant> {
-        match self.stop {
-            Some(stop) if self.next >= stop => None,
-            _ => Some(self.next),
-        }
+        super::unless_stopped(self.next, self.stop)
     }
     fn poll(&mut self, now: Instant) -> Option<Packet> {
         let due = self.next_send()?;
@@ -283,10 +277,7 @@ impl PacketSource for VideoSource {
         if !self.pending.is_empty() {
             return Some(self.pending_created);
         }
-        match self.stop {
-            Some(stop) if self.next_frame >= stop => None,
-            _ => Some(self.next_frame),
-        }
+        super::unless_stopped(self.next_frame, self.stop)
     }
     fn poll(&mut self, now: Instant) -> Option<Packet> {
         if self.pending.is_empty() {
