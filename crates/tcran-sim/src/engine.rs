@@ -634,8 +634,9 @@ impl Sim {
 
         // Fill each grant from the UE's logical channels, then let HARQ decide.
         let mut pulled: Vec<Vec<u64>> = self.ues.iter().map(|u| vec![0; u.drbs.len()]).collect();
-        let grants = out.grants.clone();
-        for g in &grants {
+        for gi in 0..out.grants.len() {
+            // `UeGrant` is Copy: no clone of the grant list per slot.
+            let g = out.grants[gi];
             let Some(u) = self.ues.iter().position(|x| x.rnti == g.rnti) else {
                 continue;
             };
@@ -657,7 +658,7 @@ impl Sim {
                 self.departed(u, d, &mut departures);
                 self.scratch_departures = departures;
             }
-            self.mac.transmit(g, pdus, &mut out);
+            self.mac.transmit(&g, pdus, &mut out);
         }
         if self.counting() {
             self.prbs_used += out.prbs_used as u64;
