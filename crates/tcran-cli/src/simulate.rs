@@ -48,13 +48,12 @@ fn run_source(
         cfg.seed = s;
     }
     let started = std::time::Instant::now();
-    let mut summary =
-        tcran_sim::run_scenario(name, &cfg, base).map_err(|error| CliError::Config {
-            file: src.name.clone(),
-            error,
-        })?;
-    summary.wall_s = started.elapsed().as_secs_f64();
-    Ok(summary)
+    let mut out = tcran_sim::run_scenario(name, &cfg, base).map_err(|error| CliError::Config {
+        file: src.name.clone(),
+        error,
+    })?;
+    out.summary.wall_s = started.elapsed().as_secs_f64();
+    Ok(out.summary)
 }
 
 /// One row per flow and variant, then the cell and drop figures.

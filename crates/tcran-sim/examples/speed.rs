@@ -29,7 +29,10 @@ fn main() {
     let mut walls: Vec<f64> = (0..5)
         .map(|_| {
             let t = Instant::now();
-            let s = Sim::new(&cfg, Path::new(".")).expect("builds").run();
+            let s = Sim::new(&cfg, Path::new("."))
+                .expect("builds")
+                .run()
+                .summary;
             let wall = t.elapsed().as_secs_f64();
             assert!(s.prb_utilization > 0.9);
             wall

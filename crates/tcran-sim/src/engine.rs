@@ -21,6 +21,8 @@ use crate::event::EventQueue;
 use crate::metrics::{DelayRecorder, TimeSeries};
 use crate::report::{FlowSummary, LayerDelays, RlcSummary, RunSummary};
 use crate::scenario::{FlowKind, SimConfig};
+use crate::series::RunSeries;
+use crate::RunOutput;
 use std::collections::BTreeMap;
 use std::net::{IpAddr, Ipv4Addr};
 use std::path::Path;
@@ -384,18 +386,34 @@ impl Sim {
         Ok(sim)
     }
 
-    /// Runs to the end and summarises.
-    pub fn run(mut self) -> RunSummary {
+    /// Runs to the end; returns the summary and the time series.
+    pub fn run(self) -> RunOutput {
+        self.run_with_progress(&mut |_| {})
+    }
+
+    /// [`Sim::run`], calling `progress` with the simulated seconds done
+    /// about every simulated second and once at the end.
+    pub fn run_with_progress(mut self, progress: &mut dyn FnMut(f64)) -> RunOutput {
+        let second = Duration::from_secs(1);
+        let mut next_report = Instant::ZERO + second;
         while let Some(t) = self.events.peek_time() {
             if t > self.end {
                 break;
+            }
+            if t >= next_report {
+                progress(next_report.as_secs_f64());
+                next_report = next_report + second;
             }
             let (t, ev) = self.events.pop().expect("peeked");
             self.now = t;
             self.handle(ev);
         }
         self.now = self.end;
-        self.summary()
+        progress(self.end.as_secs_f64());
+        RunOutput {
+            series: RunSeries::default(),
+            summary: self.summary(),
+        }
     }
 
     fn counting(&self) -> bool {

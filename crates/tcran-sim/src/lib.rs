@@ -10,6 +10,7 @@
 //! - [`scenario`]: what to simulate (serde).
 //! - [`engine`]: the event loop.
 //! - [`report`]: what a run reports.
+//! - [`series`]: what a run records over time (plots, CSV).
 //! - [`event`], [`metrics`]: the deterministic event queue and exact
 //!   percentiles.
 
@@ -18,13 +19,41 @@ pub mod event;
 pub mod metrics;
 pub mod report;
 pub mod scenario;
+pub mod series;
 
 pub use engine::Sim;
 pub use report::{RunSummary, ScenarioSummary, VariantSummary};
 pub use scenario::SimConfig;
+pub use series::RunSeries;
 
 use std::path::Path;
 use tcran_core::ConfigError;
+
+/// What one run produced: the summary and the time series.
+#[derive(Debug, Clone)]
+pub struct RunOutput {
+    pub summary: RunSummary,
+    pub series: RunSeries,
+}
+
+/// What a whole scenario produced: the summary JSON and, per variant in the
+/// same order, its time series.
+#[derive(Debug, Clone)]
+pub struct ScenarioOutput {
+    pub summary: ScenarioSummary,
+    pub series: Vec<RunSeries>,
+}
+
+/// Where a scenario run is, for progress bars.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Progress {
+    /// Index of the running variant, and how many there are.
+    pub variant: usize,
+    pub variants: usize,
+    /// Simulated seconds done in this variant, and its duration.
+    pub sim_s: f64,
+    pub duration_s: f64,
+}
 
 /// Builds every variant first (so a bad variant fails before anything
 /// runs), then runs them in order. `base` resolves relative trace paths.
@@ -32,7 +61,18 @@ pub fn run_scenario(
     name: &str,
     cfg: &SimConfig,
     base: &Path,
-) -> Result<ScenarioSummary, ConfigError> {
+) -> Result<ScenarioOutput, ConfigError> {
+    run_scenario_with_progress(name, cfg, base, &mut |_| {})
+}
+
+/// [`run_scenario`], calling `progress` as simulated time advances (about
+/// every simulated second) and once at the end of each variant.
+pub fn run_scenario_with_progress(
+    name: &str,
+    cfg: &SimConfig,
+    base: &Path,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<ScenarioOutput, ConfigError> {
     let mut sims = Vec::new();
     for (i, (variant, c)) in cfg.runs().into_iter().enumerate() {
         let at = |e: ConfigError| {
@@ -44,18 +84,33 @@ pub fn run_scenario(
         };
         sims.push((variant, Sim::new(&c, base).map_err(at)?));
     }
-    let variants = sims
-        .into_iter()
-        .map(|(name, sim)| VariantSummary {
+    let n = sims.len();
+    let duration_s = cfg.duration.as_secs_f64();
+    let mut variants = Vec::with_capacity(n);
+    let mut series = Vec::with_capacity(n);
+    for (i, (name, sim)) in sims.into_iter().enumerate() {
+        let out = sim.run_with_progress(&mut |sim_s| {
+            progress(Progress {
+                variant: i,
+                variants: n,
+                sim_s,
+                duration_s,
+            })
+        });
+        variants.push(VariantSummary {
             name,
-            run: sim.run(),
-        })
-        .collect();
-    Ok(ScenarioSummary {
-        scenario: name.to_string(),
-        seed: cfg.seed,
-        sim_s: cfg.duration.as_secs_f64(),
-        wall_s: 0.0,
-        variants,
+            run: out.summary,
+        });
+        series.push(out.series);
+    }
+    Ok(ScenarioOutput {
+        summary: ScenarioSummary {
+            scenario: name.to_string(),
+            seed: cfg.seed,
+            sim_s: duration_s,
+            wall_s: 0.0,
+            variants,
+        },
+        series,
     })
 }

@@ -9,6 +9,7 @@ fn run(toml_text: &str) -> tcran_sim::RunSummary {
     Sim::new(&cfg, Path::new("."))
         .expect("scenario builds")
         .run()
+        .summary
 }
 
 /// An idle cell: the echo request needs the core delay (10 ms), waits for

@@ -1,0 +1,85 @@
+//! What a run records over time, for plots and CSV files: per-slot cell
+//! samples (RLC occupancy against what the slot could carry, PRBs), per-flow
+//! series binned at `SimConfig::series_bin` (goodput, delay, TCP cwnd and
+//! sRTT), the drop/mark timeline and every reconfiguration.
+//!
+//! Contract: every vector of a group has the same length; times are seconds
+//! since the start of the run (warm-up included, so plots show it); a bin
+//! without a sample holds `None` (serialized as `null`, written as an empty
+//! CSV field), never a made-up zero.
+
+use serde::Serialize;
+
+/// The time series of one run (one variant).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct RunSeries {
+    pub slots: SlotSeries,
+    /// Width of the per-flow and event bins, seconds.
+    pub bin_s: f64,
+    pub flows: Vec<FlowSeries>,
+    /// Drops and marks, one entry per (bin, layer, reason, what) that has any.
+    pub events: Vec<EventCount>,
+    /// Pipeline changes made while running (scheduled events, controllers).
+    pub reconfigurations: Vec<Reconfiguration>,
+}
+
+/// One sample per slot, for the whole cell (all UEs and DRBs).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct SlotSeries {
+    /// Slot start, seconds.
+    pub t_s: Vec<f64>,
+    /// Bytes waiting in RLC transmit buffers at the start of the slot.
+    pub rlc_bytes: Vec<u64>,
+    /// Bytes the slot could carry: the transport blocks the MAC would build
+    /// with every PRB at the scheduled UEs' MCS (0 in UL slots and outages).
+    pub capacity_bytes: Vec<u64>,
+    pub prbs_used: Vec<u32>,
+    /// PRBs available for the downlink in this slot (0 in UL slots).
+    pub prbs_available: Vec<u32>,
+}
+
+/// One flow's series, one value per bin.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct FlowSeries {
+    pub name: String,
+    pub kind: String,
+    /// Bin start, seconds.
+    pub t_s: Vec<f64>,
+    /// IP bytes delivered to the UE in the bin, as Mbit/s.
+    pub goodput_mbps: Vec<f64>,
+    /// Mean one-way delay of the packets delivered in the bin.
+    pub delay_ms: Vec<Option<f64>>,
+    /// Congestion window at the end of the bin (TCP flows only, else empty).
+    pub cwnd_bytes: Vec<Option<f64>>,
+    /// Smoothed RTT at the end of the bin (TCP flows only, else empty).
+    pub srtt_ms: Vec<Option<f64>>,
+    /// Delay CDF after warm-up: (delay ms, fraction of packets <= it),
+    /// at most 200 points, increasing in both.
+    pub delay_cdf: Vec<(f64, f64)>,
+}
+
+/// Packets dropped or marked in one bin for one reason.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct EventCount {
+    /// Bin start, seconds.
+    pub t_s: f64,
+    /// `drop` or `mark`.
+    pub what: &'static str,
+    /// `upf`, `sdap`, `tc`, `rlc`, `air`.
+    pub layer: &'static str,
+    pub reason: &'static str,
+    pub count: u64,
+}
+
+/// A pipeline change applied during the run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Reconfiguration {
+    pub t_s: f64,
+    /// Who asked: `event` or the controller's name.
+    pub by: String,
+    /// UE rnti and DRB id it applied to.
+    pub rnti: u16,
+    pub drb: u8,
+    /// Human-readable description of the change (e.g. "add queue 1 codel").
+    pub what: String,
+}
