@@ -402,7 +402,7 @@ impl Sim {
             }
             if t >= next_report {
                 progress(next_report.as_secs_f64());
-                next_report = next_report + second;
+                next_report += second;
             }
             let (t, ev) = self.events.pop().expect("peeked");
             self.now = t;
