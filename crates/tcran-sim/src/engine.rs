@@ -17,19 +17,25 @@
 //! - Every packet that leaves the data path is counted with its layer and
 //!   reason.
 
+use crate::controller::{
+    deploy_controls, describe, Action, AnyController, Command, ControlView, Controller, DrbView,
+    FlowView,
+};
 use crate::event::EventQueue;
 use crate::metrics::{DelayRecorder, TimeSeries};
-use crate::report::{FlowSummary, LayerDelays, RlcSummary, RunSummary};
+use crate::recorder::{SeriesRecorder, CDF_POINTS};
+use crate::report::{FlowSummary, LayerDelays, ReconfigCounts, RlcSummary, RunSummary};
 use crate::scenario::{FlowKind, SimConfig};
-use crate::series::RunSeries;
+use crate::series::Reconfiguration;
 use crate::RunOutput;
 use std::collections::BTreeMap;
 use std::net::{IpAddr, Ipv4Addr};
 use std::path::Path;
+use tcran_core::reason::MarkCounts;
 use tcran_core::rng::RngStream;
 use tcran_core::{
-    ConfigError, DrbId, DropReason, Dscp, Duration, FiveTuple, FlowId, Instant, Packet, PacketId,
-    Protocol, Qfi, Rnti,
+    ConfigError, DrbId, DropReason, Dscp, Duration, FiveTuple, FlowId, Instant, MarkReason, Packet,
+    PacketId, Protocol, Qfi, Rnti,
 };
 use tcran_ran::mac::{LcInput, Mac, SlotOutput, UeInput};
 use tcran_ran::rlc::{RlcPdu, RlcRx, RlcTx, SduDeparture, StatusPdu};
@@ -44,6 +50,12 @@ use tcran_traffic::{FlowSpec, TcpReceiver, TcpSender};
 #[derive(Debug)]
 enum Ev {
     Slot,
+    /// End of a series bin: sample TCP state and TC marks.
+    Bin,
+    /// Scheduled reconfiguration `usize` is due.
+    Scheduled(usize),
+    /// Controller `usize` is due.
+    Control(usize),
     TcWake(usize, usize),
     ServerWake(usize),
     ClientWake(usize),
@@ -73,6 +85,41 @@ struct Drb {
     occupancy: TimeSeries,
     occupancy_max: u64,
     rlc_sojourn: DelayRecorder,
+    /// CE marks of the pipeline's queues when last looked at (marks are
+    /// counted inside the pipeline; the engine collects the increase).
+    marks_seen: MarkCounts,
+    /// Whole-run RLC departures and the sum of their sojourns (controllers
+    /// take differences).
+    departed: u64,
+    sojourn_sum_ns: u64,
+    /// Whole-run packets delivered to the UE from this DRB and the sum of
+    /// their times from RLC entry to delivery.
+    delivered: u64,
+    rlc_delay_sum_ns: u64,
+}
+
+/// A scheduled change: who, where (`None` = every UE / DRB), what.
+#[derive(Debug)]
+struct Scheduled {
+    ue: Option<u16>,
+    drb: Option<u8>,
+    action: Action,
+}
+
+/// A controller with its schedule, scope and the counters it last saw.
+#[derive(Debug)]
+struct ControllerSlot {
+    name: String,
+    period: Duration,
+    ue: Option<u16>,
+    drb: Option<u8>,
+    controller: AnyController,
+    /// Per (UE, DRB): (departed, sojourn sum, delivered, RLC delay sum) at
+    /// the previous call.
+    prev_drb: BTreeMap<(usize, usize), [u64; 4]>,
+    /// Per flow: (bytes, delay sum ns, packets) at the previous call.
+    prev_flow: Vec<(u64, u64, u64)>,
+    prev_at: Instant,
 }
 
 #[derive(Debug)]
@@ -135,6 +182,14 @@ struct Flow {
     layers: LayerDelays,
     delivered_bytes: u64,
     lost: u64,
+    rnti: u16,
+    tuple: FiveTuple,
+    /// DRB of the flow's last packet at the gNB.
+    drb: Option<u8>,
+    /// Whole run (controllers take differences): bytes, delay sum, packets.
+    total_bytes: u64,
+    total_delay_ns: u64,
+    total_packets: u64,
 }
 
 /// The simulator of one scenario run.
@@ -157,6 +212,11 @@ pub struct Sim {
     prbs_used: u64,
     prbs_available: u64,
     drops: BTreeMap<(&'static str, &'static str), u64>,
+    marks: BTreeMap<(&'static str, &'static str), u64>,
+    series: SeriesRecorder,
+    scheduled: Vec<Scheduled>,
+    controllers: Vec<ControllerSlot>,
+    reconfig_counts: ReconfigCounts,
     scratch_departures: Vec<SduDeparture>,
     scratch_packets: Vec<Packet>,
 }
@@ -253,6 +313,11 @@ impl Sim {
                     occupancy: TimeSeries::new(Duration::from_millis(10)),
                     occupancy_max: 0,
                     rlc_sojourn: DelayRecorder::default(),
+                    marks_seen: MarkCounts::default(),
+                    departed: 0,
+                    sojourn_sum_ns: 0,
+                    delivered: 0,
+                    rlc_delay_sum_ns: 0,
                 });
             }
             ues.push(Ue {
@@ -356,8 +421,24 @@ impl Sim {
                 layers: LayerDelays::default(),
                 delivered_bytes: 0,
                 lost: 0,
+                rnti: fc.ue,
+                tuple: spec.tuple,
+                drb: None,
+                total_bytes: 0,
+                total_delay_ns: 0,
+                total_packets: 0,
             });
         }
+        if cfg.series_bin < Duration::from_millis(1) || cfg.series_bin > cfg.duration {
+            return Err(ConfigError::new(
+                "series_bin",
+                cfg.series_bin,
+                format!("must be between 1ms and the duration ({})", cfg.duration),
+            ));
+        }
+        let series = SeriesRecorder::new(cfg.series_bin, end, slot_dur, flows.len(), |i| {
+            matches!(flows[i].ends, Endpoints::Tcp { .. })
+        });
         let mut sim = Sim {
             now: Instant::ZERO,
             end,
@@ -376,14 +457,113 @@ impl Sim {
             prbs_used: 0,
             prbs_available: 0,
             drops: BTreeMap::new(),
+            marks: BTreeMap::new(),
+            series,
+            scheduled: Vec::new(),
+            controllers: Vec::new(),
+            reconfig_counts: ReconfigCounts::default(),
             scratch_departures: Vec::new(),
             scratch_packets: Vec::new(),
         };
         sim.events.schedule(Instant::ZERO, Ev::Slot);
+        let first_bin = Instant::ZERO + sim.series.bin();
+        sim.events.schedule(first_bin.min(end), Ev::Bin);
         for (i, fc) in cfg.flows.iter().enumerate() {
             sim.wake_server(i, Instant::ZERO + fc.start);
         }
+        for (i, ev) in cfg.events.iter().enumerate() {
+            let at = |e: ConfigError| e.within(format!("events[{i}]"));
+            sim.check_scope(ev.ue, ev.drb).map_err(at)?;
+            if ev.at > cfg.duration {
+                return Err(at(ConfigError::new(
+                    "at",
+                    ev.at,
+                    format!("must be within the duration ({})", cfg.duration),
+                )));
+            }
+            sim.events
+                .schedule(Instant::ZERO + ev.at, Ev::Scheduled(sim.scheduled.len()));
+            sim.scheduled.push(Scheduled {
+                ue: ev.ue,
+                drb: ev.drb,
+                action: ev.action().map_err(at)?,
+            });
+        }
+        let names: Vec<&str> = cfg.flows.iter().map(|f| f.name.as_str()).collect();
+        for (i, c) in cfg.controllers.iter().enumerate() {
+            let at = |e: ConfigError| e.within(format!("controllers[{i}]"));
+            sim.check_scope(c.ue, c.drb).map_err(at)?;
+            let controller = c.build(&names).map_err(at)?;
+            let start = c.start.unwrap_or(c.period);
+            sim.add_controller(c.name(), c.period, start, c.ue, c.drb, controller);
+        }
         Ok(sim)
+    }
+
+    /// Adds a controller (e.g. an [`AnyController::Custom`] one) called
+    /// every `period` from `start`, watching UE `ue` and DRB `drb` (`None`
+    /// = all).
+    pub fn add_controller(
+        &mut self,
+        name: String,
+        period: Duration,
+        start: Duration,
+        ue: Option<u16>,
+        drb: Option<u8>,
+        controller: AnyController,
+    ) {
+        let i = self.controllers.len();
+        self.controllers.push(ControllerSlot {
+            name,
+            period: period.max(Duration::from_nanos(1)),
+            ue,
+            drb,
+            controller,
+            prev_drb: BTreeMap::new(),
+            prev_flow: vec![(0, 0, 0); self.flows.len()],
+            prev_at: Instant::ZERO,
+        });
+        let at = Instant::ZERO + start;
+        if at <= self.end {
+            self.events.schedule(at, Ev::Control(i));
+        }
+    }
+
+    fn check_scope(&self, ue: Option<u16>, drb: Option<u8>) -> Result<(), ConfigError> {
+        let ues: Vec<&Ue> = self
+            .ues
+            .iter()
+            .filter(|u| ue.is_none_or(|r| u.rnti.0 == r))
+            .collect();
+        if ues.is_empty() {
+            return Err(ConfigError::new(
+                "ue",
+                ue.unwrap_or_default(),
+                "must be the rnti of a configured UE",
+            ));
+        }
+        if let Some(d) = drb {
+            if !ues.iter().any(|u| u.drbs.iter().any(|x| x.id.0 == d)) {
+                return Err(ConfigError::new("drb", d, "no such DRB on the UE(s)"));
+            }
+        }
+        Ok(())
+    }
+
+    /// (UE, DRB) indexes in scope.
+    fn scope(&self, ue: Option<u16>, drb: Option<u8>) -> Vec<(usize, usize)> {
+        let mut out = Vec::new();
+        for (u, x) in self.ues.iter().enumerate() {
+            if ue.is_some_and(|r| x.rnti.0 != r) {
+                continue;
+            }
+            for (d, y) in x.drbs.iter().enumerate() {
+                if drb.is_none_or(|id| y.id.0 == id) {
+                    out.push((u, d));
+                }
+            }
+        }
+        out
     }
 
     /// Runs to the end; returns the summary and the time series.
@@ -410,10 +590,7 @@ impl Sim {
         }
         self.now = self.end;
         progress(self.end.as_secs_f64());
-        RunOutput {
-            series: RunSeries::default(),
-            summary: self.summary(),
-        }
+        self.finish()
     }
 
     fn counting(&self) -> bool {
@@ -422,6 +599,8 @@ impl Sim {
 
     fn count_drop(&mut self, layer: &'static str, reason: DropReason, packet: &Packet) {
         *self.drops.entry((layer, reason.label())).or_default() += 1;
+        self.series
+            .event(self.now, "drop", layer, reason.label(), 1);
         if let Some(f) = packet.flow.and_then(|f| self.flows.get_mut(f.0 as usize)) {
             f.lost += 1;
         }
@@ -430,6 +609,15 @@ impl Sim {
     fn handle(&mut self, ev: Ev) {
         match ev {
             Ev::Slot => self.on_slot(),
+            Ev::Bin => self.on_bin(),
+            Ev::Scheduled(i) => {
+                let (ue, drb) = (self.scheduled[i].ue, self.scheduled[i].drb);
+                for (u, d) in self.scope(ue, drb) {
+                    let action = self.scheduled[i].action.clone();
+                    self.reconfigure("event", u, d, action);
+                }
+            }
+            Ev::Control(i) => self.run_controller(i),
             Ev::TcWake(u, d) => {
                 if self.ues[u].drbs[d].tc_wake == Some(self.now) {
                     self.ues[u].drbs[d].tc_wake = None;
@@ -562,6 +750,9 @@ impl Sim {
             self.count_drop("sdap", DropReason::NoRoute, &p);
             return;
         };
+        if let Some(f) = p.flow.and_then(|f| self.flows.get_mut(f.0 as usize)) {
+            f.drb = Some(mapping.drb.0);
+        }
         self.ues[u].drbs[d].pipeline.push(p, now);
         self.collect_tc_drops(u, d);
         self.egress(u, d);
@@ -648,7 +839,13 @@ impl Sim {
             .collect();
         self.mac.schedule(slot, now, &inputs, &mut out);
         drop(inputs);
+        let rlc_bytes: u64 = lcs.iter().flatten().map(|l| l.buffer_bytes).sum();
         drop(lcs);
+        if self.series.samples_slot(slot) && now < self.end {
+            let capacity = slot_capacity(&out);
+            self.series
+                .slot(now, rlc_bytes, capacity, out.prbs_used, out.prbs_available);
+        }
 
         // Fill each grant from the UE's logical channels, then let HARQ decide.
         let mut pulled: Vec<Vec<u64>> = self.ues.iter().map(|u| vec![0; u.drbs.len()]).collect();
@@ -751,12 +948,212 @@ impl Sim {
         self.events.schedule(now + self.slot_dur, Ev::Slot);
     }
 
+    // ------------------------------------------------------ reconfiguration
+
+    /// Calls controller `i` with what happened since its previous call and
+    /// applies its commands.
+    fn run_controller(&mut self, i: usize) {
+        let now = self.now;
+        let c = &self.controllers[i];
+        let window = now.saturating_since(c.prev_at).as_secs_f64();
+        let scope = self.scope(c.ue, c.drb);
+        let mut drbs = Vec::with_capacity(scope.len());
+        let mut prev_drb = BTreeMap::new();
+        for (u, d) in scope {
+            let drb = &self.ues[u].drbs[d];
+            let [n0, s0, m0, r0] = c.prev_drb.get(&(u, d)).copied().unwrap_or_default();
+            let n = drb.departed - n0;
+            let m = drb.delivered - m0;
+            drbs.push(DrbView {
+                rnti: self.ues[u].rnti.0,
+                drb: drb.id.0,
+                config: drb.pipeline.config(),
+                stats: drb.pipeline.stats(now),
+                rlc_bytes: drb.tx.buffer_status().total(),
+                rlc_departed: n,
+                rlc_sojourn_ms: (n > 0).then(|| (drb.sojourn_sum_ns - s0) as f64 / n as f64 / 1e6),
+                rlc_delivered: m,
+                rlc_delay_ms: (m > 0).then(|| (drb.rlc_delay_sum_ns - r0) as f64 / m as f64 / 1e6),
+            });
+            prev_drb.insert(
+                (u, d),
+                [
+                    drb.departed,
+                    drb.sojourn_sum_ns,
+                    drb.delivered,
+                    drb.rlc_delay_sum_ns,
+                ],
+            );
+        }
+        let mut flows = Vec::new();
+        let mut prev_flow = Vec::with_capacity(self.flows.len());
+        for (k, f) in self.flows.iter().enumerate() {
+            prev_flow.push((f.total_bytes, f.total_delay_ns, f.total_packets));
+            if c.ue.is_some_and(|r| r != f.rnti) {
+                continue;
+            }
+            let (b0, d0, n0) = c.prev_flow[k];
+            let n = f.total_packets - n0;
+            flows.push(FlowView {
+                name: f.name.clone(),
+                kind: f.kind,
+                rnti: f.rnti,
+                drb: f.drb,
+                tuple: f.tuple,
+                goodput_mbps: if window > 0.0 {
+                    (f.total_bytes - b0) as f64 * 8.0 / window / 1e6
+                } else {
+                    0.0
+                },
+                delay_ms: (n > 0).then(|| (f.total_delay_ns - d0) as f64 / n as f64 / 1e6),
+            });
+        }
+        let view = ControlView {
+            now,
+            drbs: &drbs,
+            flows: &flows,
+        };
+        let mut commands: Vec<Command> = Vec::new();
+        let c = &mut self.controllers[i];
+        c.controller.on_tick(&view, &mut commands);
+        c.prev_drb = prev_drb;
+        c.prev_flow = prev_flow;
+        c.prev_at = now;
+        let (name, next) = (c.name.clone(), now + c.period);
+        for cmd in commands {
+            let target = self.ues.iter().enumerate().find_map(|(u, x)| {
+                let d = x.drbs.iter().position(|y| y.id.0 == cmd.drb)?;
+                (x.rnti.0 == cmd.rnti).then_some((u, d))
+            });
+            match target {
+                Some((u, d)) => self.reconfigure(&name, u, d, cmd.action),
+                None => self.refused(
+                    &name,
+                    cmd.rnti,
+                    cmd.drb,
+                    "command".into(),
+                    "no such UE/DRB".into(),
+                ),
+            }
+        }
+        if next <= self.end {
+            self.events.schedule(next, Ev::Control(i));
+        }
+    }
+
+    /// Applies `action` to the pipeline of (UE `u`, DRB `d`) and records it.
+    fn reconfigure(&mut self, by: &str, u: usize, d: usize, action: Action) {
+        let now = self.now;
+        // Marks of queues about to be deleted must not be lost.
+        self.collect_marks(u, d);
+        let (rnti, drb_id) = (self.ues[u].rnti.0, self.ues[u].drbs[d].id.0);
+        let pipeline = &mut self.ues[u].drbs[d].pipeline;
+        match action {
+            Action::Control(c) => {
+                let what = describe(&c);
+                match pipeline.apply(c, now) {
+                    Ok(()) => self.applied(by, rnti, drb_id, what),
+                    Err(e) => self.refused(by, rnti, drb_id, what, e.to_string()),
+                }
+            }
+            Action::Deploy(target) => {
+                let what = format!(
+                    "deploy pipeline {}",
+                    serde_json::to_string(&target).unwrap_or_default()
+                );
+                let current = pipeline.config();
+                let controls = deploy_controls(&current, &target);
+                // Rehearse on an empty pipeline of the same configuration,
+                // so a deployment that would stop half-way changes nothing.
+                let rehearsal = current
+                    .build()
+                    .and_then(|mut p| controls.iter().try_for_each(|c| p.apply(c.clone(), now)));
+                let result = rehearsal.and_then(|()| {
+                    controls
+                        .into_iter()
+                        .try_for_each(|c| pipeline.apply(c, now))
+                });
+                match result {
+                    Ok(()) => self.applied(by, rnti, drb_id, what),
+                    Err(e) => self.refused(by, rnti, drb_id, what, e.to_string()),
+                }
+            }
+        }
+        self.collect_tc_drops(u, d);
+        self.egress(u, d);
+    }
+
+    fn applied(&mut self, by: &str, rnti: u16, drb: u8, what: String) {
+        self.reconfig_counts.applied += 1;
+        self.series.reconfigurations.push(Reconfiguration {
+            t_s: self.now.as_secs_f64(),
+            by: by.to_string(),
+            rnti,
+            drb,
+            what,
+        });
+    }
+
+    fn refused(&mut self, by: &str, rnti: u16, drb: u8, what: String, error: String) {
+        self.reconfig_counts.failed += 1;
+        self.series.failed.push(Reconfiguration {
+            t_s: self.now.as_secs_f64(),
+            by: by.to_string(),
+            rnti,
+            drb,
+            what: format!("{what}: {error}"),
+        });
+    }
+
+    /// Closes the series bin ending now: TCP state and the TC marks of the
+    /// bin.
+    fn on_bin(&mut self) {
+        let now = self.now;
+        for (i, f) in self.flows.iter().enumerate() {
+            if let Endpoints::Tcp { tx, .. } = &f.ends {
+                self.series.tcp_state(i, now, tx.cwnd(), tx.srtt());
+            }
+        }
+        for u in 0..self.ues.len() {
+            for d in 0..self.ues[u].drbs.len() {
+                self.collect_marks(u, d);
+            }
+        }
+        if now < self.end {
+            let next = (now + self.series.bin()).min(self.end);
+            self.events.schedule(next, Ev::Bin);
+        }
+    }
+
+    /// Counts the CE marks the pipeline of (UE, DRB) made since the last
+    /// look (before a reconfiguration, so deleted queues lose none).
+    fn collect_marks(&mut self, u: usize, d: usize) {
+        let now = self.now;
+        let drb = &mut self.ues[u].drbs[d];
+        let mut total = MarkCounts::default();
+        for q in drb.pipeline.stats(now).queues {
+            total.add_all(&q.marks);
+        }
+        for r in MarkReason::ALL {
+            let n = total.get(*r).saturating_sub(drb.marks_seen.get(*r));
+            if n > 0 {
+                *self.marks.entry(("tc", r.label())).or_default() += n;
+                // The bin that just ended (marks are looked at on its end).
+                let at = Instant::from_nanos(now.as_nanos().saturating_sub(1));
+                self.series.event(at, "mark", "tc", r.label(), n);
+            }
+        }
+        drb.marks_seen = total;
+    }
+
     fn departed(&mut self, u: usize, d: usize, departures: &mut Vec<SduDeparture>) {
         let now = self.now;
         let counting = self.counting();
         let drb = &mut self.ues[u].drbs[d];
         for dep in departures.drain(..) {
             drb.pipeline.on_sdu_departed(dep.sojourn, now);
+            drb.departed += 1;
+            drb.sojourn_sum_ns += dep.sojourn.as_nanos();
             if counting {
                 drb.rlc_sojourn.record(dep.sojourn);
             }
@@ -819,7 +1216,15 @@ impl Sim {
             let Some(d) = self.ues[u].drbs.iter().position(|x| x.id == pdu.drb) else {
                 continue;
             };
-            self.ues[u].drbs[d].rx.on_pdu(pdu, now, &mut delivered);
+            let first = delivered.len();
+            let drb = &mut self.ues[u].drbs[d];
+            drb.rx.on_pdu(pdu, now, &mut delivered);
+            for p in &delivered[first..] {
+                if let Some(t) = p.stamps.rlc_in {
+                    drb.delivered += 1;
+                    drb.rlc_delay_sum_ns += now.saturating_since(t).as_nanos();
+                }
+            }
             self.send_status(u, d);
             self.arm_rlc(u, d);
         }
@@ -828,7 +1233,12 @@ impl Sim {
             let Some(i) = p.flow.map(|f| f.0 as usize) else {
                 continue;
             };
+            let delay = now.saturating_since(p.created);
+            self.series.delivered(i, now, p.len, delay);
             let f = &mut self.flows[i];
+            f.total_bytes += u64::from(p.len);
+            f.total_delay_ns += delay.as_nanos();
+            f.total_packets += 1;
             if counting {
                 f.delay.record(now.saturating_since(p.created));
                 f.delivered_bytes += p.len as u64;
@@ -884,7 +1294,31 @@ impl Sim {
 
     // ------------------------------------------------------------- summary
 
-    fn summary(mut self) -> RunSummary {
+    fn finish(mut self) -> RunOutput {
+        for u in 0..self.ues.len() {
+            for d in 0..self.ues[u].drbs.len() {
+                self.collect_marks(u, d);
+            }
+        }
+        let names = self
+            .flows
+            .iter_mut()
+            .map(|f| {
+                (
+                    f.name.clone(),
+                    f.kind.to_string(),
+                    f.delay.cdf(CDF_POINTS - 1),
+                )
+            })
+            .collect();
+        let summary = self.summary();
+        RunOutput {
+            summary,
+            series: self.series.finish(names),
+        }
+    }
+
+    fn summary(&mut self) -> RunSummary {
         let measured = self.end.saturating_since(self.warmup_end).as_secs_f64();
         let flows = self
             .flows
@@ -951,15 +1385,59 @@ impl Sim {
                     sojourn_sum_ms / sojourn_n as f64
                 },
             },
-            drops: self
-                .drops
-                .iter()
-                .fold(BTreeMap::new(), |mut m, ((layer, reason), n)| {
-                    m.entry(layer.to_string())
-                        .or_insert_with(BTreeMap::new)
-                        .insert(reason.to_string(), *n);
-                    m
-                }),
+            drops: by_layer(&self.drops),
+            marks: by_layer(&self.marks),
+            reconfigurations: self.reconfig_counts,
         }
     }
+}
+
+/// `(layer, reason) -> n` as the summary's nested `layer -> reason -> n`.
+fn by_layer(
+    counts: &BTreeMap<(&'static str, &'static str), u64>,
+) -> BTreeMap<String, BTreeMap<String, u64>> {
+    let mut m: BTreeMap<String, BTreeMap<String, u64>> = BTreeMap::new();
+    for ((layer, reason), n) in counts {
+        m.entry(layer.to_string())
+            .or_default()
+            .insert(reason.to_string(), *n);
+    }
+    m
+}
+
+/// What the slot could carry with every PRB (see
+/// [`crate::series::SlotSeries::capacity_bytes`]): the full-cell TBS of the
+/// scheduled UEs weighted by the PRBs each got, or the mean over all UEs in
+/// a slot that schedules nobody.
+fn slot_capacity(out: &SlotOutput) -> u64 {
+    // `max_bytes` is per UE; every LC of a UE carries the same value.
+    let full_cell = |rnti: Rnti| {
+        out.lc_grants
+            .iter()
+            .find(|l| l.rnti == rnti)
+            .map_or(0, |l| u64::from(l.max_bytes))
+    };
+    let (mut num, mut den) = (0u64, 0u64);
+    for (rnti, prbs) in out
+        .grants
+        .iter()
+        .map(|g| (g.rnti, g.prbs))
+        .chain(out.retx.iter().map(|r| (r.rnti, r.prbs)))
+    {
+        num += full_cell(rnti) * u64::from(prbs);
+        den += u64::from(prbs);
+    }
+    if let Some(c) = num.checked_div(den) {
+        return c;
+    }
+    let (mut sum, mut n) = (0u64, 0u64);
+    let mut last = None;
+    for l in &out.lc_grants {
+        if last != Some(l.rnti) {
+            sum += u64::from(l.max_bytes);
+            n += 1;
+            last = Some(l.rnti);
+        }
+    }
+    sum.checked_div(n).unwrap_or(0)
 }

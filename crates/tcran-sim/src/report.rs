@@ -16,6 +16,17 @@ pub struct RunSummary {
     pub rlc: RlcSummary,
     /// Dropped packets by layer (`sdap`, `tc`, `rlc`, `air`) and reason.
     pub drops: BTreeMap<String, BTreeMap<String, u64>>,
+    /// CE-marked packets by layer and reason (whole run, like `drops`).
+    pub marks: BTreeMap<String, BTreeMap<String, u64>>,
+    /// Pipeline changes made by events and controllers, and those refused
+    /// (details in the series).
+    pub reconfigurations: ReconfigCounts,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct ReconfigCounts {
+    pub applied: u64,
+    pub failed: u64,
 }
 
 /// A whole scenario: every variant's run (the summary JSON of

@@ -13,6 +13,8 @@ use tcran_ran::AnyChannel;
 use tcran_tc::PipelineConfig;
 use tcran_traffic::TcpConfig;
 
+pub use crate::controller::{ControllerConfig, EventConfig};
+
 fn ms(v: u64) -> Duration {
     Duration::from_millis(v)
 }
@@ -21,6 +23,9 @@ fn default_core_delay() -> Duration {
 }
 fn default_ul_delay() -> Duration {
     ms(4)
+}
+fn default_series_bin() -> Duration {
+    ms(100)
 }
 fn qam64() -> McsTable {
     McsTable::Qam64
@@ -58,6 +63,10 @@ pub struct SimConfig {
     /// multiples of it. Absent: wake-ups happen exactly when due.
     #[serde(default)]
     pub tc_tick: Option<Duration>,
+    /// Width of the time-series bins (per-flow goodput, delay, cwnd; drop
+    /// and mark timeline): 1 ms up to the duration. Default 100 ms.
+    #[serde(default = "default_series_bin")]
+    pub series_bin: Duration,
     pub ues: Vec<UeConfig>,
     pub flows: Vec<FlowConfig>,
     /// Variants compared by one run: each replaces the TC pipeline of every
@@ -66,6 +75,12 @@ pub struct SimConfig {
     /// once as written.
     #[serde(default)]
     pub variants: Vec<VariantConfig>,
+    /// Scheduled pipeline changes.
+    #[serde(default)]
+    pub events: Vec<EventConfig>,
+    /// Closed-loop controllers (xApps).
+    #[serde(default)]
+    pub controllers: Vec<ControllerConfig>,
 }
 
 /// One way of running the scenario.
@@ -80,6 +95,15 @@ pub struct VariantConfig {
     /// Congestion control of every TCP flow (e.g. the thesis' "BBR" variant).
     #[serde(default)]
     pub tcp_cc: Option<tcran_traffic::CcKind>,
+    /// The RLC configuration of every DRB; absent = as the scenario says.
+    #[serde(default)]
+    pub rlc: Option<RlcConfig>,
+    /// Scheduled changes of this variant, after the scenario's own.
+    #[serde(default)]
+    pub events: Vec<EventConfig>,
+    /// Controllers of this variant, after the scenario's own.
+    #[serde(default)]
+    pub controllers: Vec<ControllerConfig>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -319,8 +343,13 @@ impl SimConfig {
         for ue in &mut c.ues {
             for drb in &mut ue.drbs {
                 drb.pipeline = v.pipeline.clone();
+                if let Some(rlc) = &v.rlc {
+                    drb.rlc = rlc.clone();
+                }
             }
         }
+        c.events.extend(v.events.iter().cloned());
+        c.controllers.extend(v.controllers.iter().cloned());
         if let Some(cc) = v.tcp_cc {
             for f in &mut c.flows {
                 if let FlowKind::Tcp { tcp, .. } = &mut f.kind {
