@@ -56,6 +56,8 @@ enum Ev {
     Scheduled(usize),
     /// Controller `usize` is due.
     Control(usize),
+    /// The UPF queue of UE `usize` may release packets.
+    UpfWake(usize),
     TcWake(usize, usize),
     ServerWake(usize),
     ClientWake(usize),
@@ -129,6 +131,19 @@ struct Ue {
     sample: ChannelSample,
     sdap: Sdap,
     drbs: Vec<Drb>,
+    upf: Option<Upf>,
+}
+
+/// The UE's queue at the UPF, before SDAP (thesis ch. 3, second scenario).
+/// Its "lower layer" is the UE's TC pipelines (the SDAP buffers): its
+/// per-TTI report carries what they handed down to RLC and what they still
+/// hold, as USP (thesis Algs. 6-7) expects.
+#[derive(Debug)]
+struct Upf {
+    pipeline: Pipeline,
+    wake: Option<Instant>,
+    /// Bytes the UE's TC pipelines released into RLC since the last report.
+    released: u64,
 }
 
 // One per flow, not per packet: size differences do not matter.
@@ -320,12 +335,24 @@ impl Sim {
                     rlc_delay_sum_ns: 0,
                 });
             }
+            let upf = match &uc.upf {
+                None => None,
+                Some(c) => Some(Upf {
+                    pipeline: c
+                        .pipeline
+                        .build()
+                        .map_err(|e| at(e.within("upf.pipeline")))?,
+                    wake: None,
+                    released: 0,
+                }),
+            };
             ues.push(Ue {
                 rnti: Rnti(uc.rnti),
                 channel,
                 sample: ChannelSample::Outage,
                 sdap,
                 drbs,
+                upf,
             });
         }
         let end = Instant::ZERO + cfg.duration;
@@ -618,6 +645,14 @@ impl Sim {
                 }
             }
             Ev::Control(i) => self.run_controller(i),
+            Ev::UpfWake(u) => {
+                if let Some(upf) = self.ues[u].upf.as_mut() {
+                    if upf.wake == Some(self.now) {
+                        upf.wake = None;
+                        self.upf_egress(u);
+                    }
+                }
+            }
             Ev::TcWake(u, d) => {
                 if self.ues[u].drbs[d].tc_wake == Some(self.now) {
                     self.ues[u].drbs[d].tc_wake = None;
@@ -739,6 +774,62 @@ impl Sim {
             self.count_drop("sdap", DropReason::NoRoute, &p);
             return;
         };
+        if let Some(upf) = self.ues[u].upf.as_mut() {
+            upf.pipeline.push(p, now);
+            self.collect_upf_drops(u);
+            self.upf_egress(u);
+            return;
+        }
+        self.sdap_in(u, p);
+    }
+
+    /// Moves what the UE's UPF queue lets go on to SDAP.
+    fn upf_egress(&mut self, u: usize) {
+        let now = self.now;
+        while let Some(p) = self.ues[u]
+            .upf
+            .as_mut()
+            .and_then(|upf| upf.pipeline.pull(now))
+        {
+            self.sdap_in(u, p);
+        }
+        self.collect_upf_drops(u);
+        let tick = self.tc_tick;
+        let end = self.end;
+        let Some(upf) = self.ues[u].upf.as_mut() else {
+            return;
+        };
+        if upf.pipeline.queued_packets() == 0 {
+            return;
+        }
+        let Some(mut t) = upf.pipeline.next_wakeup(now) else {
+            return;
+        };
+        if let Some(tick) = tick {
+            let n = tick.as_nanos();
+            t = Instant::from_nanos(t.as_nanos().div_ceil(n) * n);
+        }
+        let t = t.max(now + Duration::from_nanos(1));
+        if t <= end && upf.wake.is_none_or(|w| t < w) {
+            upf.wake = Some(t);
+            self.events.schedule(t, Ev::UpfWake(u));
+        }
+    }
+
+    fn collect_upf_drops(&mut self, u: usize) {
+        let Some(upf) = self.ues[u].upf.as_mut() else {
+            return;
+        };
+        let dropped: Vec<_> = upf.pipeline.drain_dropped().collect();
+        for x in dropped {
+            self.count_drop("upf", x.reason, &x.packet);
+        }
+    }
+
+    /// SDAP: maps the packet to its DRB and pushes it into that DRB's TC
+    /// pipeline.
+    fn sdap_in(&mut self, u: usize, mut p: Packet) {
+        let now = self.now;
         let mapping = match self.ues[u].sdap.apply(&mut p) {
             Ok(m) => m,
             Err(reason) => {
@@ -767,6 +858,10 @@ impl Sim {
                 break;
             };
             p.stamps.rlc_in = Some(now);
+            if let Some(upf) = self.ues[u].upf.as_mut() {
+                upf.released += u64::from(p.len);
+            }
+            let drb = &mut self.ues[u].drbs[d];
             if let Err(p) = drb.tx.enqueue(p, now) {
                 self.count_drop("rlc", DropReason::RlcFull, &p);
             }
@@ -942,6 +1037,7 @@ impl Sim {
                 self.egress(u, d);
                 self.abandoned(u, d);
             }
+            self.report_to_upf(u, &out);
         }
         self.out = out;
         self.slot += 1;
@@ -1144,6 +1240,40 @@ impl Sim {
             }
         }
         drb.marks_seen = total;
+    }
+
+    /// The UPF queue's per-TTI report: its lower layer is the UE's TC
+    /// pipelines (bytes they handed to RLC this TTI, bytes they still hold)
+    /// and the capacity the cell offered the UE.
+    fn report_to_upf(&mut self, u: usize, out: &SlotOutput) {
+        let now = self.now;
+        let ue = &mut self.ues[u];
+        let Some(upf) = ue.upf.as_mut() else {
+            return;
+        };
+        let (bytes, packets) = ue.drbs.iter().fold((0, 0), |(b, n), d| {
+            (
+                b + d.pipeline.queued_bytes(),
+                n + d.pipeline.queued_packets(),
+            )
+        });
+        let rnti = ue.rnti;
+        let granted = out.grant(rnti).map_or(0, |g| u64::from(g.tbs_bytes));
+        let max_bytes = out
+            .lc_grants
+            .iter()
+            .find(|l| l.rnti == rnti)
+            .map_or(0, |l| u64::from(l.max_bytes));
+        let report = LowerLayerReport {
+            tti: self.slot_dur,
+            backlog_bytes: bytes,
+            backlog_sdus: packets as u32,
+            pulled_bytes: std::mem::take(&mut upf.released),
+            granted_bytes: granted,
+            max_bytes,
+        };
+        upf.pipeline.on_report(&report, now);
+        self.upf_egress(u);
     }
 
     fn departed(&mut self, u: usize, d: usize, departures: &mut Vec<SduDeparture>) {

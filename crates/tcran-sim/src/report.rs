@@ -79,14 +79,17 @@ pub struct RlcSummary {
 pub struct LayerDelays {
     n: u64,
     core: f64,
+    upf: f64,
     tc: f64,
     rlc_air: f64,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
 pub struct LayerMeans {
-    /// Server to gNB.
+    /// Server to the UPF (core network).
     pub core: f64,
+    /// The UE's UPF queue (0 without one).
+    pub upf: f64,
     /// TC pipeline queues (SDAP to RLC).
     pub tc: f64,
     /// RLC buffer, MAC scheduling, HARQ and air until delivery.
@@ -95,12 +98,15 @@ pub struct LayerMeans {
 
 impl LayerDelays {
     pub fn add(&mut self, p: &Packet, delivered: Instant) {
+        // `tc_in` is stamped by the last pipeline the packet entered: the
+        // DRB's, after the UPF queue if there is one.
         let (Some(upf), Some(tc), Some(rlc)) = (p.stamps.upf_in, p.stamps.tc_in, p.stamps.rlc_in)
         else {
             return;
         };
         self.n += 1;
         self.core += upf.saturating_since(p.created).as_millis_f64();
+        self.upf += tc.saturating_since(upf).as_millis_f64();
         self.tc += rlc.saturating_since(tc).as_millis_f64();
         self.rlc_air += delivered.saturating_since(rlc).as_millis_f64();
     }
@@ -111,6 +117,7 @@ impl LayerDelays {
         let n = self.n as f64;
         LayerMeans {
             core: self.core / n,
+            upf: self.upf / n,
             tc: self.tc / n,
             rlc_air: self.rlc_air / n,
         }

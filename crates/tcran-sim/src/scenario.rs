@@ -98,6 +98,9 @@ pub struct VariantConfig {
     /// The RLC configuration of every DRB; absent = as the scenario says.
     #[serde(default)]
     pub rlc: Option<RlcConfig>,
+    /// The UPF queue of every UE; absent = as the scenario says.
+    #[serde(default)]
+    pub upf: Option<UpfConfig>,
     /// Scheduled changes of this variant, after the scenario's own.
     #[serde(default)]
     pub events: Vec<EventConfig>,
@@ -116,6 +119,19 @@ pub struct UeConfig {
     pub sdap: Option<SdapConfig>,
     #[serde(default = "default_drbs")]
     pub drbs: Vec<DrbConfig>,
+    /// A queue for this UE at the UPF, before SDAP, with its own pipeline
+    /// (e.g. the USP pacer); absent = packets go straight to SDAP.
+    #[serde(default)]
+    pub upf: Option<UpfConfig>,
+}
+
+/// The UE's queue at the UPF (thesis ch. 3 second scenario: USP between
+/// the UPF and the SDAP buffers).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UpfConfig {
+    /// A TC pipeline whose "lower layer" is the UE's SDAP/TC queues.
+    pub pipeline: PipelineConfig,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -341,6 +357,9 @@ impl SimConfig {
         let mut c = self.clone();
         c.variants.clear();
         for ue in &mut c.ues {
+            if v.upf.is_some() {
+                ue.upf = v.upf.clone();
+            }
             for drb in &mut ue.drbs {
                 drb.pipeline = v.pipeline.clone();
                 if let Some(rlc) = &v.rlc {

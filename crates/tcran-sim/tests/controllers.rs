@@ -313,3 +313,48 @@ fn flow_slicing_gives_each_slice_its_share() {
         "flow 1 share {share} ({tput:?})"
     );
 }
+
+/// A variant can replace every DRB's RLC configuration and bring its own
+/// events and controllers; the other variants keep the scenario's.
+#[test]
+fn variants_override_rlc_events_and_controllers() {
+    let scenario = format!(
+        r#"{BLOAT}
+    [[variants]]
+    name = "plain"
+
+    [[variants]]
+    name = "xapp"
+    [[variants.controllers]]
+    kind = "sojourn_codel"
+
+    [[variants]]
+    name = "small-rlc"
+    rlc = {{ mode = "am", buffer_limit = "30kB" }}
+    [[variants.events]]
+    at = "2s"
+    control = {{ op = "set_pacer", pacer = {{ kind = "bdp" }} }}
+    "#
+    );
+    let cfg: SimConfig = toml::from_str(&scenario).unwrap();
+    let out = tcran_sim::run_scenario("v", &cfg, Path::new(".")).unwrap();
+    let [plain, xapp, small] = &out.series[..] else {
+        panic!("three variants")
+    };
+    assert!(plain.reconfigurations.is_empty());
+    assert!(xapp
+        .reconfigurations
+        .iter()
+        .all(|r| r.by == "sojourn_codel"));
+    assert!(!xapp.reconfigurations.is_empty());
+    assert_eq!(small.reconfigurations.len(), 1);
+    assert_eq!(small.reconfigurations[0].t_s, 2.0);
+    let v = &out.summary.variants;
+    assert!(!v[0].run.drops.contains_key("rlc"), "{:?}", v[0].run.drops);
+    // 30 kB of RLC buffer overflow under CUBIC until the pacer comes at 2 s.
+    assert!(
+        v[2].run.drops["rlc"]["rlc_full"] > 0,
+        "{:?}",
+        v[2].run.drops
+    );
+}
