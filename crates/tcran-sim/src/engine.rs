@@ -43,7 +43,8 @@ use tcran_ran::sdap::{Sdap, SdapConfig, SdapRule};
 use tcran_ran::{AnyChannel, Channel, ChannelSample};
 use tcran_tc::{LowerLayerReport, Pipeline, PipelineConfig};
 use tcran_traffic::sources::{
-    GamingSource, PacketSource, PeriodicSource, PingResponder, Pinger, UdpSink,
+    GamingSource, PacketSource, PeriodicSource, PingResponder, Pinger, UdpSink, VideoSource,
+    WebPageModel, WebServer,
 };
 use tcran_traffic::{FlowSpec, TcpReceiver, TcpSender};
 
@@ -152,6 +153,7 @@ struct Upf {
 enum Source {
     Periodic(PeriodicSource),
     Gaming(GamingSource),
+    Video(VideoSource),
 }
 
 impl PacketSource for Source {
@@ -159,12 +161,56 @@ impl PacketSource for Source {
         match self {
             Source::Periodic(s) => s.next_send(),
             Source::Gaming(s) => s.next_send(),
+            Source::Video(s) => s.next_send(),
         }
     }
     fn poll(&mut self, now: Instant) -> Option<Packet> {
         match self {
             Source::Periodic(s) => s.poll(now),
             Source::Gaming(s) => s.poll(now),
+            Source::Video(s) => s.poll(now),
+        }
+    }
+}
+
+/// The server side of a TCP flow: a bulk/sized download or web pages.
+/// Already boxed in `Endpoints`, one per flow: sizes do not matter.
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug)]
+enum TcpServer {
+    Download(TcpSender),
+    Web(WebServer),
+}
+
+impl TcpServer {
+    fn sender(&self) -> &TcpSender {
+        match self {
+            TcpServer::Download(t) => t,
+            TcpServer::Web(w) => &w.tcp,
+        }
+    }
+    fn on_timer(&mut self, now: Instant) {
+        match self {
+            TcpServer::Download(t) => t.on_timer(now),
+            TcpServer::Web(w) => w.on_timer(now),
+        }
+    }
+    fn poll_transmit(&mut self, now: Instant) -> Option<Packet> {
+        match self {
+            TcpServer::Download(t) => t.poll_transmit(now),
+            TcpServer::Web(w) => w.poll_transmit(now),
+        }
+    }
+    fn next_wakeup(&self) -> Option<Instant> {
+        match self {
+            TcpServer::Download(t) => t.next_wakeup(),
+            TcpServer::Web(w) => w.next_wakeup(),
+        }
+    }
+    fn on_packet(&mut self, p: &Packet, now: Instant) {
+        match self {
+            TcpServer::Download(t) => t.on_packet(p, now),
+            TcpServer::Web(w) => w.on_packet(p, now),
         }
     }
 }
@@ -173,7 +219,7 @@ impl PacketSource for Source {
 #[derive(Debug)]
 enum Endpoints {
     Tcp {
-        tx: Box<TcpSender>,
+        tx: Box<TcpServer>,
         rx: Box<TcpReceiver>,
     },
     Udp {
@@ -369,7 +415,7 @@ impl Sim {
             tcran_core::config::check_range("qfi", fc.qfi, 0, 63).map_err(at)?;
             tcran_core::config::check_range("dscp", fc.dscp, 0, 63).map_err(at)?;
             let proto = match fc.kind {
-                FlowKind::Tcp { .. } => Protocol::TCP,
+                FlowKind::Tcp { .. } | FlowKind::Web { .. } => Protocol::TCP,
                 FlowKind::Ping { .. } => Protocol::ICMP,
                 _ => Protocol::UDP,
             };
@@ -403,10 +449,53 @@ impl Sim {
                     }
                     let rx = TcpReceiver::new(params, spec);
                     Endpoints::Tcp {
-                        tx: Box::new(tx),
+                        tx: Box::new(TcpServer::Download(tx)),
                         rx: Box::new(rx),
                     }
                 }
+                FlowKind::Web { tcp, reading_mean } => {
+                    let params = tcp.build().map_err(|e| at(e.within("tcp")))?;
+                    let mut model = WebPageModel::default();
+                    if let Some(r) = reading_mean {
+                        tcran_core::config::check_range(
+                            "reading_mean",
+                            *r,
+                            Duration::from_millis(1),
+                            Duration::from_secs(3600),
+                        )
+                        .map_err(at)?;
+                        model.reading_mean = *r;
+                        model.reading_max = Duration::from_nanos(r.as_nanos() * 7 / 5);
+                    }
+                    let tx = TcpSender::new(params.clone(), spec, rng("tcp"));
+                    let server = WebServer::new(tx, model, rng("web"), start);
+                    Endpoints::Tcp {
+                        tx: Box::new(TcpServer::Web(server)),
+                        rx: Box::new(TcpReceiver::new(params, spec)),
+                    }
+                }
+                FlowKind::Video {
+                    fps,
+                    frame_size,
+                    iframe_size,
+                    iframe_period,
+                    mtu,
+                } => Endpoints::Udp {
+                    src: Source::Video(
+                        VideoSource::new(
+                            spec,
+                            *fps,
+                            frame_size.0,
+                            iframe_size.map_or(frame_size.0, |b| b.0),
+                            *iframe_period,
+                            mtu.0 as u32,
+                            start,
+                            stop,
+                        )
+                        .map_err(at)?,
+                    ),
+                    sink: UdpSink::default(),
+                },
                 FlowKind::Voip {} => Endpoints::Udp {
                     src: Source::Periodic(PeriodicSource::voip_g711(spec, start, stop)),
                     sink: UdpSink::default(),
@@ -1207,6 +1296,7 @@ impl Sim {
         let now = self.now;
         for (i, f) in self.flows.iter().enumerate() {
             if let Endpoints::Tcp { tx, .. } = &f.ends {
+                let tx = tx.sender();
                 self.series.tcp_state(i, now, tx.cwnd(), tx.srtt());
             }
         }
@@ -1466,12 +1556,26 @@ impl Sim {
                     }
                     _ => None,
                 };
+                let pages = match &f.ends {
+                    Endpoints::Tcp { tx, .. } => match tx.as_ref() {
+                        TcpServer::Web(w) => {
+                            let mut r = DelayRecorder::default();
+                            for pg in w.pages.iter().filter(|p| p.requested_at >= self.warmup_end) {
+                                r.record(pg.completed_at.saturating_since(pg.requested_at));
+                            }
+                            Some(r.summary())
+                        }
+                        TcpServer::Download(_) => None,
+                    },
+                    _ => None,
+                };
                 FlowSummary {
                     name: f.name.clone(),
                     kind: f.kind.to_string(),
                     throughput_mbps: f.delivered_bytes as f64 * 8.0 / measured / 1e6,
                     delay_ms: f.delay.summary(),
                     rtt_ms: rtt,
+                    page_ms: pages,
                     layers_ms: f.layers.means(),
                     lost_packets: f.lost,
                 }

@@ -59,6 +59,10 @@ pub struct FlowSummary {
     /// Ping round-trip times.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rtt_ms: Option<DelaySummary>,
+    /// Web flows: page load time (request to last byte acknowledged at the
+    /// server) of the pages requested after warm-up.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub page_ms: Option<DelaySummary>,
     /// Mean delay per layer.
     pub layers_ms: LayerMeans,
     /// Packets of this flow dropped anywhere (all layers, whole run).

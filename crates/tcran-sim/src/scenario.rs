@@ -333,6 +333,36 @@ pub enum FlowKind {
     },
     /// Constant bit rate UDP.
     Cbr { rate: BitRate, size: ByteSize },
+    /// Web browsing over one persistent TCP connection (Brunello thesis
+    /// sec. 4.4, NGMN sizes): a page (main object + Pareto-many embedded
+    /// objects) then an exponential reading time, repeated.
+    Web {
+        #[serde(default)]
+        tcp: TcpConfig,
+        /// Mean reading time between pages; default 5 s (capped at 7 s;
+        /// a custom mean is capped at 1.4 x it, the same ratio).
+        #[serde(default)]
+        reading_mean: Option<Duration>,
+    },
+    /// Video frames over UDP/RTP, each fragmented into MTU-sized packets
+    /// sent back to back (Brunello sec. 4.4), with a larger I-frame every
+    /// `iframe_period`.
+    Video {
+        fps: f64,
+        /// Application bytes per frame.
+        frame_size: ByteSize,
+        /// Application bytes of an I-frame; default `frame_size`.
+        #[serde(default)]
+        iframe_size: Option<ByteSize>,
+        #[serde(default)]
+        iframe_period: Option<Duration>,
+        #[serde(default = "default_mtu")]
+        mtu: ByteSize,
+    },
+}
+
+fn default_mtu() -> ByteSize {
+    ByteSize(1500)
 }
 
 impl FlowKind {
@@ -343,6 +373,8 @@ impl FlowKind {
             FlowKind::Gaming { .. } => "gaming",
             FlowKind::Ping { .. } => "ping",
             FlowKind::Cbr { .. } => "cbr",
+            FlowKind::Web { .. } => "web",
+            FlowKind::Video { .. } => "video",
         }
     }
 }
@@ -371,7 +403,7 @@ impl SimConfig {
         c.controllers.extend(v.controllers.iter().cloned());
         if let Some(cc) = v.tcp_cc {
             for f in &mut c.flows {
-                if let FlowKind::Tcp { tcp, .. } = &mut f.kind {
+                if let FlowKind::Tcp { tcp, .. } | FlowKind::Web { tcp, .. } = &mut f.kind {
                     tcp.cc = cc;
                 }
             }
