@@ -24,7 +24,9 @@ use crate::controller::{
 use crate::event::EventQueue;
 use crate::metrics::{DelayRecorder, TimeSeries};
 use crate::recorder::{SeriesRecorder, CDF_POINTS};
-use crate::report::{FlowSummary, LayerDelays, ReconfigCounts, RlcSummary, RunSummary};
+use crate::report::{
+    FlowSummary, LayerDelays, PacketCounts, ReconfigCounts, RlcSummary, RunSummary,
+};
 use crate::scenario::{FlowKind, SimConfig};
 use crate::series::Reconfiguration;
 use crate::RunOutput;
@@ -99,7 +101,19 @@ struct Drb {
     /// their times from RLC entry to delivery.
     delivered: u64,
     rlc_delay_sum_ns: u64,
+    /// Ids of the last packets delivered to the UE (a ring): an AM
+    /// transmitter may give up on an SDU the UE already has (its
+    /// acknowledgement was still on the way), which is no loss.
+    recent: Vec<PacketId>,
+    recent_next: usize,
+    /// Packets counted as dropped by an RLC AM give-up whose segments may
+    /// still complete at the UE (rare; the drop is withdrawn if they do).
+    given_up: Vec<(PacketId, Option<FlowId>)>,
 }
+
+/// Deliveries remembered per DRB: more than an AM window's worth of
+/// packets delivered in the time a transmitter takes to give up.
+const RECENT_DELIVERIES: usize = 8192;
 
 /// A scheduled change: who, where (`None` = every UE / DRB), what.
 #[derive(Debug)]
@@ -278,6 +292,7 @@ pub struct Sim {
     scheduled: Vec<Scheduled>,
     controllers: Vec<ControllerSlot>,
     reconfig_counts: ReconfigCounts,
+    packets: PacketCounts,
     scratch_departures: Vec<SduDeparture>,
     scratch_packets: Vec<Packet>,
 }
@@ -379,6 +394,9 @@ impl Sim {
                     sojourn_sum_ns: 0,
                     delivered: 0,
                     rlc_delay_sum_ns: 0,
+                    recent: Vec::new(),
+                    recent_next: 0,
+                    given_up: Vec::new(),
                 });
             }
             let upf = match &uc.upf {
@@ -578,6 +596,7 @@ impl Sim {
             scheduled: Vec::new(),
             controllers: Vec::new(),
             reconfig_counts: ReconfigCounts::default(),
+            packets: PacketCounts::default(),
             scratch_departures: Vec::new(),
             scratch_packets: Vec::new(),
         };
@@ -715,6 +734,7 @@ impl Sim {
 
     fn count_drop(&mut self, layer: &'static str, reason: DropReason, packet: &Packet) {
         *self.drops.entry((layer, reason.label())).or_default() += 1;
+        self.packets.dropped += 1;
         self.series
             .event(self.now, "drop", layer, reason.label(), 1);
         if let Some(f) = packet.flow.and_then(|f| self.flows.get_mut(f.0 as usize)) {
@@ -817,6 +837,7 @@ impl Sim {
             Endpoints::Ping { pinger, .. } => drain_due(pinger, now, &mut sent),
         };
         for mut p in sent.drain(..) {
+            self.packets.created += 1;
             self.next_id += 1;
             p.id = PacketId(self.next_id);
             self.events
@@ -1384,9 +1405,44 @@ impl Sim {
         let mut lost = std::mem::take(&mut self.scratch_packets);
         self.ues[u].drbs[d].tx.drain_abandoned(&mut lost);
         for p in lost.drain(..) {
+            let drb = &mut self.ues[u].drbs[d];
+            if drb.recent.contains(&p.id) {
+                continue; // the UE has it: not a loss
+            }
+            drb.given_up.push((p.id, p.flow));
             self.count_drop("rlc", DropReason::AirLoss, &p);
         }
         self.scratch_packets = lost;
+    }
+
+    /// Remembers a delivery from DRB (u, d); withdraws the drop of a packet
+    /// its transmitter had given up on.
+    fn remember_delivery(&mut self, u: usize, d: usize, id: PacketId) {
+        let drb = &mut self.ues[u].drbs[d];
+        if drb.recent.len() < RECENT_DELIVERIES {
+            drb.recent.push(id);
+        } else {
+            drb.recent[drb.recent_next] = id;
+            drb.recent_next = (drb.recent_next + 1) % RECENT_DELIVERIES;
+        }
+        if drb.given_up.is_empty() {
+            return;
+        }
+        if let Some(k) = drb.given_up.iter().position(|(g, _)| *g == id) {
+            let (_, flow) = drb.given_up.swap_remove(k);
+            let key = ("rlc", DropReason::AirLoss.label());
+            if let Some(n) = self.drops.get_mut(&key) {
+                *n -= 1;
+                if *n == 0 {
+                    self.drops.remove(&key);
+                }
+            }
+            self.packets.dropped -= 1;
+            self.series.withdraw_drop(self.now, key.0, key.1);
+            if let Some(f) = flow.and_then(|f| self.flows.get_mut(f.0 as usize)) {
+                f.lost -= 1;
+            }
+        }
     }
 
     fn arm_rlc(&mut self, u: usize, d: usize) {
@@ -1445,6 +1501,9 @@ impl Sim {
                     drb.rlc_delay_sum_ns += now.saturating_since(t).as_nanos();
                 }
             }
+            for p in &delivered[first..] {
+                self.remember_delivery(u, d, p.id);
+            }
             self.send_status(u, d);
             self.arm_rlc(u, d);
         }
@@ -1454,6 +1513,7 @@ impl Sim {
                 continue;
             };
             let delay = now.saturating_since(p.created);
+            self.packets.delivered += 1;
             self.series.delivered(i, now, p.len, delay);
             let f = &mut self.flows[i];
             f.total_bytes += u64::from(p.len);
@@ -1622,6 +1682,13 @@ impl Sim {
             drops: by_layer(&self.drops),
             marks: by_layer(&self.marks),
             reconfigurations: self.reconfig_counts,
+            packets: PacketCounts {
+                in_flight: self
+                    .packets
+                    .created
+                    .saturating_sub(self.packets.delivered + self.packets.dropped),
+                ..self.packets
+            },
         }
     }
 }

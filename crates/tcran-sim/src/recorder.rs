@@ -142,6 +142,25 @@ impl SeriesRecorder {
         *self.events.entry((i, what, layer, reason)).or_default() += n;
     }
 
+    /// Takes back one drop counted earlier (in the bin it was counted in, or
+    /// the latest bin before `at` that has one).
+    pub(crate) fn withdraw_drop(&mut self, at: Instant, layer: &'static str, reason: &'static str) {
+        let i = self.index(at) as u32;
+        let key = self
+            .events
+            .range(..=(i, "drop", layer, reason))
+            .rev()
+            .find(|(k, _)| k.1 == "drop" && k.2 == layer && k.3 == reason)
+            .map(|(k, _)| *k);
+        if let Some(k) = key {
+            let n = self.events.get_mut(&k).expect("found");
+            *n -= 1;
+            if *n == 0 {
+                self.events.remove(&k);
+            }
+        }
+    }
+
     /// TCP state at the end of the bin that ends at `at` (or contains it).
     pub(crate) fn tcp_state(
         &mut self,

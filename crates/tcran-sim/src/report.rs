@@ -21,6 +21,19 @@ pub struct RunSummary {
     /// Pipeline changes made by events and controllers, and those refused
     /// (details in the series).
     pub reconfigurations: ReconfigCounts,
+    /// Downlink packets over the whole run: every packet a server sent
+    /// (retransmissions included) was delivered to the UE, dropped (counted
+    /// in `drops`) or is still on its way: `created = delivered + dropped +
+    /// in_flight`.
+    pub packets: PacketCounts,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct PacketCounts {
+    pub created: u64,
+    pub delivered: u64,
+    pub dropped: u64,
+    pub in_flight: u64,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
