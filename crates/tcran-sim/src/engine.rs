@@ -15,7 +15,16 @@
 //! - A transport block sent in slot n reaches the UE at the end of slot n
 //!   (or later, after HARQ retransmissions).
 //! - Every packet that leaves the data path is counted with its layer and
-//!   reason.
+//!   reason; the summary's packet ledger checks `created = delivered +
+//!   dropped + in flight` for the downlink.
+//! - A UE may have a queue at the UPF (its own pipeline) before SDAP; its
+//!   per-TTI report describes the UE's TC queues below it.
+//! - Scheduled events and controllers run as events of their own, between
+//!   packet events; each change is applied atomically and recorded
+//!   ([`crate::controller`]).
+//! - The time series ([`crate::series`]) cost O(1) per delivered packet,
+//!   drop and slot; CE marks are read from the pipelines' counters at the
+//!   end of every series bin and before every reconfiguration.
 
 use crate::controller::{
     deploy_controls, describe, Action, AnyController, Command, ControlView, Controller, DrbView,
