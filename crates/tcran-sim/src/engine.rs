@@ -49,7 +49,7 @@ use tcran_core::{
     PacketId, Protocol, Qfi, Rnti,
 };
 use tcran_ran::mac::{LcInput, Mac, SlotOutput, UeInput};
-use tcran_ran::rlc::{RlcPdu, RlcRx, RlcTx, SduDeparture, StatusPdu};
+use tcran_ran::rlc::{RlcMode, RlcPdu, RlcRx, RlcTx, SduDeparture, StatusPdu};
 use tcran_ran::sdap::{Sdap, SdapConfig, SdapRule};
 use tcran_ran::{AnyChannel, Channel, ChannelSample};
 use tcran_tc::{LowerLayerReport, Pipeline, PipelineConfig};
@@ -1510,8 +1510,11 @@ impl Sim {
                     drb.rlc_delay_sum_ns += now.saturating_since(t).as_nanos();
                 }
             }
-            for p in &delivered[first..] {
-                self.remember_delivery(u, d, p.id);
+            // Only an AM transmitter gives up on SDUs the UE may hold.
+            if drb.tx.params().mode == RlcMode::Am {
+                for p in &delivered[first..] {
+                    self.remember_delivery(u, d, p.id);
+                }
             }
             self.send_status(u, d);
             self.arm_rlc(u, d);
