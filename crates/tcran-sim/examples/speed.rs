@@ -1,6 +1,10 @@
 //! Simulation speed on the reference scenario of issue 5: 1 cell, 25 PRB,
 //! 15 kHz, 1 UE, one CUBIC bulk download and one VoIP call, 5 MB RLC, 60 s.
 //! Prints wall time and the speed-up over real time (median of 5 runs).
+//!
+//! `speed scale`: the scale scenario instead: 100 MHz at 30 kHz (273 PRB),
+//! 50 UEs each with one CUBIC download and one VoIP call, 10 s simulated,
+//! one run (measure memory with `/usr/bin/time -v`).
 #![allow(clippy::disallowed_types, clippy::disallowed_methods)] // measures wall time
 
 use std::path::Path;
@@ -24,7 +28,46 @@ const REFERENCE: &str = r#"
     kind = "voip"
 "#;
 
+fn scale() -> String {
+    let mut s = String::from(
+        r#"
+    duration = "10s"
+    [cell]
+    numerology = 1
+    bandwidth_mhz = 100
+    "#,
+    );
+    for u in 1..=50 {
+        s.push_str(&format!(
+            "[[ues]]\nrnti = {u}\nchannel = {{ kind = \"mcs\", mcs = {} }}\n",
+            10 + u % 18
+        ));
+    }
+    for u in 1..=50 {
+        s.push_str(&format!(
+            "[[flows]]\nname = \"bulk{u}\"\nue = {u}\nkind = \"tcp\"\n\
+             [[flows]]\nname = \"voip{u}\"\nue = {u}\nkind = \"voip\"\n"
+        ));
+    }
+    s
+}
+
 fn main() {
+    if std::env::args().nth(1).as_deref() == Some("scale") {
+        let cfg: SimConfig = toml::from_str(&scale()).expect("scale scenario");
+        let t = Instant::now();
+        let out = Sim::new(&cfg, Path::new(".")).expect("builds").run();
+        let wall = t.elapsed().as_secs_f64();
+        let s = &out.summary;
+        let total: f64 = s.flows.iter().map(|f| f.throughput_mbps).sum();
+        println!(
+            "scale scenario (273 PRB, 50 UEs, 10 s simulated): wall {wall:.1} s, \
+             {total:.0} Mbit/s delivered, PRB use {:.1} %, {} packets",
+            s.prb_utilization * 100.0,
+            s.packets.created
+        );
+        return;
+    }
     let cfg: SimConfig = toml::from_str(REFERENCE).expect("reference scenario");
     let mut walls: Vec<f64> = (0..5)
         .map(|_| {

@@ -15,35 +15,61 @@
 //! - A transport block sent in slot n reaches the UE at the end of slot n
 //!   (or later, after HARQ retransmissions).
 //! - Every packet that leaves the data path is counted with its layer and
-//!   reason.
+//!   reason; the summary's packet ledger checks `created = delivered +
+//!   dropped + in flight` for the downlink.
+//! - A UE may have a queue at the UPF (its own pipeline) before SDAP; its
+//!   per-TTI report describes the UE's TC queues below it.
+//! - Scheduled events and controllers run as events of their own, between
+//!   packet events; each change is applied atomically and recorded
+//!   ([`crate::controller`]).
+//! - The time series ([`crate::series`]) cost O(1) per delivered packet,
+//!   drop and slot; CE marks are read from the pipelines' counters at the
+//!   end of every series bin and before every reconfiguration.
 
+use crate::controller::{
+    deploy_controls, describe, Action, AnyController, Command, ControlView, Controller, DrbView,
+    FlowView,
+};
 use crate::event::EventQueue;
 use crate::metrics::{DelayRecorder, TimeSeries};
-use crate::report::{FlowSummary, LayerDelays, RlcSummary, RunSummary};
+use crate::recorder::{SeriesRecorder, CDF_POINTS};
+use crate::report::{
+    FlowSummary, LayerDelays, PacketCounts, ReconfigCounts, RlcSummary, RunSummary,
+};
 use crate::scenario::{FlowKind, SimConfig};
-use crate::series::RunSeries;
+use crate::series::Reconfiguration;
 use crate::RunOutput;
 use std::collections::BTreeMap;
 use std::net::{IpAddr, Ipv4Addr};
 use std::path::Path;
+use tcran_core::reason::MarkCounts;
 use tcran_core::rng::RngStream;
 use tcran_core::{
-    ConfigError, DrbId, DropReason, Dscp, Duration, FiveTuple, FlowId, Instant, Packet, PacketId,
-    Protocol, Qfi, Rnti,
+    ConfigError, DrbId, DropReason, Dscp, Duration, FiveTuple, FlowId, Instant, MarkReason, Packet,
+    PacketId, Protocol, Qfi, Rnti,
 };
 use tcran_ran::mac::{LcInput, Mac, SlotOutput, UeInput};
-use tcran_ran::rlc::{RlcPdu, RlcRx, RlcTx, SduDeparture, StatusPdu};
+use tcran_ran::rlc::{RlcMode, RlcPdu, RlcRx, RlcTx, SduDeparture, StatusPdu};
 use tcran_ran::sdap::{Sdap, SdapConfig, SdapRule};
 use tcran_ran::{AnyChannel, Channel, ChannelSample};
 use tcran_tc::{LowerLayerReport, Pipeline, PipelineConfig};
 use tcran_traffic::sources::{
-    GamingSource, PacketSource, PeriodicSource, PingResponder, Pinger, UdpSink,
+    GamingSource, PacketSource, PeriodicSource, PingResponder, Pinger, UdpSink, VideoSource,
+    WebPageModel, WebServer,
 };
 use tcran_traffic::{FlowSpec, TcpReceiver, TcpSender};
 
 #[derive(Debug)]
 enum Ev {
     Slot,
+    /// End of a series bin: sample TCP state and TC marks.
+    Bin,
+    /// Scheduled reconfiguration `usize` is due.
+    Scheduled(usize),
+    /// Controller `usize` is due.
+    Control(usize),
+    /// The UPF queue of UE `usize` may release packets.
+    UpfWake(usize),
     TcWake(usize, usize),
     ServerWake(usize),
     ClientWake(usize),
@@ -73,6 +99,53 @@ struct Drb {
     occupancy: TimeSeries,
     occupancy_max: u64,
     rlc_sojourn: DelayRecorder,
+    /// CE marks of the pipeline's queues when last looked at (marks are
+    /// counted inside the pipeline; the engine collects the increase).
+    marks_seen: MarkCounts,
+    /// Whole-run RLC departures and the sum of their sojourns (controllers
+    /// take differences).
+    departed: u64,
+    sojourn_sum_ns: u64,
+    /// Whole-run packets delivered to the UE from this DRB and the sum of
+    /// their times from RLC entry to delivery.
+    delivered: u64,
+    rlc_delay_sum_ns: u64,
+    /// Ids of the last packets delivered to the UE (a ring): an AM
+    /// transmitter may give up on an SDU the UE already has (its
+    /// acknowledgement was still on the way), which is no loss.
+    recent: Vec<PacketId>,
+    recent_next: usize,
+    /// Packets counted as dropped by an RLC AM give-up whose segments may
+    /// still complete at the UE (rare; the drop is withdrawn if they do).
+    given_up: Vec<(PacketId, Option<FlowId>)>,
+}
+
+/// Deliveries remembered per DRB: more than an AM window's worth of
+/// packets delivered in the time a transmitter takes to give up.
+const RECENT_DELIVERIES: usize = 8192;
+
+/// A scheduled change: who, where (`None` = every UE / DRB), what.
+#[derive(Debug)]
+struct Scheduled {
+    ue: Option<u16>,
+    drb: Option<u8>,
+    action: Action,
+}
+
+/// A controller with its schedule, scope and the counters it last saw.
+#[derive(Debug)]
+struct ControllerSlot {
+    name: String,
+    period: Duration,
+    ue: Option<u16>,
+    drb: Option<u8>,
+    controller: AnyController,
+    /// Per (UE, DRB): (departed, sojourn sum, delivered, RLC delay sum) at
+    /// the previous call.
+    prev_drb: BTreeMap<(usize, usize), [u64; 4]>,
+    /// Per flow: (bytes, delay sum ns, packets) at the previous call.
+    prev_flow: Vec<(u64, u64, u64)>,
+    prev_at: Instant,
 }
 
 #[derive(Debug)]
@@ -82,6 +155,19 @@ struct Ue {
     sample: ChannelSample,
     sdap: Sdap,
     drbs: Vec<Drb>,
+    upf: Option<Upf>,
+}
+
+/// The UE's queue at the UPF, before SDAP (thesis ch. 3, second scenario).
+/// Its "lower layer" is the UE's TC pipelines (the SDAP buffers): its
+/// per-TTI report carries what they handed down to RLC and what they still
+/// hold, as USP (thesis Algs. 6-7) expects.
+#[derive(Debug)]
+struct Upf {
+    pipeline: Pipeline,
+    wake: Option<Instant>,
+    /// Bytes the UE's TC pipelines released into RLC since the last report.
+    released: u64,
 }
 
 // One per flow, not per packet: size differences do not matter.
@@ -90,6 +176,7 @@ struct Ue {
 enum Source {
     Periodic(PeriodicSource),
     Gaming(GamingSource),
+    Video(VideoSource),
 }
 
 impl PacketSource for Source {
@@ -97,12 +184,56 @@ impl PacketSource for Source {
         match self {
             Source::Periodic(s) => s.next_send(),
             Source::Gaming(s) => s.next_send(),
+            Source::Video(s) => s.next_send(),
         }
     }
     fn poll(&mut self, now: Instant) -> Option<Packet> {
         match self {
             Source::Periodic(s) => s.poll(now),
             Source::Gaming(s) => s.poll(now),
+            Source::Video(s) => s.poll(now),
+        }
+    }
+}
+
+/// The server side of a TCP flow: a bulk/sized download or web pages.
+/// Already boxed in `Endpoints`, one per flow: sizes do not matter.
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug)]
+enum TcpServer {
+    Download(TcpSender),
+    Web(WebServer),
+}
+
+impl TcpServer {
+    fn sender(&self) -> &TcpSender {
+        match self {
+            TcpServer::Download(t) => t,
+            TcpServer::Web(w) => &w.tcp,
+        }
+    }
+    fn on_timer(&mut self, now: Instant) {
+        match self {
+            TcpServer::Download(t) => t.on_timer(now),
+            TcpServer::Web(w) => w.on_timer(now),
+        }
+    }
+    fn poll_transmit(&mut self, now: Instant) -> Option<Packet> {
+        match self {
+            TcpServer::Download(t) => t.poll_transmit(now),
+            TcpServer::Web(w) => w.poll_transmit(now),
+        }
+    }
+    fn next_wakeup(&self) -> Option<Instant> {
+        match self {
+            TcpServer::Download(t) => t.next_wakeup(),
+            TcpServer::Web(w) => w.next_wakeup(),
+        }
+    }
+    fn on_packet(&mut self, p: &Packet, now: Instant) {
+        match self {
+            TcpServer::Download(t) => t.on_packet(p, now),
+            TcpServer::Web(w) => w.on_packet(p, now),
         }
     }
 }
@@ -111,7 +242,7 @@ impl PacketSource for Source {
 #[derive(Debug)]
 enum Endpoints {
     Tcp {
-        tx: Box<TcpSender>,
+        tx: Box<TcpServer>,
         rx: Box<TcpReceiver>,
     },
     Udp {
@@ -135,6 +266,14 @@ struct Flow {
     layers: LayerDelays,
     delivered_bytes: u64,
     lost: u64,
+    rnti: u16,
+    tuple: FiveTuple,
+    /// DRB of the flow's last packet at the gNB.
+    drb: Option<u8>,
+    /// Whole run (controllers take differences): bytes, delay sum, packets.
+    total_bytes: u64,
+    total_delay_ns: u64,
+    total_packets: u64,
 }
 
 /// The simulator of one scenario run.
@@ -157,6 +296,12 @@ pub struct Sim {
     prbs_used: u64,
     prbs_available: u64,
     drops: BTreeMap<(&'static str, &'static str), u64>,
+    marks: BTreeMap<(&'static str, &'static str), u64>,
+    series: SeriesRecorder,
+    scheduled: Vec<Scheduled>,
+    controllers: Vec<ControllerSlot>,
+    reconfig_counts: ReconfigCounts,
+    packets: PacketCounts,
     scratch_departures: Vec<SduDeparture>,
     scratch_packets: Vec<Packet>,
 }
@@ -253,14 +398,34 @@ impl Sim {
                     occupancy: TimeSeries::new(Duration::from_millis(10)),
                     occupancy_max: 0,
                     rlc_sojourn: DelayRecorder::default(),
+                    marks_seen: MarkCounts::default(),
+                    departed: 0,
+                    sojourn_sum_ns: 0,
+                    delivered: 0,
+                    rlc_delay_sum_ns: 0,
+                    recent: Vec::new(),
+                    recent_next: 0,
+                    given_up: Vec::new(),
                 });
             }
+            let upf = match &uc.upf {
+                None => None,
+                Some(c) => Some(Upf {
+                    pipeline: c
+                        .pipeline
+                        .build()
+                        .map_err(|e| at(e.within("upf.pipeline")))?,
+                    wake: None,
+                    released: 0,
+                }),
+            };
             ues.push(Ue {
                 rnti: Rnti(uc.rnti),
                 channel,
                 sample: ChannelSample::Outage,
                 sdap,
                 drbs,
+                upf,
             });
         }
         let end = Instant::ZERO + cfg.duration;
@@ -277,7 +442,7 @@ impl Sim {
             tcran_core::config::check_range("qfi", fc.qfi, 0, 63).map_err(at)?;
             tcran_core::config::check_range("dscp", fc.dscp, 0, 63).map_err(at)?;
             let proto = match fc.kind {
-                FlowKind::Tcp { .. } => Protocol::TCP,
+                FlowKind::Tcp { .. } | FlowKind::Web { .. } => Protocol::TCP,
                 FlowKind::Ping { .. } => Protocol::ICMP,
                 _ => Protocol::UDP,
             };
@@ -311,10 +476,53 @@ impl Sim {
                     }
                     let rx = TcpReceiver::new(params, spec);
                     Endpoints::Tcp {
-                        tx: Box::new(tx),
+                        tx: Box::new(TcpServer::Download(tx)),
                         rx: Box::new(rx),
                     }
                 }
+                FlowKind::Web { tcp, reading_mean } => {
+                    let params = tcp.build().map_err(|e| at(e.within("tcp")))?;
+                    let mut model = WebPageModel::default();
+                    if let Some(r) = reading_mean {
+                        tcran_core::config::check_range(
+                            "reading_mean",
+                            *r,
+                            Duration::from_millis(1),
+                            Duration::from_secs(3600),
+                        )
+                        .map_err(at)?;
+                        model.reading_mean = *r;
+                        model.reading_max = Duration::from_nanos(r.as_nanos() * 7 / 5);
+                    }
+                    let tx = TcpSender::new(params.clone(), spec, rng("tcp"));
+                    let server = WebServer::new(tx, model, rng("web"), start);
+                    Endpoints::Tcp {
+                        tx: Box::new(TcpServer::Web(server)),
+                        rx: Box::new(TcpReceiver::new(params, spec)),
+                    }
+                }
+                FlowKind::Video {
+                    fps,
+                    frame_size,
+                    iframe_size,
+                    iframe_period,
+                    mtu,
+                } => Endpoints::Udp {
+                    src: Source::Video(
+                        VideoSource::new(
+                            spec,
+                            *fps,
+                            frame_size.0,
+                            iframe_size.map_or(frame_size.0, |b| b.0),
+                            *iframe_period,
+                            mtu.0 as u32,
+                            start,
+                            stop,
+                        )
+                        .map_err(at)?,
+                    ),
+                    sink: UdpSink::default(),
+                },
                 FlowKind::Voip {} => Endpoints::Udp {
                     src: Source::Periodic(PeriodicSource::voip_g711(spec, start, stop)),
                     sink: UdpSink::default(),
@@ -356,8 +564,24 @@ impl Sim {
                 layers: LayerDelays::default(),
                 delivered_bytes: 0,
                 lost: 0,
+                rnti: fc.ue,
+                tuple: spec.tuple,
+                drb: None,
+                total_bytes: 0,
+                total_delay_ns: 0,
+                total_packets: 0,
             });
         }
+        if cfg.series_bin < Duration::from_millis(1) || cfg.series_bin > cfg.duration {
+            return Err(ConfigError::new(
+                "series_bin",
+                cfg.series_bin,
+                format!("must be between 1ms and the duration ({})", cfg.duration),
+            ));
+        }
+        let series = SeriesRecorder::new(cfg.series_bin, end, slot_dur, flows.len(), |i| {
+            matches!(flows[i].ends, Endpoints::Tcp { .. })
+        });
         let mut sim = Sim {
             now: Instant::ZERO,
             end,
@@ -376,14 +600,114 @@ impl Sim {
             prbs_used: 0,
             prbs_available: 0,
             drops: BTreeMap::new(),
+            marks: BTreeMap::new(),
+            series,
+            scheduled: Vec::new(),
+            controllers: Vec::new(),
+            reconfig_counts: ReconfigCounts::default(),
+            packets: PacketCounts::default(),
             scratch_departures: Vec::new(),
             scratch_packets: Vec::new(),
         };
         sim.events.schedule(Instant::ZERO, Ev::Slot);
+        let first_bin = Instant::ZERO + sim.series.bin();
+        sim.events.schedule(first_bin.min(end), Ev::Bin);
         for (i, fc) in cfg.flows.iter().enumerate() {
             sim.wake_server(i, Instant::ZERO + fc.start);
         }
+        for (i, ev) in cfg.events.iter().enumerate() {
+            let at = |e: ConfigError| e.within(format!("events[{i}]"));
+            sim.check_scope(ev.ue, ev.drb).map_err(at)?;
+            if ev.at > cfg.duration {
+                return Err(at(ConfigError::new(
+                    "at",
+                    ev.at,
+                    format!("must be within the duration ({})", cfg.duration),
+                )));
+            }
+            sim.events
+                .schedule(Instant::ZERO + ev.at, Ev::Scheduled(sim.scheduled.len()));
+            sim.scheduled.push(Scheduled {
+                ue: ev.ue,
+                drb: ev.drb,
+                action: ev.action().map_err(at)?,
+            });
+        }
+        let names: Vec<&str> = cfg.flows.iter().map(|f| f.name.as_str()).collect();
+        for (i, c) in cfg.controllers.iter().enumerate() {
+            let at = |e: ConfigError| e.within(format!("controllers[{i}]"));
+            sim.check_scope(c.ue, c.drb).map_err(at)?;
+            let controller = c.build(&names).map_err(at)?;
+            let start = c.start.unwrap_or(c.period);
+            sim.add_controller(c.name(), c.period, start, c.ue, c.drb, controller);
+        }
         Ok(sim)
+    }
+
+    /// Adds a controller (e.g. an [`AnyController::Custom`] one) called
+    /// every `period` from `start`, watching UE `ue` and DRB `drb` (`None`
+    /// = all).
+    pub fn add_controller(
+        &mut self,
+        name: String,
+        period: Duration,
+        start: Duration,
+        ue: Option<u16>,
+        drb: Option<u8>,
+        controller: AnyController,
+    ) {
+        let i = self.controllers.len();
+        self.controllers.push(ControllerSlot {
+            name,
+            period: period.max(Duration::from_nanos(1)),
+            ue,
+            drb,
+            controller,
+            prev_drb: BTreeMap::new(),
+            prev_flow: vec![(0, 0, 0); self.flows.len()],
+            prev_at: Instant::ZERO,
+        });
+        let at = Instant::ZERO + start;
+        if at <= self.end {
+            self.events.schedule(at, Ev::Control(i));
+        }
+    }
+
+    fn check_scope(&self, ue: Option<u16>, drb: Option<u8>) -> Result<(), ConfigError> {
+        let ues: Vec<&Ue> = self
+            .ues
+            .iter()
+            .filter(|u| ue.is_none_or(|r| u.rnti.0 == r))
+            .collect();
+        if ues.is_empty() {
+            return Err(ConfigError::new(
+                "ue",
+                ue.unwrap_or_default(),
+                "must be the rnti of a configured UE",
+            ));
+        }
+        if let Some(d) = drb {
+            if !ues.iter().any(|u| u.drbs.iter().any(|x| x.id.0 == d)) {
+                return Err(ConfigError::new("drb", d, "no such DRB on the UE(s)"));
+            }
+        }
+        Ok(())
+    }
+
+    /// (UE, DRB) indexes in scope.
+    fn scope(&self, ue: Option<u16>, drb: Option<u8>) -> Vec<(usize, usize)> {
+        let mut out = Vec::new();
+        for (u, x) in self.ues.iter().enumerate() {
+            if ue.is_some_and(|r| x.rnti.0 != r) {
+                continue;
+            }
+            for (d, y) in x.drbs.iter().enumerate() {
+                if drb.is_none_or(|id| y.id.0 == id) {
+                    out.push((u, d));
+                }
+            }
+        }
+        out
     }
 
     /// Runs to the end; returns the summary and the time series.
@@ -410,10 +734,7 @@ impl Sim {
         }
         self.now = self.end;
         progress(self.end.as_secs_f64());
-        RunOutput {
-            series: RunSeries::default(),
-            summary: self.summary(),
-        }
+        self.finish()
     }
 
     fn counting(&self) -> bool {
@@ -422,6 +743,9 @@ impl Sim {
 
     fn count_drop(&mut self, layer: &'static str, reason: DropReason, packet: &Packet) {
         *self.drops.entry((layer, reason.label())).or_default() += 1;
+        self.packets.dropped += 1;
+        self.series
+            .event(self.now, "drop", layer, reason.label(), 1);
         if let Some(f) = packet.flow.and_then(|f| self.flows.get_mut(f.0 as usize)) {
             f.lost += 1;
         }
@@ -430,6 +754,23 @@ impl Sim {
     fn handle(&mut self, ev: Ev) {
         match ev {
             Ev::Slot => self.on_slot(),
+            Ev::Bin => self.on_bin(),
+            Ev::Scheduled(i) => {
+                let (ue, drb) = (self.scheduled[i].ue, self.scheduled[i].drb);
+                for (u, d) in self.scope(ue, drb) {
+                    let action = self.scheduled[i].action.clone();
+                    self.reconfigure("event", u, d, action);
+                }
+            }
+            Ev::Control(i) => self.run_controller(i),
+            Ev::UpfWake(u) => {
+                if let Some(upf) = self.ues[u].upf.as_mut() {
+                    if upf.wake == Some(self.now) {
+                        upf.wake = None;
+                        self.upf_egress(u);
+                    }
+                }
+            }
             Ev::TcWake(u, d) => {
                 if self.ues[u].drbs[d].tc_wake == Some(self.now) {
                     self.ues[u].drbs[d].tc_wake = None;
@@ -505,6 +846,7 @@ impl Sim {
             Endpoints::Ping { pinger, .. } => drain_due(pinger, now, &mut sent),
         };
         for mut p in sent.drain(..) {
+            self.packets.created += 1;
             self.next_id += 1;
             p.id = PacketId(self.next_id);
             self.events
@@ -551,6 +893,62 @@ impl Sim {
             self.count_drop("sdap", DropReason::NoRoute, &p);
             return;
         };
+        if let Some(upf) = self.ues[u].upf.as_mut() {
+            upf.pipeline.push(p, now);
+            self.collect_upf_drops(u);
+            self.upf_egress(u);
+            return;
+        }
+        self.sdap_in(u, p);
+    }
+
+    /// Moves what the UE's UPF queue lets go on to SDAP.
+    fn upf_egress(&mut self, u: usize) {
+        let now = self.now;
+        while let Some(p) = self.ues[u]
+            .upf
+            .as_mut()
+            .and_then(|upf| upf.pipeline.pull(now))
+        {
+            self.sdap_in(u, p);
+        }
+        self.collect_upf_drops(u);
+        let tick = self.tc_tick;
+        let end = self.end;
+        let Some(upf) = self.ues[u].upf.as_mut() else {
+            return;
+        };
+        if upf.pipeline.queued_packets() == 0 {
+            return;
+        }
+        let Some(mut t) = upf.pipeline.next_wakeup(now) else {
+            return;
+        };
+        if let Some(tick) = tick {
+            let n = tick.as_nanos();
+            t = Instant::from_nanos(t.as_nanos().div_ceil(n) * n);
+        }
+        let t = t.max(now + Duration::from_nanos(1));
+        if t <= end && upf.wake.is_none_or(|w| t < w) {
+            upf.wake = Some(t);
+            self.events.schedule(t, Ev::UpfWake(u));
+        }
+    }
+
+    fn collect_upf_drops(&mut self, u: usize) {
+        let Some(upf) = self.ues[u].upf.as_mut() else {
+            return;
+        };
+        let dropped: Vec<_> = upf.pipeline.drain_dropped().collect();
+        for x in dropped {
+            self.count_drop("upf", x.reason, &x.packet);
+        }
+    }
+
+    /// SDAP: maps the packet to its DRB and pushes it into that DRB's TC
+    /// pipeline.
+    fn sdap_in(&mut self, u: usize, mut p: Packet) {
+        let now = self.now;
         let mapping = match self.ues[u].sdap.apply(&mut p) {
             Ok(m) => m,
             Err(reason) => {
@@ -562,6 +960,9 @@ impl Sim {
             self.count_drop("sdap", DropReason::NoRoute, &p);
             return;
         };
+        if let Some(f) = p.flow.and_then(|f| self.flows.get_mut(f.0 as usize)) {
+            f.drb = Some(mapping.drb.0);
+        }
         self.ues[u].drbs[d].pipeline.push(p, now);
         self.collect_tc_drops(u, d);
         self.egress(u, d);
@@ -576,6 +977,10 @@ impl Sim {
                 break;
             };
             p.stamps.rlc_in = Some(now);
+            if let Some(upf) = self.ues[u].upf.as_mut() {
+                upf.released += u64::from(p.len);
+            }
+            let drb = &mut self.ues[u].drbs[d];
             if let Err(p) = drb.tx.enqueue(p, now) {
                 self.count_drop("rlc", DropReason::RlcFull, &p);
             }
@@ -648,7 +1053,13 @@ impl Sim {
             .collect();
         self.mac.schedule(slot, now, &inputs, &mut out);
         drop(inputs);
+        let rlc_bytes: u64 = lcs.iter().flatten().map(|l| l.buffer_bytes).sum();
         drop(lcs);
+        if self.series.samples_slot(slot) && now < self.end {
+            let capacity = slot_capacity(&out);
+            self.series
+                .slot(now, rlc_bytes, capacity, out.prbs_used, out.prbs_available);
+        }
 
         // Fill each grant from the UE's logical channels, then let HARQ decide.
         let mut pulled: Vec<Vec<u64>> = self.ues.iter().map(|u| vec![0; u.drbs.len()]).collect();
@@ -745,10 +1156,244 @@ impl Sim {
                 self.egress(u, d);
                 self.abandoned(u, d);
             }
+            self.report_to_upf(u, &out);
         }
         self.out = out;
         self.slot += 1;
         self.events.schedule(now + self.slot_dur, Ev::Slot);
+    }
+
+    // ------------------------------------------------------ reconfiguration
+
+    /// Calls controller `i` with what happened since its previous call and
+    /// applies its commands.
+    fn run_controller(&mut self, i: usize) {
+        let now = self.now;
+        let c = &self.controllers[i];
+        let window = now.saturating_since(c.prev_at).as_secs_f64();
+        let scope = self.scope(c.ue, c.drb);
+        let mut drbs = Vec::with_capacity(scope.len());
+        let mut prev_drb = BTreeMap::new();
+        for (u, d) in scope {
+            let drb = &self.ues[u].drbs[d];
+            let [n0, s0, m0, r0] = c.prev_drb.get(&(u, d)).copied().unwrap_or_default();
+            let n = drb.departed - n0;
+            let m = drb.delivered - m0;
+            drbs.push(DrbView {
+                rnti: self.ues[u].rnti.0,
+                drb: drb.id.0,
+                config: drb.pipeline.config(),
+                stats: drb.pipeline.stats(now),
+                rlc_bytes: drb.tx.buffer_status().total(),
+                rlc_departed: n,
+                rlc_sojourn_ms: (n > 0).then(|| (drb.sojourn_sum_ns - s0) as f64 / n as f64 / 1e6),
+                rlc_delivered: m,
+                rlc_delay_ms: (m > 0).then(|| (drb.rlc_delay_sum_ns - r0) as f64 / m as f64 / 1e6),
+            });
+            prev_drb.insert(
+                (u, d),
+                [
+                    drb.departed,
+                    drb.sojourn_sum_ns,
+                    drb.delivered,
+                    drb.rlc_delay_sum_ns,
+                ],
+            );
+        }
+        let mut flows = Vec::new();
+        let mut prev_flow = Vec::with_capacity(self.flows.len());
+        for (k, f) in self.flows.iter().enumerate() {
+            prev_flow.push((f.total_bytes, f.total_delay_ns, f.total_packets));
+            if c.ue.is_some_and(|r| r != f.rnti) {
+                continue;
+            }
+            let (b0, d0, n0) = c.prev_flow[k];
+            let n = f.total_packets - n0;
+            flows.push(FlowView {
+                name: f.name.clone(),
+                kind: f.kind,
+                rnti: f.rnti,
+                drb: f.drb,
+                tuple: f.tuple,
+                goodput_mbps: if window > 0.0 {
+                    (f.total_bytes - b0) as f64 * 8.0 / window / 1e6
+                } else {
+                    0.0
+                },
+                delay_ms: (n > 0).then(|| (f.total_delay_ns - d0) as f64 / n as f64 / 1e6),
+            });
+        }
+        let view = ControlView {
+            now,
+            drbs: &drbs,
+            flows: &flows,
+        };
+        let mut commands: Vec<Command> = Vec::new();
+        let c = &mut self.controllers[i];
+        c.controller.on_tick(&view, &mut commands);
+        c.prev_drb = prev_drb;
+        c.prev_flow = prev_flow;
+        c.prev_at = now;
+        let (name, next) = (c.name.clone(), now + c.period);
+        for cmd in commands {
+            let target = self.ues.iter().enumerate().find_map(|(u, x)| {
+                let d = x.drbs.iter().position(|y| y.id.0 == cmd.drb)?;
+                (x.rnti.0 == cmd.rnti).then_some((u, d))
+            });
+            match target {
+                Some((u, d)) => self.reconfigure(&name, u, d, cmd.action),
+                None => self.refused(
+                    &name,
+                    cmd.rnti,
+                    cmd.drb,
+                    "command".into(),
+                    "no such UE/DRB".into(),
+                ),
+            }
+        }
+        if next <= self.end {
+            self.events.schedule(next, Ev::Control(i));
+        }
+    }
+
+    /// Applies `action` to the pipeline of (UE `u`, DRB `d`) and records it.
+    fn reconfigure(&mut self, by: &str, u: usize, d: usize, action: Action) {
+        let now = self.now;
+        // Marks of queues about to be deleted must not be lost.
+        self.collect_marks(u, d);
+        let (rnti, drb_id) = (self.ues[u].rnti.0, self.ues[u].drbs[d].id.0);
+        let pipeline = &mut self.ues[u].drbs[d].pipeline;
+        match action {
+            Action::Control(c) => {
+                let what = describe(&c);
+                match pipeline.apply(c, now) {
+                    Ok(()) => self.applied(by, rnti, drb_id, what),
+                    Err(e) => self.refused(by, rnti, drb_id, what, e.to_string()),
+                }
+            }
+            Action::Deploy(target) => {
+                let what = format!(
+                    "deploy pipeline {}",
+                    serde_json::to_string(&target).unwrap_or_default()
+                );
+                let current = pipeline.config();
+                let controls = deploy_controls(&current, &target);
+                // Rehearse on an empty pipeline of the same configuration,
+                // so a deployment that would stop half-way changes nothing.
+                let rehearsal = current
+                    .build()
+                    .and_then(|mut p| controls.iter().try_for_each(|c| p.apply(c.clone(), now)));
+                let result = rehearsal.and_then(|()| {
+                    controls
+                        .into_iter()
+                        .try_for_each(|c| pipeline.apply(c, now))
+                });
+                match result {
+                    Ok(()) => self.applied(by, rnti, drb_id, what),
+                    Err(e) => self.refused(by, rnti, drb_id, what, e.to_string()),
+                }
+            }
+        }
+        self.collect_tc_drops(u, d);
+        self.egress(u, d);
+    }
+
+    fn applied(&mut self, by: &str, rnti: u16, drb: u8, what: String) {
+        self.reconfig_counts.applied += 1;
+        self.series.reconfigurations.push(Reconfiguration {
+            t_s: self.now.as_secs_f64(),
+            by: by.to_string(),
+            rnti,
+            drb,
+            what,
+        });
+    }
+
+    fn refused(&mut self, by: &str, rnti: u16, drb: u8, what: String, error: String) {
+        self.reconfig_counts.failed += 1;
+        self.series.failed.push(Reconfiguration {
+            t_s: self.now.as_secs_f64(),
+            by: by.to_string(),
+            rnti,
+            drb,
+            what: format!("{what}: {error}"),
+        });
+    }
+
+    /// Closes the series bin ending now: TCP state and the TC marks of the
+    /// bin.
+    fn on_bin(&mut self) {
+        let now = self.now;
+        for (i, f) in self.flows.iter().enumerate() {
+            if let Endpoints::Tcp { tx, .. } = &f.ends {
+                let tx = tx.sender();
+                self.series.tcp_state(i, now, tx.cwnd(), tx.srtt());
+            }
+        }
+        for u in 0..self.ues.len() {
+            for d in 0..self.ues[u].drbs.len() {
+                self.collect_marks(u, d);
+            }
+        }
+        if now < self.end {
+            let next = (now + self.series.bin()).min(self.end);
+            self.events.schedule(next, Ev::Bin);
+        }
+    }
+
+    /// Counts the CE marks the pipeline of (UE, DRB) made since the last
+    /// look (before a reconfiguration, so deleted queues lose none).
+    fn collect_marks(&mut self, u: usize, d: usize) {
+        let now = self.now;
+        let drb = &mut self.ues[u].drbs[d];
+        let mut total = MarkCounts::default();
+        for q in drb.pipeline.stats(now).queues {
+            total.add_all(&q.marks);
+        }
+        for r in MarkReason::ALL {
+            let n = total.get(*r).saturating_sub(drb.marks_seen.get(*r));
+            if n > 0 {
+                *self.marks.entry(("tc", r.label())).or_default() += n;
+                // The bin that just ended (marks are looked at on its end).
+                let at = Instant::from_nanos(now.as_nanos().saturating_sub(1));
+                self.series.event(at, "mark", "tc", r.label(), n);
+            }
+        }
+        drb.marks_seen = total;
+    }
+
+    /// The UPF queue's per-TTI report: its lower layer is the UE's TC
+    /// pipelines (bytes they handed to RLC this TTI, bytes they still hold)
+    /// and the capacity the cell offered the UE.
+    fn report_to_upf(&mut self, u: usize, out: &SlotOutput) {
+        let now = self.now;
+        let ue = &mut self.ues[u];
+        let Some(upf) = ue.upf.as_mut() else {
+            return;
+        };
+        let (bytes, packets) = ue.drbs.iter().fold((0, 0), |(b, n), d| {
+            (
+                b + d.pipeline.queued_bytes(),
+                n + d.pipeline.queued_packets(),
+            )
+        });
+        let rnti = ue.rnti;
+        let granted = out.grant(rnti).map_or(0, |g| u64::from(g.tbs_bytes));
+        let max_bytes = out
+            .lc_grants
+            .iter()
+            .find(|l| l.rnti == rnti)
+            .map_or(0, |l| u64::from(l.max_bytes));
+        let report = LowerLayerReport {
+            tti: self.slot_dur,
+            backlog_bytes: bytes,
+            backlog_sdus: packets as u32,
+            pulled_bytes: std::mem::take(&mut upf.released),
+            granted_bytes: granted,
+            max_bytes,
+        };
+        upf.pipeline.on_report(&report, now);
+        self.upf_egress(u);
     }
 
     fn departed(&mut self, u: usize, d: usize, departures: &mut Vec<SduDeparture>) {
@@ -757,6 +1402,8 @@ impl Sim {
         let drb = &mut self.ues[u].drbs[d];
         for dep in departures.drain(..) {
             drb.pipeline.on_sdu_departed(dep.sojourn, now);
+            drb.departed += 1;
+            drb.sojourn_sum_ns += dep.sojourn.as_nanos();
             if counting {
                 drb.rlc_sojourn.record(dep.sojourn);
             }
@@ -767,9 +1414,44 @@ impl Sim {
         let mut lost = std::mem::take(&mut self.scratch_packets);
         self.ues[u].drbs[d].tx.drain_abandoned(&mut lost);
         for p in lost.drain(..) {
+            let drb = &mut self.ues[u].drbs[d];
+            if drb.recent.contains(&p.id) {
+                continue; // the UE has it: not a loss
+            }
+            drb.given_up.push((p.id, p.flow));
             self.count_drop("rlc", DropReason::AirLoss, &p);
         }
         self.scratch_packets = lost;
+    }
+
+    /// Remembers a delivery from DRB (u, d); withdraws the drop of a packet
+    /// its transmitter had given up on.
+    fn remember_delivery(&mut self, u: usize, d: usize, id: PacketId) {
+        let drb = &mut self.ues[u].drbs[d];
+        if drb.recent.len() < RECENT_DELIVERIES {
+            drb.recent.push(id);
+        } else {
+            drb.recent[drb.recent_next] = id;
+            drb.recent_next = (drb.recent_next + 1) % RECENT_DELIVERIES;
+        }
+        if drb.given_up.is_empty() {
+            return;
+        }
+        if let Some(k) = drb.given_up.iter().position(|(g, _)| *g == id) {
+            let (_, flow) = drb.given_up.swap_remove(k);
+            let key = ("rlc", DropReason::AirLoss.label());
+            if let Some(n) = self.drops.get_mut(&key) {
+                *n -= 1;
+                if *n == 0 {
+                    self.drops.remove(&key);
+                }
+            }
+            self.packets.dropped -= 1;
+            self.series.withdraw_drop(self.now, key.0, key.1);
+            if let Some(f) = flow.and_then(|f| self.flows.get_mut(f.0 as usize)) {
+                f.lost -= 1;
+            }
+        }
     }
 
     fn arm_rlc(&mut self, u: usize, d: usize) {
@@ -819,7 +1501,21 @@ impl Sim {
             let Some(d) = self.ues[u].drbs.iter().position(|x| x.id == pdu.drb) else {
                 continue;
             };
-            self.ues[u].drbs[d].rx.on_pdu(pdu, now, &mut delivered);
+            let first = delivered.len();
+            let drb = &mut self.ues[u].drbs[d];
+            drb.rx.on_pdu(pdu, now, &mut delivered);
+            for p in &delivered[first..] {
+                if let Some(t) = p.stamps.rlc_in {
+                    drb.delivered += 1;
+                    drb.rlc_delay_sum_ns += now.saturating_since(t).as_nanos();
+                }
+            }
+            // Only an AM transmitter gives up on SDUs the UE may hold.
+            if drb.tx.params().mode == RlcMode::Am {
+                for p in &delivered[first..] {
+                    self.remember_delivery(u, d, p.id);
+                }
+            }
             self.send_status(u, d);
             self.arm_rlc(u, d);
         }
@@ -828,7 +1524,13 @@ impl Sim {
             let Some(i) = p.flow.map(|f| f.0 as usize) else {
                 continue;
             };
+            let delay = now.saturating_since(p.created);
+            self.packets.delivered += 1;
+            self.series.delivered(i, now, p.len, delay);
             let f = &mut self.flows[i];
+            f.total_bytes += u64::from(p.len);
+            f.total_delay_ns += delay.as_nanos();
+            f.total_packets += 1;
             if counting {
                 f.delay.record(now.saturating_since(p.created));
                 f.delivered_bytes += p.len as u64;
@@ -884,7 +1586,31 @@ impl Sim {
 
     // ------------------------------------------------------------- summary
 
-    fn summary(mut self) -> RunSummary {
+    fn finish(mut self) -> RunOutput {
+        for u in 0..self.ues.len() {
+            for d in 0..self.ues[u].drbs.len() {
+                self.collect_marks(u, d);
+            }
+        }
+        let names = self
+            .flows
+            .iter_mut()
+            .map(|f| {
+                (
+                    f.name.clone(),
+                    f.kind.to_string(),
+                    f.delay.cdf(CDF_POINTS - 1),
+                )
+            })
+            .collect();
+        let summary = self.summary();
+        RunOutput {
+            summary,
+            series: self.series.finish(names),
+        }
+    }
+
+    fn summary(&mut self) -> RunSummary {
         let measured = self.end.saturating_since(self.warmup_end).as_secs_f64();
         let flows = self
             .flows
@@ -902,12 +1628,26 @@ impl Sim {
                     }
                     _ => None,
                 };
+                let pages = match &f.ends {
+                    Endpoints::Tcp { tx, .. } => match tx.as_ref() {
+                        TcpServer::Web(w) => {
+                            let mut r = DelayRecorder::default();
+                            for pg in w.pages.iter().filter(|p| p.requested_at >= self.warmup_end) {
+                                r.record(pg.completed_at.saturating_since(pg.requested_at));
+                            }
+                            Some(r.summary())
+                        }
+                        TcpServer::Download(_) => None,
+                    },
+                    _ => None,
+                };
                 FlowSummary {
                     name: f.name.clone(),
                     kind: f.kind.to_string(),
                     throughput_mbps: f.delivered_bytes as f64 * 8.0 / measured / 1e6,
                     delay_ms: f.delay.summary(),
                     rtt_ms: rtt,
+                    page_ms: pages,
                     layers_ms: f.layers.means(),
                     lost_packets: f.lost,
                 }
@@ -951,15 +1691,66 @@ impl Sim {
                     sojourn_sum_ms / sojourn_n as f64
                 },
             },
-            drops: self
-                .drops
-                .iter()
-                .fold(BTreeMap::new(), |mut m, ((layer, reason), n)| {
-                    m.entry(layer.to_string())
-                        .or_insert_with(BTreeMap::new)
-                        .insert(reason.to_string(), *n);
-                    m
-                }),
+            drops: by_layer(&self.drops),
+            marks: by_layer(&self.marks),
+            reconfigurations: self.reconfig_counts,
+            packets: PacketCounts {
+                in_flight: self
+                    .packets
+                    .created
+                    .saturating_sub(self.packets.delivered + self.packets.dropped),
+                ..self.packets
+            },
         }
     }
+}
+
+/// `(layer, reason) -> n` as the summary's nested `layer -> reason -> n`.
+fn by_layer(
+    counts: &BTreeMap<(&'static str, &'static str), u64>,
+) -> BTreeMap<String, BTreeMap<String, u64>> {
+    let mut m: BTreeMap<String, BTreeMap<String, u64>> = BTreeMap::new();
+    for ((layer, reason), n) in counts {
+        m.entry(layer.to_string())
+            .or_default()
+            .insert(reason.to_string(), *n);
+    }
+    m
+}
+
+/// What the slot could carry with every PRB (see
+/// [`crate::series::SlotSeries::capacity_bytes`]): the full-cell TBS of the
+/// scheduled UEs weighted by the PRBs each got, or the mean over all UEs in
+/// a slot that schedules nobody.
+fn slot_capacity(out: &SlotOutput) -> u64 {
+    // `max_bytes` is per UE; every LC of a UE carries the same value.
+    let full_cell = |rnti: Rnti| {
+        out.lc_grants
+            .iter()
+            .find(|l| l.rnti == rnti)
+            .map_or(0, |l| u64::from(l.max_bytes))
+    };
+    let (mut num, mut den) = (0u64, 0u64);
+    for (rnti, prbs) in out
+        .grants
+        .iter()
+        .map(|g| (g.rnti, g.prbs))
+        .chain(out.retx.iter().map(|r| (r.rnti, r.prbs)))
+    {
+        num += full_cell(rnti) * u64::from(prbs);
+        den += u64::from(prbs);
+    }
+    if let Some(c) = num.checked_div(den) {
+        return c;
+    }
+    let (mut sum, mut n) = (0u64, 0u64);
+    let mut last = None;
+    for l in &out.lc_grants {
+        if last != Some(l.rnti) {
+            sum += u64::from(l.max_bytes);
+            n += 1;
+            last = Some(l.rnti);
+        }
+    }
+    sum.checked_div(n).unwrap_or(0)
 }

@@ -11,12 +11,16 @@
 //! - [`engine`]: the event loop.
 //! - [`report`]: what a run reports.
 //! - [`series`]: what a run records over time (plots, CSV).
+//! - [`controller`]: scheduled reconfiguration events and closed-loop
+//!   controllers (xApps).
 //! - [`event`], [`metrics`]: the deterministic event queue and exact
 //!   percentiles.
 
+pub mod controller;
 pub mod engine;
 pub mod event;
 pub mod metrics;
+mod recorder;
 pub mod report;
 pub mod scenario;
 pub mod series;

@@ -13,6 +13,8 @@ use tcran_ran::AnyChannel;
 use tcran_tc::PipelineConfig;
 use tcran_traffic::TcpConfig;
 
+pub use crate::controller::{ControllerConfig, EventConfig};
+
 fn ms(v: u64) -> Duration {
     Duration::from_millis(v)
 }
@@ -21,6 +23,9 @@ fn default_core_delay() -> Duration {
 }
 fn default_ul_delay() -> Duration {
     ms(4)
+}
+fn default_series_bin() -> Duration {
+    ms(100)
 }
 fn qam64() -> McsTable {
     McsTable::Qam64
@@ -58,6 +63,10 @@ pub struct SimConfig {
     /// multiples of it. Absent: wake-ups happen exactly when due.
     #[serde(default)]
     pub tc_tick: Option<Duration>,
+    /// Width of the time-series bins (per-flow goodput, delay, cwnd; drop
+    /// and mark timeline): 1 ms up to the duration. Default 100 ms.
+    #[serde(default = "default_series_bin")]
+    pub series_bin: Duration,
     pub ues: Vec<UeConfig>,
     pub flows: Vec<FlowConfig>,
     /// Variants compared by one run: each replaces the TC pipeline of every
@@ -66,6 +75,12 @@ pub struct SimConfig {
     /// once as written.
     #[serde(default)]
     pub variants: Vec<VariantConfig>,
+    /// Scheduled pipeline changes.
+    #[serde(default)]
+    pub events: Vec<EventConfig>,
+    /// Closed-loop controllers (xApps).
+    #[serde(default)]
+    pub controllers: Vec<ControllerConfig>,
 }
 
 /// One way of running the scenario.
@@ -80,6 +95,18 @@ pub struct VariantConfig {
     /// Congestion control of every TCP flow (e.g. the thesis' "BBR" variant).
     #[serde(default)]
     pub tcp_cc: Option<tcran_traffic::CcKind>,
+    /// The RLC configuration of every DRB; absent = as the scenario says.
+    #[serde(default)]
+    pub rlc: Option<RlcConfig>,
+    /// The UPF queue of every UE; absent = as the scenario says.
+    #[serde(default)]
+    pub upf: Option<UpfConfig>,
+    /// Scheduled changes of this variant, after the scenario's own.
+    #[serde(default)]
+    pub events: Vec<EventConfig>,
+    /// Controllers of this variant, after the scenario's own.
+    #[serde(default)]
+    pub controllers: Vec<ControllerConfig>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -92,6 +119,19 @@ pub struct UeConfig {
     pub sdap: Option<SdapConfig>,
     #[serde(default = "default_drbs")]
     pub drbs: Vec<DrbConfig>,
+    /// A queue for this UE at the UPF, before SDAP, with its own pipeline
+    /// (e.g. the USP pacer); absent = packets go straight to SDAP.
+    #[serde(default)]
+    pub upf: Option<UpfConfig>,
+}
+
+/// The UE's queue at the UPF (thesis ch. 3 second scenario: USP between
+/// the UPF and the SDAP buffers).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UpfConfig {
+    /// A TC pipeline whose "lower layer" is the UE's SDAP/TC queues.
+    pub pipeline: PipelineConfig,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -293,6 +333,36 @@ pub enum FlowKind {
     },
     /// Constant bit rate UDP.
     Cbr { rate: BitRate, size: ByteSize },
+    /// Web browsing over one persistent TCP connection (Brunello thesis
+    /// sec. 4.4, NGMN sizes): a page (main object + Pareto-many embedded
+    /// objects) then an exponential reading time, repeated.
+    Web {
+        #[serde(default)]
+        tcp: TcpConfig,
+        /// Mean reading time between pages; default 5 s (capped at 7 s;
+        /// a custom mean is capped at 1.4 x it, the same ratio).
+        #[serde(default)]
+        reading_mean: Option<Duration>,
+    },
+    /// Video frames over UDP/RTP, each fragmented into MTU-sized packets
+    /// sent back to back (Brunello sec. 4.4), with a larger I-frame every
+    /// `iframe_period`.
+    Video {
+        fps: f64,
+        /// Application bytes per frame.
+        frame_size: ByteSize,
+        /// Application bytes of an I-frame; default `frame_size`.
+        #[serde(default)]
+        iframe_size: Option<ByteSize>,
+        #[serde(default)]
+        iframe_period: Option<Duration>,
+        #[serde(default = "default_mtu")]
+        mtu: ByteSize,
+    },
+}
+
+fn default_mtu() -> ByteSize {
+    ByteSize(1500)
 }
 
 impl FlowKind {
@@ -303,6 +373,8 @@ impl FlowKind {
             FlowKind::Gaming { .. } => "gaming",
             FlowKind::Ping { .. } => "ping",
             FlowKind::Cbr { .. } => "cbr",
+            FlowKind::Web { .. } => "web",
+            FlowKind::Video { .. } => "video",
         }
     }
 }
@@ -317,13 +389,21 @@ impl SimConfig {
         let mut c = self.clone();
         c.variants.clear();
         for ue in &mut c.ues {
+            if v.upf.is_some() {
+                ue.upf = v.upf.clone();
+            }
             for drb in &mut ue.drbs {
                 drb.pipeline = v.pipeline.clone();
+                if let Some(rlc) = &v.rlc {
+                    drb.rlc = rlc.clone();
+                }
             }
         }
+        c.events.extend(v.events.iter().cloned());
+        c.controllers.extend(v.controllers.iter().cloned());
         if let Some(cc) = v.tcp_cc {
             for f in &mut c.flows {
-                if let FlowKind::Tcp { tcp, .. } = &mut f.kind {
+                if let FlowKind::Tcp { tcp, .. } | FlowKind::Web { tcp, .. } = &mut f.kind {
                     tcp.cc = cc;
                 }
             }

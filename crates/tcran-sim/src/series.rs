@@ -21,6 +21,9 @@ pub struct RunSeries {
     pub events: Vec<EventCount>,
     /// Pipeline changes made while running (scheduled events, controllers).
     pub reconfigurations: Vec<Reconfiguration>,
+    /// Changes that were asked for but refused (nothing changed); `what`
+    /// ends with the error.
+    pub failed_reconfigurations: Vec<Reconfiguration>,
 }
 
 /// One sample per slot, for the whole cell (all UEs and DRBs).
@@ -32,10 +35,17 @@ pub struct SlotSeries {
     pub rlc_bytes: Vec<u64>,
     /// Bytes the slot could carry: the transport blocks the MAC would build
     /// with every PRB at the scheduled UEs' MCS (0 in UL slots and outages).
+    /// With several UEs scheduled, their full-cell TBS weighted by the PRBs
+    /// each got (new data and HARQ retransmissions); in a slot that
+    /// schedules nobody, the mean over the UEs.
     pub capacity_bytes: Vec<u64>,
     pub prbs_used: Vec<u32>,
     /// PRBs available for the downlink in this slot (0 in UL slots).
     pub prbs_available: Vec<u32>,
+    /// One sample every `stride` slots: 1 unless the run has more than a
+    /// million slots (memory bound), then the smallest stride that keeps a
+    /// million samples. Each sample is one whole slot, never an average.
+    pub stride: u64,
 }
 
 /// One flow's series, one value per bin.

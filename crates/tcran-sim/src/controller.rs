@@ -1,0 +1,638 @@
+//! Run-time reconfiguration: scheduled events ("at t = 30 s deploy pipeline
+//! X") and closed-loop controllers, the simulator's stand-in for the TC-RAN
+//! xApps (paper-tc-ran.txt sec. V-B and V-C).
+//!
+//! Contract:
+//! - A [`Controller`] is sans-IO: every `period` the engine hands it a
+//!   read-only [`ControlView`] (per-DRB pipeline configuration and stats,
+//!   RLC backlog, and the mean RLC sojourn of the packets delivered since
+//!   its previous call; per-flow goodput and delay over the same window) and
+//!   it returns [`Command`]s. It never touches the simulator.
+//! - Commands are applied in order, each atomically: a refused one changes
+//!   nothing, is recorded in `RunSeries::failed_reconfigurations` with the
+//!   error and counted in the summary; the run goes on.
+//! - [`Action::Deploy`] replaces a DRB's whole pipeline without losing a
+//!   packet: it is turned into the [`Control`] sequence that transforms the
+//!   running configuration into the target (queues added or changed in
+//!   place, stages replaced, queues that are gone deleted so their packets
+//!   move to the new default queue), checked first on an empty copy.
+//!
+//! Built-in controllers ([`ControllerKind`]):
+//! - `sojourn_codel`: the online-game xApp of TC-RAN Figs. 8-10: when the
+//!   RLC sojourn exceeds 10 ms it deploys a second, CoDel queue and moves the
+//!   greedy flows (goodput above `greedy_rate`) there with 5-tuple rules; a
+//!   pacer (5G-BDP) is added if the bearer had none, since without one the
+//!   TC queues never hold anything (the RLC buffer takes every packet).
+//! - `sojourn_deploy`: the low-latency xApp of Fig. 7: when the RLC sojourn
+//!   exceeds the threshold, deploy a given pipeline (e.g. CoDel + round robin
+//!   + 5G-BDP).
+//! - `flow_slicing`: RAN flow slicing of Fig. 6: flows (by name) grouped
+//!   into slices, one queue each, shared by weight (deficit round robin,
+//!   equal weights = the paper's 50 %-50 % round robin), optionally capped
+//!   by a shaper (Fig. 6b: 15 Mbit/s), with a 5G-BDP pacer ("without the
+//!   pacer ... no slicing effects would have been perceived").
+
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet};
+use tcran_core::{BitRate, ConfigError, Duration, FiveTuple, Instant, QueueId};
+use tcran_tc::classify::{ClassifierConfig, FilterRule};
+use tcran_tc::pacer::PacerConfig;
+use tcran_tc::sched::SchedulerConfig;
+use tcran_tc::shaper::ShaperConfig;
+use tcran_tc::stats::PipelineStats;
+use tcran_tc::{Control, PipelineConfig, QueueConfig};
+
+/// What to do to one DRB's pipeline.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Action {
+    /// One TC control message (add / modify / delete of a stage).
+    Control(Control),
+    /// Replace the whole pipeline, keeping every queued packet.
+    Deploy(PipelineConfig),
+}
+
+/// An action for the DRB `drb` of UE `rnti`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Command {
+    pub rnti: u16,
+    pub drb: u8,
+    pub action: Action,
+}
+
+/// One DRB as a controller sees it.
+#[derive(Debug, Clone)]
+pub struct DrbView {
+    pub rnti: u16,
+    pub drb: u8,
+    /// The pipeline's configuration as it stands (after earlier changes).
+    pub config: PipelineConfig,
+    pub stats: PipelineStats,
+    /// Bytes waiting in the RLC transmit buffer (new data + retransmissions).
+    pub rlc_bytes: u64,
+    /// Packets of this DRB delivered to the UE since the controller's
+    /// previous call, and their mean time from RLC entry to delivery (RLC
+    /// queue, MAC scheduling, HARQ, air): the RLC sojourn the TC-RAN xApps
+    /// watch. `None` when nothing was delivered.
+    pub rlc_delivered: u64,
+    pub rlc_delay_ms: Option<f64>,
+    /// SDUs that left the RLC buffer (sent in UM, acknowledged in AM) in
+    /// the same window and their mean sojourn. In AM it includes the wait
+    /// for the status report (uplink delay, t-StatusProhibit), so even an
+    /// idle bearer shows about 10 ms: the built-ins use `rlc_delay_ms`.
+    pub rlc_departed: u64,
+    pub rlc_sojourn_ms: Option<f64>,
+}
+
+/// One flow as a controller sees it.
+#[derive(Debug, Clone)]
+pub struct FlowView {
+    pub name: String,
+    pub kind: &'static str,
+    pub rnti: u16,
+    /// DRB its packets last went to (`None` before the first one).
+    pub drb: Option<u8>,
+    /// Downlink 5-tuple (server to UE), for classifier rules.
+    pub tuple: FiveTuple,
+    /// IP bytes delivered to the UE since the previous call, as Mbit/s.
+    pub goodput_mbps: f64,
+    /// Mean one-way delay of those packets.
+    pub delay_ms: Option<f64>,
+}
+
+/// What a controller is shown on each call.
+#[derive(Debug, Clone, Copy)]
+pub struct ControlView<'a> {
+    pub now: Instant,
+    /// The DRBs and flows of the UEs (and DRBs) the controller watches.
+    pub drbs: &'a [DrbView],
+    pub flows: &'a [FlowView],
+}
+
+/// A closed-loop controller (an xApp), called every `period`.
+pub trait Controller: std::fmt::Debug {
+    /// Appends the commands to apply now to `out`.
+    fn on_tick(&mut self, view: &ControlView<'_>, out: &mut Vec<Command>);
+}
+
+/// Built-in controllers plus a plug-in escape hatch.
+#[derive(Debug)]
+pub enum AnyController {
+    SojournCodel(SojournCodel),
+    SojournDeploy(SojournDeploy),
+    FlowSlicing(FlowSlicing),
+    Custom(Box<dyn Controller>),
+}
+
+impl Controller for AnyController {
+    fn on_tick(&mut self, view: &ControlView<'_>, out: &mut Vec<Command>) {
+        match self {
+            AnyController::SojournCodel(c) => c.on_tick(view, out),
+            AnyController::SojournDeploy(c) => c.on_tick(view, out),
+            AnyController::FlowSlicing(c) => c.on_tick(view, out),
+            AnyController::Custom(c) => c.on_tick(view, out),
+        }
+    }
+}
+
+// ------------------------------------------------------------------ config
+
+fn default_period() -> Duration {
+    Duration::from_millis(100)
+}
+fn default_threshold() -> Duration {
+    Duration::from_millis(10)
+}
+fn default_greedy_rate() -> BitRate {
+    BitRate(1_000_000)
+}
+fn one() -> u32 {
+    1
+}
+
+/// A controller in a scenario (`[[controllers]]`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ControllerConfig {
+    /// Shown in `reconfigurations[].by`; default: the kind.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// How often it is called: 1 ms to 10 s. Default 100 ms.
+    #[serde(default = "default_period")]
+    pub period: Duration,
+    /// First call (then every `period`). Default: one period into the run.
+    #[serde(default)]
+    pub start: Option<Duration>,
+    /// RNTI of the UE it watches; default every UE.
+    #[serde(default)]
+    pub ue: Option<u16>,
+    /// DRB it watches; default every DRB.
+    #[serde(default)]
+    pub drb: Option<u8>,
+    #[serde(flatten)]
+    pub kind: ControllerKind,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum ControllerKind {
+    /// TC-RAN Figs. 8-10: RLC sojourn above `threshold` -> CoDel queue for
+    /// the greedy flows.
+    SojournCodel {
+        /// Default 10 ms (the paper's xApp).
+        #[serde(default = "default_threshold")]
+        threshold: Duration,
+        /// A flow is greedy when its goodput over the last period is at
+        /// least this. Default 1 Mbit/s.
+        #[serde(default = "default_greedy_rate")]
+        greedy_rate: BitRate,
+        /// The queue for the greedy flows. Default: CoDel with RFC 8289
+        /// defaults (5 ms / 100 ms), id one above the highest existing.
+        #[serde(default)]
+        queue: Option<QueueConfig>,
+        /// Scheduler to set with it; default: keep the pipeline's.
+        #[serde(default)]
+        scheduler: Option<SchedulerConfig>,
+        /// Pacer to set if the bearer has none. Default 5G-BDP.
+        #[serde(default)]
+        pacer: Option<PacerConfig>,
+    },
+    /// TC-RAN Fig. 7: RLC sojourn above `threshold` -> deploy `pipeline`
+    /// (once per DRB).
+    SojournDeploy {
+        #[serde(default = "default_threshold")]
+        threshold: Duration,
+        pipeline: PipelineConfig,
+    },
+    /// TC-RAN Fig. 6: flows grouped into slices sharing the bearer by
+    /// weight, deployed on the first call.
+    FlowSlicing {
+        /// Slice `i` gets queue `i`; flows in no slice go to slice 0.
+        slices: Vec<FlowSliceConfig>,
+        /// Default 5G-BDP.
+        #[serde(default)]
+        pacer: Option<PacerConfig>,
+    },
+}
+
+/// One flow slice.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlowSliceConfig {
+    /// Names of the scenario flows in this slice.
+    pub flows: Vec<String>,
+    /// Relative share (deficit round robin weight). Default 1.
+    #[serde(default = "one")]
+    pub weight: u32,
+    /// Optional rate cap of the slice (e.g. a token bucket at 15 Mbit/s).
+    #[serde(default)]
+    pub shaper: Option<ShaperConfig>,
+}
+
+impl ControllerConfig {
+    pub fn name(&self) -> String {
+        self.name.clone().unwrap_or_else(|| {
+            match self.kind {
+                ControllerKind::SojournCodel { .. } => "sojourn_codel",
+                ControllerKind::SojournDeploy { .. } => "sojourn_deploy",
+                ControllerKind::FlowSlicing { .. } => "flow_slicing",
+            }
+            .to_string()
+        })
+    }
+
+    /// Validates and builds; `flow_names` are the scenario's flows.
+    pub fn build(&self, flow_names: &[&str]) -> Result<AnyController, ConfigError> {
+        tcran_core::config::check_range(
+            "period",
+            self.period,
+            Duration::from_millis(1),
+            Duration::from_secs(10),
+        )?;
+        let threshold_ok = |t: Duration| {
+            if t.is_zero() {
+                Err(ConfigError::new("threshold", t, "must be > 0"))
+            } else {
+                Ok(())
+            }
+        };
+        Ok(match &self.kind {
+            ControllerKind::SojournCodel {
+                threshold,
+                greedy_rate,
+                queue,
+                scheduler,
+                pacer,
+            } => {
+                threshold_ok(*threshold)?;
+                if let Some(q) = queue {
+                    q.validate().map_err(|e| e.within("queue"))?;
+                }
+                if let Some(s) = scheduler {
+                    s.build().map_err(|e| e.within("scheduler"))?;
+                }
+                let pacer = pacer.clone().unwrap_or_else(default_pacer);
+                pacer.build().map_err(|e| e.within("pacer"))?;
+                AnyController::SojournCodel(SojournCodel {
+                    threshold: *threshold,
+                    greedy_rate: *greedy_rate,
+                    queue: queue.clone(),
+                    scheduler: scheduler.clone(),
+                    pacer,
+                    deployed: BTreeMap::new(),
+                })
+            }
+            ControllerKind::SojournDeploy {
+                threshold,
+                pipeline,
+            } => {
+                threshold_ok(*threshold)?;
+                pipeline.build().map_err(|e| e.within("pipeline"))?;
+                AnyController::SojournDeploy(SojournDeploy {
+                    threshold: *threshold,
+                    pipeline: pipeline.clone(),
+                    deployed: BTreeSet::new(),
+                })
+            }
+            ControllerKind::FlowSlicing { slices, pacer } => {
+                if slices.is_empty() {
+                    return Err(ConfigError::new("slices", "[]", "at least one slice"));
+                }
+                let mut seen = BTreeSet::new();
+                for (i, s) in slices.iter().enumerate() {
+                    tcran_core::config::check_range("weight", s.weight, 1, 1_000_000)
+                        .map_err(|e| e.within(format!("slices[{i}]")))?;
+                    if let Some(sh) = &s.shaper {
+                        sh.build()
+                            .map_err(|e| e.within(format!("slices[{i}].shaper")))?;
+                    }
+                    for f in &s.flows {
+                        if !flow_names.contains(&f.as_str()) {
+                            return Err(ConfigError::new(
+                                format!("slices[{i}].flows"),
+                                f,
+                                format!("must name a scenario flow ({})", flow_names.join(", ")),
+                            ));
+                        }
+                        if !seen.insert(f.clone()) {
+                            return Err(ConfigError::new(
+                                format!("slices[{i}].flows"),
+                                f,
+                                "a flow can be in one slice only",
+                            ));
+                        }
+                    }
+                }
+                let pacer = pacer.clone().unwrap_or_else(default_pacer);
+                pacer.build().map_err(|e| e.within("pacer"))?;
+                AnyController::FlowSlicing(FlowSlicing {
+                    slices: slices.clone(),
+                    pacer,
+                    deployed: BTreeSet::new(),
+                })
+            }
+        })
+    }
+}
+
+fn default_pacer() -> PacerConfig {
+    serde_json::from_value(serde_json::json!({ "kind": "bdp" })).expect("5G-BDP defaults")
+}
+
+/// A scheduled change (`[[events]]`): at `at`, apply `control` or deploy
+/// `pipeline` (exactly one) on DRB `drb` of UE `ue` (default: every DRB of
+/// every UE).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EventConfig {
+    pub at: Duration,
+    #[serde(default)]
+    pub ue: Option<u16>,
+    #[serde(default)]
+    pub drb: Option<u8>,
+    #[serde(default)]
+    pub control: Option<Control>,
+    #[serde(default)]
+    pub pipeline: Option<PipelineConfig>,
+}
+
+impl EventConfig {
+    pub fn action(&self) -> Result<Action, ConfigError> {
+        match (&self.control, &self.pipeline) {
+            (Some(c), None) => Ok(Action::Control(c.clone())),
+            (None, Some(p)) => {
+                p.build().map_err(|e| e.within("pipeline"))?;
+                Ok(Action::Deploy(p.clone()))
+            }
+            _ => Err(ConfigError::new(
+                "control",
+                if self.control.is_some() {
+                    "control and pipeline"
+                } else {
+                    "neither"
+                },
+                "give exactly one of `control` (one change) or `pipeline` (deploy a whole pipeline)",
+            )),
+        }
+    }
+}
+
+// --------------------------------------------------------------- built-ins
+
+/// A filter rule matching exactly one flow's downlink 5-tuple.
+pub fn flow_rule(priority: u32, queue: QueueId, t: &FiveTuple) -> FilterRule {
+    let mut r = FilterRule::new(priority, queue);
+    r.src = Some(t.src.to_string());
+    r.dst = Some(t.dst.to_string());
+    if t.sport != 0 || t.dport != 0 {
+        r.src_port = Some(i64::from(t.sport).into());
+        r.dst_port = Some(i64::from(t.dport).into());
+    }
+    r.protocol = Some(i64::from(t.proto.0).into());
+    r
+}
+
+fn next_rule_priority(c: &ClassifierConfig) -> u32 {
+    match c {
+        ClassifierConfig::Filter { rules } => {
+            rules.iter().map(|r| r.priority + 1).max().unwrap_or(1)
+        }
+        _ => 1,
+    }
+}
+
+/// TC-RAN's online-game xApp (Figs. 8-10).
+#[derive(Debug)]
+pub struct SojournCodel {
+    threshold: Duration,
+    greedy_rate: BitRate,
+    queue: Option<QueueConfig>,
+    scheduler: Option<SchedulerConfig>,
+    pacer: PacerConfig,
+    /// Per (rnti, drb): the greedy queue and the flows moved there.
+    deployed: BTreeMap<(u16, u8), (QueueId, BTreeSet<String>)>,
+}
+
+impl Controller for SojournCodel {
+    fn on_tick(&mut self, view: &ControlView<'_>, out: &mut Vec<Command>) {
+        let limit = self.threshold.as_millis_f64();
+        for d in view.drbs {
+            if d.rlc_delay_ms.is_none_or(|s| s <= limit) {
+                continue;
+            }
+            let cmd = |action| Command {
+                rnti: d.rnti,
+                drb: d.drb,
+                action,
+            };
+            let key = (d.rnti, d.drb);
+            let mut classifier = d.config.classifier.clone();
+            if !self.deployed.contains_key(&key) {
+                let top = d.config.queues.iter().map(|q| q.id.0 + q.count).max();
+                let queue = self.queue.clone().unwrap_or_else(|| {
+                    serde_json::from_value(serde_json::json!({
+                        "id": top.unwrap_or(0),
+                        "kind": "codel",
+                        "priority": 1,
+                    }))
+                    .expect("CoDel defaults")
+                });
+                let id = queue.id;
+                out.push(cmd(Action::Control(Control::AddQueue { queue })));
+                if !matches!(classifier, ClassifierConfig::Filter { .. }) {
+                    classifier = ClassifierConfig::Filter { rules: Vec::new() };
+                    out.push(cmd(Action::Control(Control::SetClassifier {
+                        classifier: classifier.clone(),
+                    })));
+                }
+                if let Some(s) = &self.scheduler {
+                    out.push(cmd(Action::Control(Control::SetScheduler {
+                        scheduler: s.clone(),
+                    })));
+                }
+                if d.config.pacer == PacerConfig::None {
+                    out.push(cmd(Action::Control(Control::SetPacer {
+                        pacer: self.pacer.clone(),
+                    })));
+                }
+                self.deployed.insert(key, (id, BTreeSet::new()));
+            }
+            let (queue, moved) = self.deployed.get_mut(&key).expect("inserted");
+            let mut priority = next_rule_priority(&classifier);
+            let greedy = self.greedy_rate.mbps();
+            for f in view.flows {
+                if f.rnti == d.rnti
+                    && f.drb == Some(d.drb)
+                    && f.goodput_mbps >= greedy
+                    && !moved.contains(&f.name)
+                {
+                    out.push(cmd(Action::Control(Control::AddRule {
+                        rule: flow_rule(priority, *queue, &f.tuple),
+                    })));
+                    priority += 1;
+                    moved.insert(f.name.clone());
+                }
+            }
+        }
+    }
+}
+
+/// TC-RAN's low-latency xApp (Fig. 7).
+#[derive(Debug)]
+pub struct SojournDeploy {
+    threshold: Duration,
+    pipeline: PipelineConfig,
+    deployed: BTreeSet<(u16, u8)>,
+}
+
+impl Controller for SojournDeploy {
+    fn on_tick(&mut self, view: &ControlView<'_>, out: &mut Vec<Command>) {
+        let limit = self.threshold.as_millis_f64();
+        for d in view.drbs {
+            if d.rlc_delay_ms.is_some_and(|s| s > limit) && self.deployed.insert((d.rnti, d.drb)) {
+                out.push(Command {
+                    rnti: d.rnti,
+                    drb: d.drb,
+                    action: Action::Deploy(self.pipeline.clone()),
+                });
+            }
+        }
+    }
+}
+
+/// TC-RAN's RAN flow slicing (Fig. 6).
+#[derive(Debug)]
+pub struct FlowSlicing {
+    slices: Vec<FlowSliceConfig>,
+    pacer: PacerConfig,
+    deployed: BTreeSet<(u16, u8)>,
+}
+
+impl FlowSlicing {
+    /// The slicing pipeline for the flows of UE `rnti`.
+    pub fn pipeline(&self, rnti: u16, flows: &[FlowView]) -> PipelineConfig {
+        let mut rules = Vec::new();
+        let mut queues = Vec::new();
+        for (i, s) in self.slices.iter().enumerate() {
+            let mut q: QueueConfig =
+                serde_json::from_value(serde_json::json!({ "id": i, "kind": "fifo" }))
+                    .expect("FIFO defaults");
+            q.weight = s.weight;
+            q.shaper = s.shaper.clone();
+            queues.push(q);
+            for f in flows.iter().filter(|f| f.rnti == rnti) {
+                if s.flows.contains(&f.name) {
+                    let priority = rules.len() as u32 + 1;
+                    rules.push(flow_rule(priority, QueueId(i as u16), &f.tuple));
+                }
+            }
+        }
+        PipelineConfig {
+            classifier: ClassifierConfig::Filter { rules },
+            queues,
+            default_queue: Some(QueueId(0)),
+            scheduler: serde_json::from_value(serde_json::json!({ "kind": "weighted" }))
+                .expect("weighted defaults"),
+            pacer: self.pacer.clone(),
+            limit_packets: None,
+        }
+    }
+}
+
+impl Controller for FlowSlicing {
+    fn on_tick(&mut self, view: &ControlView<'_>, out: &mut Vec<Command>) {
+        for d in view.drbs {
+            if self.deployed.insert((d.rnti, d.drb)) {
+                out.push(Command {
+                    rnti: d.rnti,
+                    drb: d.drb,
+                    action: Action::Deploy(self.pipeline(d.rnti, view.flows)),
+                });
+            }
+        }
+    }
+}
+
+// ------------------------------------------------------------ deployment
+
+/// The controls that turn a pipeline configured as `current` into `target`
+/// while keeping its packets (see the module docs).
+pub fn deploy_controls(current: &PipelineConfig, target: &PipelineConfig) -> Vec<Control> {
+    let existing: BTreeSet<QueueId> = current.queues.iter().flat_map(|q| q.ids()).collect();
+    let mut out = Vec::new();
+    for q in &target.queues {
+        if q.ids().all(|id| !existing.contains(&id)) {
+            out.push(Control::AddQueue { queue: q.clone() });
+            continue;
+        }
+        for id in q.ids() {
+            let one = QueueConfig {
+                id,
+                count: 1,
+                ..q.clone()
+            };
+            out.push(if existing.contains(&id) {
+                Control::ModifyQueue { queue: one }
+            } else {
+                Control::AddQueue { queue: one }
+            });
+        }
+    }
+    let default = target
+        .default_queue
+        .or_else(|| target.queues.first().map(|q| q.id));
+    if let Some(id) = default {
+        out.push(Control::SetDefaultQueue { id });
+    }
+    out.push(Control::SetClassifier {
+        classifier: target.classifier.clone(),
+    });
+    out.push(Control::SetScheduler {
+        scheduler: target.scheduler.clone(),
+    });
+    out.push(Control::SetPacer {
+        pacer: target.pacer.clone(),
+    });
+    out.push(Control::SetTotalLimit {
+        limit_packets: target.limit_packets,
+    });
+    let kept: BTreeSet<QueueId> = target.queues.iter().flat_map(|q| q.ids()).collect();
+    for id in existing.difference(&kept) {
+        out.push(Control::DeleteQueue { id: *id });
+    }
+    out
+}
+
+/// A short description of a control for `reconfigurations[].what`.
+pub fn describe(c: &Control) -> String {
+    let queue = |q: &QueueConfig| {
+        let ids = if q.count > 1 {
+            format!("{}..{}", q.id.0, q.id.0 + q.count - 1)
+        } else {
+            q.id.0.to_string()
+        };
+        format!("{ids} {}", q.kind.kind_name())
+    };
+    match c {
+        Control::SetClassifier { classifier } => format!("set classifier {}", json(classifier)),
+        Control::AddRule { rule } => format!("add rule {}", json(rule)),
+        Control::ModifyRule { rule } => format!("modify rule {}", json(rule)),
+        Control::DeleteRule { priority } => format!("delete rule {priority}"),
+        Control::AddQueue { queue: q } => format!("add queue {}", queue(q)),
+        Control::ModifyQueue { queue: q } => format!("modify queue {}", queue(q)),
+        Control::DeleteQueue { id } => format!("delete queue {}", id.0),
+        Control::SetPolicer { id, policer } => {
+            format!("set policer of queue {} {}", id.0, json(policer))
+        }
+        Control::SetShaper { id, shaper } => {
+            format!("set shaper of queue {} {}", id.0, json(shaper))
+        }
+        Control::SetScheduler { scheduler } => format!("set scheduler {}", json(scheduler)),
+        Control::SetPacer { pacer } => format!("set pacer {}", json(pacer)),
+        Control::SetDefaultQueue { id } => format!("set default queue {}", id.0),
+        Control::SetTotalLimit { limit_packets } => format!("set total limit {limit_packets:?}"),
+    }
+}
+
+/// Compact JSON of a serde value (for descriptions).
+fn json<T: Serialize>(v: &T) -> String {
+    serde_json::to_string(v).unwrap_or_default()
+}
