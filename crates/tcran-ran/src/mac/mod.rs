@@ -53,20 +53,27 @@ use tcran_core::rng::RngStream;
 use tcran_core::{ConfigError, DrbId, Duration, Instant, Rnti};
 
 /// Which scheduler.
-#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize, Default)]
+#[derive(
+    Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize, Default, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum SchedulerKind {
+    /// Round robin by RBG over backlogged UEs.
     #[default]
     RoundRobin,
+    /// Proportional fair (achievable rate / EWMA throughput).
     ProportionalFair,
+    /// Static slice partition (thesis ch. 4 FP baseline); needs `slices`.
     FixedPartition,
+    /// Enhanced quota partition (thesis Alg. 8-9); needs `slices`.
     Eqp,
 }
 
 /// A slice for `fixed_partition` / `eqp`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SliceConfig {
+    /// Label used in reports.
     #[serde(default)]
     pub name: String,
     /// Percent of the cell's PRBs (0..=100).
@@ -76,7 +83,7 @@ pub struct SliceConfig {
 }
 
 /// MAC configuration.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct MacConfig {
     /// µ (0..=3): 15·2^µ kHz SCS, 1 ms / 2^µ slots.
@@ -89,21 +96,25 @@ pub struct MacConfig {
     pub frequency_range: Option<FrequencyRange>,
     /// "FDD" or a TDD pattern like "DDDSU".
     pub slot_pattern: String,
+    /// DL symbols of a special (S) slot in a TDD pattern.
     pub special_dl_symbols: u8,
     /// Symbols of each DL slot taken by the PDCCH CORESET (default 2, so a
     /// full slot has the 12 PDSCH symbols of [`crate::phy::tbs::bytes_per_slot`]).
     pub pdcch_symbols: u8,
     /// DM-RS REs per PRB (default 12: one type-1 symbol, 2 CDM groups).
     pub dmrs_re_per_prb: u16,
+    /// MIMO layers of every transport block (1..=4).
     pub layers: u8,
     /// RBG size P; default from TS 38.214 Table 5.1.2.2.1-1 configuration 1.
     pub rbg_size: Option<u16>,
     /// The MCS table link adaptation uses (channel samples carry their own
     /// table; this is the default for channels built from CQIs).
     pub mcs_table: McsTable,
+    /// The downlink scheduler.
     pub scheduler: SchedulerKind,
     /// Proportional fair EWMA time constant.
     pub pf_time_constant: Duration,
+    /// Slices for `fixed_partition` and `eqp`.
     pub slices: Vec<SliceConfig>,
     /// EQP quantum limit in PRBs (thesis default 100).
     pub eqp_quantum_limit: u32,

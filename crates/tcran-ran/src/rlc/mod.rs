@@ -65,10 +65,14 @@ use tcran_core::config::check_range;
 use tcran_core::{ByteSize, ConfigError, DrbId, Duration, Packet, PacketId};
 
 /// RLC mode of a DRB (TM carries no DRB traffic).
-#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize, Default)]
+#[derive(
+    Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize, Default, schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum RlcMode {
+    /// Unacknowledged mode: no retransmission, losses reported at the receiver.
     Um,
+    /// Acknowledged mode: STATUS PDUs, ARQ retransmissions (default).
     #[default]
     Am,
 }
@@ -82,9 +86,10 @@ pub enum RlcMode {
 /// 0 ms); pollPDU 64 and pollByte 500 kB are the usual DRB values of open
 /// source gNBs; SN length 18 (AM) and 12 (UM) are the long SNs DRBs use in
 /// practice; the 5 MB buffer limit mirrors OAI's default RLC buffer.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct RlcConfig {
+    /// `"am"` (default) or `"um"`.
     pub mode: RlcMode,
     /// Tail-drop limit on SDU bytes not yet transmitted.
     pub buffer_limit: ByteSize,
@@ -93,10 +98,11 @@ pub struct RlcConfig {
     /// SN field length in bits: UM 6 or 12, AM 12 or 18. `None` = 12 (UM) /
     /// 18 (AM).
     pub sn_length: Option<u8>,
+    /// t-Reassembly of the receiver (0..=200 ms).
     pub t_reassembly: Duration,
-    /// AM only.
+    /// AM only: t-StatusProhibit (0..=2400 ms).
     pub t_status_prohibit: Duration,
-    /// AM only.
+    /// AM only: t-PollRetransmit (1..=4000 ms).
     pub t_poll_retransmit: Duration,
     /// AM only: poll every this many new PDUs; `None` = infinity.
     pub poll_pdu: Option<u32>,
