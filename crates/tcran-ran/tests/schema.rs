@@ -90,6 +90,16 @@ fn rlc_schema_has_the_byte_limit_and_modes() {
     );
     assert_eq!(enum_values(&s, prop(&s, "mode")), ["um", "am"]);
     assert!(description(&s, prop(&s, "t_poll_retransmit")).contains("t-PollRetransmit"));
+    // aqm: optional, tagged by kind, with CoDel's fields.
+    let aqm = resolve(&s, &prop(&s, "aqm")["anyOf"][0]);
+    let codel = &aqm["oneOf"][0];
+    assert_eq!(codel["properties"]["kind"]["const"], "codel");
+    for field in ["target", "interval", "ecn", "mtu"] {
+        assert!(
+            !codel["properties"][field].is_null(),
+            "aqm codel has no {field}: {codel}"
+        );
+    }
 }
 
 #[test]

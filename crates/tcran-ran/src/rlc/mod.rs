@@ -53,11 +53,30 @@
 //!   the limit but is reported in [`BufferStatus::sdus_held`] /
 //!   [`BufferStatus::held_bytes`] (Kumar's SDU buffer, which releases an SDU
 //!   only when a STATUS PDU acknowledges it).
+//! - AM SNs are given to SDUs at their first transmission rather than on
+//!   arrival, so that an SDU the AQM drops before any byte of it was sent
+//!   leaves no SN hole for the receiver to NACK forever.
+//!
+//! # AQM in the transmit buffer (`aqm`, optional)
+//!
+//! "CoDel at the RLC" (thesis ch. 3, first scenario: the RLC FIFO replaced
+//! by a CoDel queue, target 15 ms, interval 300 ms): CoDel (RFC 8289) runs on
+//! the sojourn of an SDU in the RLC buffer (enqueue into RLC to the moment
+//! the MAC pulls it for its first transmission), with dequeue-side drops.
+//! It is the very CoDel of `tcran-tc` ([`tcran_tc::queue::Codel`], Linux
+//! semantics and fixed point), fed with a metadata-only copy of every SDU not
+//! yet started, so its decisions are identical to a CoDel queue holding the
+//! SDUs. Only SDUs not yet started can be dropped: a partly transmitted SDU
+//! has left the AQM. Drops come out of [`RlcTx::drain_dropped`] as
+//! `DropReason::Codel`; with `ecn = true` ECN-capable SDUs are CE-marked
+//! instead and counted in [`RlcTx::aqm_marks`]. The `mtu` floor compares the
+//! bytes of the SDUs not yet started behind the one examined.
 
 mod rx;
 mod tx;
 
 pub use rx::{RlcRx, RxStats};
+pub use tcran_tc::queue::{CodelConfig, InvSqrt};
 pub use tx::RlcTx;
 
 use serde::{Deserialize, Serialize};
@@ -110,6 +129,40 @@ pub struct RlcConfig {
     pub poll_byte: Option<ByteSize>,
     /// AM only: retransmissions of one SDU before giving up (1..=32).
     pub max_retx_threshold: u8,
+    /// Active queue management on the SDUs waiting in the transmit buffer,
+    /// e.g. `{ kind = "codel", target = "15ms", interval = "300ms" }`.
+    /// Default none (plain FIFO with tail drop at `buffer_limit`).
+    pub aqm: Option<RlcAqmConfig>,
+}
+
+/// An AQM inside the RLC transmit buffer, tagged by `kind`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum RlcAqmConfig {
+    /// CoDel (RFC 8289) on the SDU sojourn in the RLC buffer; the fields and
+    /// defaults of the TC CoDel queue (target 5 ms, interval 100 ms, mtu
+    /// 1500 B, ecn off).
+    Codel(CodelConfig),
+}
+
+/// A validated [`RlcAqmConfig`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct RlcAqmParams(RlcAqmConfig);
+
+impl RlcAqmParams {
+    pub fn config(&self) -> &RlcAqmConfig {
+        &self.0
+    }
+}
+
+impl RlcAqmConfig {
+    /// Validates the parameters (errors name `aqm.<field>`).
+    pub fn build(&self) -> Result<RlcAqmParams, ConfigError> {
+        match self {
+            RlcAqmConfig::Codel(c) => c.build().map_err(|e| e.within("aqm"))?,
+        };
+        Ok(RlcAqmParams(self.clone()))
+    }
 }
 
 impl Default for RlcConfig {
@@ -125,6 +178,7 @@ impl Default for RlcConfig {
             poll_pdu: Some(64),
             poll_byte: Some(ByteSize(500_000)),
             max_retx_threshold: 8,
+            aqm: None,
         }
     }
 }
@@ -142,6 +196,7 @@ pub struct RlcParams {
     pub poll_pdu: u64,
     pub poll_byte: u64,
     pub max_retx_threshold: u32,
+    pub aqm: Option<RlcAqmParams>,
 }
 
 impl RlcConfig {
@@ -206,6 +261,7 @@ impl RlcConfig {
             check_range("poll_byte", b, ByteSize(1), ByteSize(1_000_000_000))?;
         }
         check_range("max_retx_threshold", self.max_retx_threshold, 1, 32)?;
+        let aqm = self.aqm.as_ref().map(RlcAqmConfig::build).transpose()?;
         Ok(RlcParams {
             mode: self.mode,
             buffer_limit: self.buffer_limit.bytes(),
@@ -217,6 +273,7 @@ impl RlcConfig {
             poll_pdu: self.poll_pdu.map_or(u64::MAX, u64::from),
             poll_byte: self.poll_byte.map_or(u64::MAX, |b| b.bytes()),
             max_retx_threshold: u32::from(self.max_retx_threshold),
+            aqm,
         })
     }
 }
