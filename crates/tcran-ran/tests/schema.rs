@@ -69,6 +69,7 @@ fn mac_schema_lists_scheduler_kinds_and_mcs_tables() {
         ["qam64", "qam256", "qam64LowSE"]
     );
     assert_eq!(enum_values(&s, prop(&s, "frequency_range")), ["fr1", "fr2"]);
+    assert_eq!(enum_values(&s, prop(&s, "rat")), ["nr", "lte"]);
     assert!(description(&s, prop(&s, "numerology")).contains("15·2^µ kHz"));
     let slice = resolve(&s, &prop(&s, "slices")["items"]);
     assert_eq!(slice["required"], serde_json::json!(["share", "ues"]));
