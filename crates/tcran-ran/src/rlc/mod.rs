@@ -455,34 +455,23 @@ pub(crate) struct Ranges {
 }
 
 impl Ranges {
-    /// Adds `[s, e)`; returns the number of bytes that were new.
+    /// Adds `[s, e)`; returns the number of bytes that were new. Merges in
+    /// place: no allocation beyond the vector's growth.
     pub fn insert(&mut self, s: u32, e: u32) -> u32 {
         if s >= e {
             return 0;
         }
         let before: u32 = self.covered();
-        let mut ns = s;
-        let mut ne = e;
-        let mut out: Vec<(u32, u32)> = Vec::with_capacity(self.v.len() + 1);
-        let mut placed = false;
-        for &(a, b) in &self.v {
-            if b < ns {
-                out.push((a, b));
-            } else if a > ne {
-                if !placed {
-                    out.push((ns, ne));
-                    placed = true;
-                }
-                out.push((a, b));
-            } else {
-                ns = ns.min(a);
-                ne = ne.max(b);
-            }
+        // Ranges entirely before [s, e) (not even adjacent) stay; those
+        // overlapping or adjacent to it merge into one.
+        let first = self.v.partition_point(|&(_, b)| b < s);
+        let last = self.v.partition_point(|&(a, _)| a <= e);
+        let (mut ns, mut ne) = (s, e);
+        if first < last {
+            ns = ns.min(self.v[first].0);
+            ne = ne.max(self.v[last - 1].1);
         }
-        if !placed {
-            out.push((ns, ne));
-        }
-        self.v = out;
+        self.v.splice(first..last, std::iter::once((ns, ne)));
         self.covered() - before
     }
 
@@ -524,6 +513,29 @@ mod tests {
         assert!(!r.complete(Some(21)));
         assert_eq!(r.insert(20, 25), 5);
         assert_eq!(r.v, vec![(0, 25)]);
+    }
+
+    proptest::proptest! {
+        /// Against a byte bitmap: new-byte counts, and the ranges stay
+        /// sorted, disjoint, non-adjacent and cover exactly the bytes seen.
+        #[test]
+        fn ranges_match_a_bitmap(ops in proptest::collection::vec((0u32..64, 0u32..64), 1..40)) {
+            let mut r = Ranges::default();
+            let mut seen = [false; 128];
+            for (s, len) in ops {
+                let e = s + len;
+                let fresh = (s..e).filter(|&i| !seen[i as usize]).count() as u32;
+                (s..e).for_each(|i| seen[i as usize] = true);
+                proptest::prop_assert_eq!(r.insert(s, e), fresh);
+                for w in r.v.windows(2) {
+                    proptest::prop_assert!(w[0].1 < w[1].0, "{:?}", r.v);
+                }
+                let covered: Vec<bool> = (0..128u32)
+                    .map(|i| r.v.iter().any(|&(a, b)| a <= i && i < b))
+                    .collect();
+                proptest::prop_assert_eq!(&covered[..], &seen[..]);
+            }
+        }
     }
 
     #[test]
