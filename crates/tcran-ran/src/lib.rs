@@ -27,4 +27,6 @@ pub use channel::{AnyChannel, Channel, ChannelSample, TraceError, TraceFormat, T
 pub use phy::mcs::{CqiTable, Mcs, McsTable};
 pub use phy::tbs::{bytes_per_slot, TbScaling, TbsError, TbsInput};
 pub use phy::{CodeRate, Modulation};
-pub use rlc::{BufferStatus, RlcConfig, RlcMode, RlcPdu, RlcRx, RlcTx, SduDeparture, StatusPdu};
+pub use rlc::{
+    BufferStatus, RlcAqmConfig, RlcConfig, RlcMode, RlcPdu, RlcRx, RlcTx, SduDeparture, StatusPdu,
+};

@@ -19,7 +19,7 @@ use tcran_core::config::check_range;
 use tcran_core::{ConfigError, DrbId, DropReason, Packet, Qfi};
 
 /// Configuration of one UE's SDAP entity.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct SdapConfig {
     /// `(qfi, drb)` rules.
@@ -29,7 +29,7 @@ pub struct SdapConfig {
     pub dl_header_drbs: Vec<u8>,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SdapRule {
     pub qfi: u8,

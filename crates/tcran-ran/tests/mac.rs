@@ -1,11 +1,14 @@
 //! MAC scheduler oracles: N_RB from TS 38.101-1 Table 5.3.2-1, RBG size
 //! from TS 38.214 Table 5.1.2.2.1-1, TBS from TS 38.214 §5.1.3.2 (via
-//! `TbsInput`), the thesis ch. 4 fixed partition numbers and Fig. 4.10.
+//! `TbsInput`), the thesis ch. 4 fixed partition numbers and Fig. 4.10;
+//! LTE mode against TS 36.101 Table 5.6-1 and TS 36.213 Tables 7.1.6.1-1,
+//! 7.1.7.1-1 and 7.1.7.2.1-1.
 
 use tcran_core::{DrbId, Instant, Rnti};
 use tcran_ran::channel::ChannelSample;
 use tcran_ran::mac::{
-    rbg_size_config1, LcInput, Mac, MacConfig, SchedulerKind, SliceConfig, SlotOutput, UeInput,
+    rbg_size_config1, rbg_size_lte, LcInput, Mac, MacConfig, Rat, SchedulerKind, SliceConfig,
+    SlotOutput, UeInput,
 };
 use tcran_ran::phy::mcs::{Mcs, McsTable};
 use tcran_ran::phy::tbs::TbsInput;
@@ -445,4 +448,120 @@ fn eqp_sends_whole_packets_where_fixed_partition_segments() {
     // Quanta stay within the limit and sum to zero (every PRB is owed).
     let s: f64 = eqp.quanta().iter().sum();
     assert!(s.abs() < 1e-9, "{:?}", eqp.quanta());
+}
+
+fn lte(bandwidth_mhz: Option<u32>, prbs: Option<u16>) -> MacConfig {
+    MacConfig {
+        rat: Rat::Lte,
+        bandwidth_mhz,
+        prbs,
+        ..MacConfig::default()
+    }
+}
+
+/// TS 36.101 Table 5.6-1: 3/5/10/15/20 MHz -> 15/25/50/75/100 PRB; TS 36.213
+/// Table 7.1.6.1-1: P = 1 up to 10 PRB, 2 up to 26, 3 up to 63, 4 above.
+#[test]
+fn lte_prb_counts_rbg_sizes_and_tti() {
+    for (bw, n, p) in [
+        (3, 15, 2),
+        (5, 25, 2),
+        (10, 50, 3),
+        (15, 75, 4),
+        (20, 100, 4),
+    ] {
+        let m = mac(lte(Some(bw), None));
+        assert_eq!((m.n_prb(), m.params().rbg), (n, p), "{bw} MHz");
+        assert_eq!(m.slot_duration(), tcran_core::Duration::from_millis(1));
+    }
+    let m = mac(lte(None, Some(6))); // 1.4 MHz
+    assert_eq!((m.n_prb(), m.params().rbg), (6, 1));
+    assert_eq!(
+        [1, 10, 11, 26, 27, 63, 64, 110].map(rbg_size_lte),
+        [1, 1, 2, 2, 3, 3, 4, 4]
+    );
+}
+
+/// Whole-cell grants with a full buffer: TBS from TS 36.213 Table
+/// 7.1.7.2.1-1 at I_TBS from Table 7.1.7.1-1 (I_MCS 28 -> I_TBS 26,
+/// 17 -> 15, 10 -> 9), read from the spec tables by hand:
+/// (26, 25 PRB) = 18336 bits, (26, 100) = 75376, (15, 100) = 30576,
+/// (9, 50) = 7992, (26, 6) = 4392.
+#[test]
+fn lte_tbs_follows_ts_36_213() {
+    for (bw, prbs, i_mcs, bits) in [
+        (Some(5), None, 28, 18336),
+        (Some(20), None, 28, 75376),
+        (Some(20), None, 17, 30576),
+        (Some(10), None, 10, 7992),
+        (None, Some(6), 28, 4392),
+    ] {
+        let mut m = mac(lte(bw, prbs));
+        let l = lc(BIG);
+        let ues = [UeInput {
+            rnti: Rnti(1),
+            channel: mcs(i_mcs),
+            lcs: &l,
+        }];
+        let mut out = SlotOutput::default();
+        m.schedule(0, Instant::ZERO, &ues, &mut out);
+        let g = out.grant(Rnti(1)).unwrap();
+        assert_eq!(g.prbs, m.n_prb());
+        assert_eq!(g.tbs_bytes * 8, bits, "I_MCS {i_mcs}, {} PRB", m.n_prb());
+    }
+}
+
+#[test]
+fn lte_rejects_nr_only_settings_naming_the_field() {
+    let err = |c: MacConfig| c.build().unwrap_err();
+    let e = err(MacConfig {
+        numerology: 1,
+        ..lte(Some(5), None)
+    });
+    assert_eq!(
+        e.to_string(),
+        "numerology = 1: must be 0 with rat = \"lte\" (15 kHz, 1 ms TTI)"
+    );
+    let e = err(lte(Some(1), None));
+    assert_eq!(e.field, "bandwidth_mhz");
+    assert!(e.allowed.contains("prbs = 6"), "{e}");
+    assert_eq!(err(lte(Some(40), None)).field, "bandwidth_mhz");
+    assert_eq!(err(lte(None, Some(111))).field, "prbs");
+    let e = err(MacConfig {
+        slot_pattern: "DDDSU".into(),
+        ..lte(Some(5), None)
+    });
+    assert_eq!(e.field, "slot_pattern");
+    let e = err(MacConfig {
+        layers: 2,
+        ..lte(Some(5), None)
+    });
+    assert_eq!(e.field, "layers");
+    let e = err(MacConfig {
+        mcs_table: McsTable::Qam256,
+        ..lte(Some(5), None)
+    });
+    assert_eq!(e.field, "mcs_table");
+    let e = err(MacConfig {
+        frequency_range: Some(tcran_ran::phy::bandwidth::FrequencyRange::Fr1),
+        ..lte(Some(5), None)
+    });
+    assert_eq!(e.field, "frequency_range");
+    // The same numbers are fine for NR (20 MHz at 15 kHz: 106 PRB).
+    assert_eq!(
+        mac(MacConfig {
+            bandwidth_mhz: Some(20),
+            ..MacConfig::default()
+        })
+        .n_prb(),
+        106
+    );
+}
+
+#[test]
+fn rat_reads_from_toml() {
+    let c: MacConfig = toml::from_str("rat = \"lte\"\nbandwidth_mhz = 10").unwrap();
+    assert_eq!((c.rat, c.build().unwrap().n_prb), (Rat::Lte, 50));
+    assert!(toml::from_str::<MacConfig>("rat = \"umts\"").is_err());
+    assert_eq!(MacConfig::default().rat, Rat::Nr);
 }

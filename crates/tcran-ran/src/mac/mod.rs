@@ -28,6 +28,18 @@
 //!   FlexRAN/OAI baseline: slice i owns ⌊N·share_i⌋ PRBs every slot, unused
 //!   PRBs are not lent; round robin inside a slice); EQP (thesis Alg. 8-9,
 //!   see [`eqp`]).
+//! - **LTE mode** (`rat = "lte"`): 1 ms TTI (µ = 0), N_RB from TS 36.101
+//!   Table 5.6-1 (3/5/10/15/20 MHz -> 15/25/50/75/100 PRB; 1.4 MHz is
+//!   `prbs = 6`), RBG size P from TS 36.213 Table 7.1.6.1-1 (type 0), TBS
+//!   from TS 36.213 Table 7.1.7.2.1-1 with I_TBS from the PDSCH I_MCS by
+//!   Table 7.1.7.1-1: the index of a `ChannelSample::Mcs` is read as the
+//!   LTE I_MCS (0..=28) and its NR table is ignored. The LTE TBS table
+//!   already accounts for control and reference-signal overhead, so
+//!   `pdcch_symbols` and `dmrs_re_per_prb` do not apply. Only FDD, one
+//!   layer and the 64QAM MCS table are modelled (LTE TDD special subframes
+//!   scale N_PRB, TS 36.213 §7.1.7; two layers need Table 7.1.7.2.2-1):
+//!   other values are configuration errors. The RLC/MAC header model stays
+//!   NR's (no LTE RLC concatenation).
 //! - **HARQ** (simplified): a new TB fails with probability `bler`; it is
 //!   retransmitted `harq_rtt` slots later (or at the next DL slot with room)
 //!   with the same TBS and PRB count, before new data, failing again with
@@ -40,10 +52,10 @@
 pub mod eqp;
 
 use crate::channel::ChannelSample;
-use crate::phy::bandwidth::{max_n_rb, FrequencyRange};
+use crate::phy::bandwidth::{lte_n_rb, max_n_rb, FrequencyRange};
 use crate::phy::mcs::{Mcs, McsTable};
 use crate::phy::numerology::Numerology;
-use crate::phy::tbs::{TbsInput, MAX_PRB};
+use crate::phy::tbs::{lte_tbs_for_mcs, TbsInput, MAX_PRB};
 use crate::phy::tdd::{SlotPattern, DEFAULT_SPECIAL_DL_SYMBOLS};
 use crate::rlc::RlcPdu;
 use serde::{Deserialize, Serialize};
@@ -52,21 +64,44 @@ use tcran_core::config::{check_f64, check_range};
 use tcran_core::rng::RngStream;
 use tcran_core::{ConfigError, DrbId, Duration, Instant, Rnti};
 
+/// The radio access technology of the cell.
+#[derive(
+    Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize, Default, schemars::JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Rat {
+    /// 5G NR: TS 38.214 TBS, any numerology, TDD patterns.
+    #[default]
+    Nr,
+    /// LTE: 1 ms TTI, TS 36.101 PRB counts, TS 36.213 TBS table.
+    Lte,
+}
+
+/// Largest LTE N_RB (TS 36.213 Table 7.1.7.2.1-1 has N_PRB 1..=110).
+pub const LTE_MAX_PRB: u16 = 110;
+
 /// Which scheduler.
-#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize, Default)]
+#[derive(
+    Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize, Default, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum SchedulerKind {
+    /// Round robin by RBG over backlogged UEs.
     #[default]
     RoundRobin,
+    /// Proportional fair (achievable rate / EWMA throughput).
     ProportionalFair,
+    /// Static slice partition (thesis ch. 4 FP baseline); needs `slices`.
     FixedPartition,
+    /// Enhanced quota partition (thesis Alg. 8-9); needs `slices`.
     Eqp,
 }
 
 /// A slice for `fixed_partition` / `eqp`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SliceConfig {
+    /// Label used in reports.
     #[serde(default)]
     pub name: String,
     /// Percent of the cell's PRBs (0..=100).
@@ -76,10 +111,12 @@ pub struct SliceConfig {
 }
 
 /// MAC configuration.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct MacConfig {
-    /// µ (0..=3): 15·2^µ kHz SCS, 1 ms / 2^µ slots.
+    /// `"nr"` (default) or `"lte"` (1 ms TTI, TS 36.213 TBS table).
+    pub rat: Rat,
+    /// µ (0..=3): 15·2^µ kHz SCS, 1 ms / 2^µ slots. LTE: 0.
     pub numerology: u8,
     /// Channel bandwidth in MHz (N_RB from TS 38.101-1/-2 Table 5.3.2-1).
     pub bandwidth_mhz: Option<u32>,
@@ -89,21 +126,25 @@ pub struct MacConfig {
     pub frequency_range: Option<FrequencyRange>,
     /// "FDD" or a TDD pattern like "DDDSU".
     pub slot_pattern: String,
+    /// DL symbols of a special (S) slot in a TDD pattern.
     pub special_dl_symbols: u8,
     /// Symbols of each DL slot taken by the PDCCH CORESET (default 2, so a
     /// full slot has the 12 PDSCH symbols of [`crate::phy::tbs::bytes_per_slot`]).
     pub pdcch_symbols: u8,
     /// DM-RS REs per PRB (default 12: one type-1 symbol, 2 CDM groups).
     pub dmrs_re_per_prb: u16,
+    /// MIMO layers of every transport block (1..=4).
     pub layers: u8,
     /// RBG size P; default from TS 38.214 Table 5.1.2.2.1-1 configuration 1.
     pub rbg_size: Option<u16>,
     /// The MCS table link adaptation uses (channel samples carry their own
     /// table; this is the default for channels built from CQIs).
     pub mcs_table: McsTable,
+    /// The downlink scheduler.
     pub scheduler: SchedulerKind,
     /// Proportional fair EWMA time constant.
     pub pf_time_constant: Duration,
+    /// Slices for `fixed_partition` and `eqp`.
     pub slices: Vec<SliceConfig>,
     /// EQP quantum limit in PRBs (thesis default 100).
     pub eqp_quantum_limit: u32,
@@ -120,6 +161,7 @@ pub struct MacConfig {
 impl Default for MacConfig {
     fn default() -> Self {
         MacConfig {
+            rat: Rat::Nr,
             numerology: 0,
             bandwidth_mhz: Some(5),
             prbs: None,
@@ -153,9 +195,21 @@ pub fn rbg_size_config1(bwp_prbs: u16) -> u16 {
     }
 }
 
+/// LTE RBG size P for resource allocation type 0, TS 36.213 Table
+/// 7.1.6.1-1, by downlink bandwidth in PRBs.
+pub fn rbg_size_lte(n_rb: u16) -> u16 {
+    match n_rb {
+        0..=10 => 1,
+        11..=26 => 2,
+        27..=63 => 3,
+        _ => 4,
+    }
+}
+
 /// Validated MAC parameters.
 #[derive(Clone, Debug)]
 pub struct MacParams {
+    pub rat: Rat,
     pub numerology: Numerology,
     pub n_prb: u16,
     pub rbg: u16,
@@ -176,10 +230,65 @@ pub struct MacParams {
 }
 
 impl MacConfig {
+    /// What LTE mode does not model (module docs), as errors naming the field.
+    fn check_lte(&self) -> Result<(), ConfigError> {
+        const WHY: &str = "with rat = \"lte\"";
+        if self.numerology != 0 {
+            return Err(ConfigError::new(
+                "numerology",
+                self.numerology,
+                format!("must be 0 {WHY} (15 kHz, 1 ms TTI)"),
+            ));
+        }
+        if let Some(fr) = self.frequency_range {
+            return Err(ConfigError::new(
+                "frequency_range",
+                format!("{fr:?}").to_lowercase(),
+                format!("is an NR setting: leave it out {WHY}"),
+            ));
+        }
+        if !self.slot_pattern.eq_ignore_ascii_case("fdd") {
+            return Err(ConfigError::new(
+                "slot_pattern",
+                &self.slot_pattern,
+                format!("must be \"FDD\" {WHY} (LTE TDD is not modelled)"),
+            ));
+        }
+        if self.layers != 1 {
+            return Err(ConfigError::new(
+                "layers",
+                self.layers,
+                format!("must be 1 {WHY} (TS 36.213 Table 7.1.7.2.2-1 is not modelled)"),
+            ));
+        }
+        if self.mcs_table != McsTable::Qam64 {
+            return Err(ConfigError::new(
+                "mcs_table",
+                self.mcs_table,
+                format!("must be qam64 {WHY} (TS 36.213 Table 7.1.7.1-1)"),
+            ));
+        }
+        Ok(())
+    }
+
     pub fn build(&self) -> Result<MacParams, ConfigError> {
         let numerology = Numerology::new(self.numerology).map_err(|e| e.within("numerology"))?;
+        if self.rat == Rat::Lte {
+            self.check_lte()?;
+        }
         let n_prb = match (self.prbs, self.bandwidth_mhz) {
+            (Some(p), _) if self.rat == Rat::Lte => check_range("prbs", p, 1, LTE_MAX_PRB)?,
             (Some(p), _) => check_range("prbs", p, 1, MAX_PRB)?,
+            (None, Some(bw)) if self.rat == Rat::Lte => {
+                lte_n_rb(bw.saturating_mul(1000)).map_err(|_| {
+                    ConfigError::new(
+                        "bandwidth_mhz",
+                        bw,
+                        "LTE: must be one of 3, 5, 10, 15, 20 (TS 36.101 Table 5.6-1; \
+                         for 1.4 MHz give prbs = 6)",
+                    )
+                })?
+            }
             (None, Some(bw)) => max_n_rb(
                 self.frequency_range.unwrap_or(FrequencyRange::Fr1),
                 bw,
@@ -212,6 +321,7 @@ impl MacConfig {
         check_range("layers", self.layers, 1, 4)?;
         let rbg = match self.rbg_size {
             Some(p) => check_range("rbg_size", p, 1, 16)?,
+            None if self.rat == Rat::Lte => rbg_size_lte(n_prb),
             None => rbg_size_config1(n_prb),
         };
         let tc = self.pf_time_constant.ratio(numerology.slot_duration());
@@ -264,6 +374,7 @@ impl MacConfig {
         let harq_rtt = check_range("harq_rtt", self.harq_rtt, 1, 1000)?;
         let max_harq_tx = check_range("max_harq_tx", self.max_harq_tx, 1, 16)?;
         Ok(MacParams {
+            rat: self.rat,
             numerology,
             n_prb,
             rbg,
@@ -516,6 +627,11 @@ impl Mac {
             .map(|n| {
                 if n == 0 {
                     return 0;
+                }
+                if self.p.rat == Rat::Lte {
+                    // Every index of the three NR tables that `Mcs::new`
+                    // accepts is a valid LTE I_MCS (0..=28).
+                    return lte_tbs_for_mcs(mcs.index, n).map_or(0, |b| b / 8);
                 }
                 TbsInput {
                     n_symb_sh: symbols,

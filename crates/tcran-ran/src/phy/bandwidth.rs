@@ -17,7 +17,19 @@ use serde::{Deserialize, Serialize};
 use tcran_core::ConfigError;
 
 /// NR frequency range (TS 38.104 §5.1).
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Serialize, Deserialize)]
+#[derive(
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Debug,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum FrequencyRange {
     /// 410 MHz - 7.125 GHz.

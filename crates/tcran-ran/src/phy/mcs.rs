@@ -25,7 +25,19 @@ use tcran_core::config::check_range;
 use tcran_core::ConfigError;
 
 /// Which NR PDSCH MCS index table (RRC `mcs-Table`).
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Serialize, Deserialize)]
+#[derive(
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Debug,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
 pub enum McsTable {
     /// Table 5.1.3.1-1, up to 64QAM (RRC default).
     #[serde(rename = "qam64")]
@@ -103,7 +115,19 @@ impl McsEntry {
 }
 
 /// An MCS as link adaptation picks it: a table and a non-reserved index.
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Serialize, Deserialize)]
+#[derive(
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Debug,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
 pub struct Mcs {
     pub table: McsTable,
     pub index: u8,
@@ -134,7 +158,19 @@ impl fmt::Display for Mcs {
 }
 
 /// Which NR CQI table (RRC `cqi-Table`).
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Serialize, Deserialize)]
+#[derive(
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Debug,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
 pub enum CqiTable {
     /// Table 5.2.2.1-2 (also LTE TS 36.213 Table 7.2.3-1).
     #[serde(rename = "table1")]

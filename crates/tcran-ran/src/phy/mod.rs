@@ -20,7 +20,19 @@ use serde::{Deserialize, Serialize};
 use std::fmt;
 
 /// Modulation scheme of an MCS or CQI entry.
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Serialize, Deserialize)]
+#[derive(
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Debug,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Modulation {
     Qpsk,
@@ -86,7 +98,19 @@ impl fmt::Display for Modulation {
 /// (102.4 and 921.6). An integer numerator keeps N_info exact in the TBS
 /// procedure (TS 38.214 §5.1.3.2 step 2), which matters right at the
 /// 3824-bit boundary and at the rounding ties of step 4.
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Serialize, Deserialize)]
+#[derive(
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Debug,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
 pub struct CodeRate {
     x1024_tenths: u32,
 }

@@ -17,7 +17,19 @@ pub const SUBCARRIERS_PER_RB: u16 = 12;
 pub const MAX_MU: u8 = 3;
 
 /// A numerology µ in 0..=3.
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Serialize, Deserialize)]
+#[derive(
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Debug,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
 #[serde(try_from = "u8", into = "u8")]
 pub struct Numerology(u8);
 

@@ -49,7 +49,18 @@ pub enum TbsError {
 /// The scaling factor S of TS 38.214 Table 5.1.3.2-2, from the DCI 1_0
 /// "TB scaling" field (only for P-RNTI / RA-RNTI; S = 1 otherwise).
 #[derive(
-    Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default, Serialize, Deserialize,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Debug,
+    Default,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
 )]
 pub enum TbScaling {
     /// Field 0: S = 1.
@@ -79,7 +90,7 @@ impl TbScaling {
 }
 
 /// The allocation-dependent inputs of TS 38.214 §5.1.3.2.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct TbsInput {
     /// N_symb^sh: PDSCH symbols in the slot, 1..=14.
     pub n_symb_sh: u8,

@@ -53,11 +53,30 @@
 //!   the limit but is reported in [`BufferStatus::sdus_held`] /
 //!   [`BufferStatus::held_bytes`] (Kumar's SDU buffer, which releases an SDU
 //!   only when a STATUS PDU acknowledges it).
+//! - AM SNs are given to SDUs at their first transmission rather than on
+//!   arrival, so that an SDU the AQM drops before any byte of it was sent
+//!   leaves no SN hole for the receiver to NACK forever.
+//!
+//! # AQM in the transmit buffer (`aqm`, optional)
+//!
+//! "CoDel at the RLC" (thesis ch. 3, first scenario: the RLC FIFO replaced
+//! by a CoDel queue, target 15 ms, interval 300 ms): CoDel (RFC 8289) runs on
+//! the sojourn of an SDU in the RLC buffer (enqueue into RLC to the moment
+//! the MAC pulls it for its first transmission), with dequeue-side drops.
+//! It is the very CoDel of `tcran-tc` ([`tcran_tc::queue::Codel`], Linux
+//! semantics and fixed point), fed with a metadata-only copy of every SDU not
+//! yet started, so its decisions are identical to a CoDel queue holding the
+//! SDUs. Only SDUs not yet started can be dropped: a partly transmitted SDU
+//! has left the AQM. Drops come out of [`RlcTx::drain_dropped`] as
+//! `DropReason::Codel`; with `ecn = true` ECN-capable SDUs are CE-marked
+//! instead and counted in [`RlcTx::aqm_marks`]. The `mtu` floor compares the
+//! bytes of the SDUs not yet started behind the one examined.
 
 mod rx;
 mod tx;
 
 pub use rx::{RlcRx, RxStats};
+pub use tcran_tc::queue::{CodelConfig, InvSqrt};
 pub use tx::RlcTx;
 
 use serde::{Deserialize, Serialize};
@@ -65,10 +84,14 @@ use tcran_core::config::check_range;
 use tcran_core::{ByteSize, ConfigError, DrbId, Duration, Packet, PacketId};
 
 /// RLC mode of a DRB (TM carries no DRB traffic).
-#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize, Default)]
+#[derive(
+    Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize, Default, schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum RlcMode {
+    /// Unacknowledged mode: no retransmission, losses reported at the receiver.
     Um,
+    /// Acknowledged mode: STATUS PDUs, ARQ retransmissions (default).
     #[default]
     Am,
 }
@@ -82,9 +105,10 @@ pub enum RlcMode {
 /// 0 ms); pollPDU 64 and pollByte 500 kB are the usual DRB values of open
 /// source gNBs; SN length 18 (AM) and 12 (UM) are the long SNs DRBs use in
 /// practice; the 5 MB buffer limit mirrors OAI's default RLC buffer.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct RlcConfig {
+    /// `"am"` (default) or `"um"`.
     pub mode: RlcMode,
     /// Tail-drop limit on SDU bytes not yet transmitted.
     pub buffer_limit: ByteSize,
@@ -93,10 +117,11 @@ pub struct RlcConfig {
     /// SN field length in bits: UM 6 or 12, AM 12 or 18. `None` = 12 (UM) /
     /// 18 (AM).
     pub sn_length: Option<u8>,
+    /// t-Reassembly of the receiver (0..=200 ms).
     pub t_reassembly: Duration,
-    /// AM only.
+    /// AM only: t-StatusProhibit (0..=2400 ms).
     pub t_status_prohibit: Duration,
-    /// AM only.
+    /// AM only: t-PollRetransmit (1..=4000 ms).
     pub t_poll_retransmit: Duration,
     /// AM only: poll every this many new PDUs; `None` = infinity.
     pub poll_pdu: Option<u32>,
@@ -104,6 +129,40 @@ pub struct RlcConfig {
     pub poll_byte: Option<ByteSize>,
     /// AM only: retransmissions of one SDU before giving up (1..=32).
     pub max_retx_threshold: u8,
+    /// Active queue management on the SDUs waiting in the transmit buffer,
+    /// e.g. `{ kind = "codel", target = "15ms", interval = "300ms" }`.
+    /// Default none (plain FIFO with tail drop at `buffer_limit`).
+    pub aqm: Option<RlcAqmConfig>,
+}
+
+/// An AQM inside the RLC transmit buffer, tagged by `kind`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum RlcAqmConfig {
+    /// CoDel (RFC 8289) on the SDU sojourn in the RLC buffer; the fields and
+    /// defaults of the TC CoDel queue (target 5 ms, interval 100 ms, mtu
+    /// 1500 B, ecn off).
+    Codel(CodelConfig),
+}
+
+/// A validated [`RlcAqmConfig`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct RlcAqmParams(RlcAqmConfig);
+
+impl RlcAqmParams {
+    pub fn config(&self) -> &RlcAqmConfig {
+        &self.0
+    }
+}
+
+impl RlcAqmConfig {
+    /// Validates the parameters (errors name `aqm.<field>`).
+    pub fn build(&self) -> Result<RlcAqmParams, ConfigError> {
+        match self {
+            RlcAqmConfig::Codel(c) => c.build().map_err(|e| e.within("aqm"))?,
+        };
+        Ok(RlcAqmParams(self.clone()))
+    }
 }
 
 impl Default for RlcConfig {
@@ -119,6 +178,7 @@ impl Default for RlcConfig {
             poll_pdu: Some(64),
             poll_byte: Some(ByteSize(500_000)),
             max_retx_threshold: 8,
+            aqm: None,
         }
     }
 }
@@ -136,6 +196,7 @@ pub struct RlcParams {
     pub poll_pdu: u64,
     pub poll_byte: u64,
     pub max_retx_threshold: u32,
+    pub aqm: Option<RlcAqmParams>,
 }
 
 impl RlcConfig {
@@ -200,6 +261,7 @@ impl RlcConfig {
             check_range("poll_byte", b, ByteSize(1), ByteSize(1_000_000_000))?;
         }
         check_range("max_retx_threshold", self.max_retx_threshold, 1, 32)?;
+        let aqm = self.aqm.as_ref().map(RlcAqmConfig::build).transpose()?;
         Ok(RlcParams {
             mode: self.mode,
             buffer_limit: self.buffer_limit.bytes(),
@@ -211,6 +273,7 @@ impl RlcConfig {
             poll_pdu: self.poll_pdu.map_or(u64::MAX, u64::from),
             poll_byte: self.poll_byte.map_or(u64::MAX, |b| b.bytes()),
             max_retx_threshold: u32::from(self.max_retx_threshold),
+            aqm,
         })
     }
 }
@@ -392,34 +455,23 @@ pub(crate) struct Ranges {
 }
 
 impl Ranges {
-    /// Adds `[s, e)`; returns the number of bytes that were new.
+    /// Adds `[s, e)`; returns the number of bytes that were new. Merges in
+    /// place: no allocation beyond the vector's growth.
     pub fn insert(&mut self, s: u32, e: u32) -> u32 {
         if s >= e {
             return 0;
         }
         let before: u32 = self.covered();
-        let mut ns = s;
-        let mut ne = e;
-        let mut out: Vec<(u32, u32)> = Vec::with_capacity(self.v.len() + 1);
-        let mut placed = false;
-        for &(a, b) in &self.v {
-            if b < ns {
-                out.push((a, b));
-            } else if a > ne {
-                if !placed {
-                    out.push((ns, ne));
-                    placed = true;
-                }
-                out.push((a, b));
-            } else {
-                ns = ns.min(a);
-                ne = ne.max(b);
-            }
+        // Ranges entirely before [s, e) (not even adjacent) stay; those
+        // overlapping or adjacent to it merge into one.
+        let first = self.v.partition_point(|&(_, b)| b < s);
+        let last = self.v.partition_point(|&(a, _)| a <= e);
+        let (mut ns, mut ne) = (s, e);
+        if first < last {
+            ns = ns.min(self.v[first].0);
+            ne = ne.max(self.v[last - 1].1);
         }
-        if !placed {
-            out.push((ns, ne));
-        }
-        self.v = out;
+        self.v.splice(first..last, std::iter::once((ns, ne)));
         self.covered() - before
     }
 
@@ -461,6 +513,29 @@ mod tests {
         assert!(!r.complete(Some(21)));
         assert_eq!(r.insert(20, 25), 5);
         assert_eq!(r.v, vec![(0, 25)]);
+    }
+
+    proptest::proptest! {
+        /// Against a byte bitmap: new-byte counts, and the ranges stay
+        /// sorted, disjoint, non-adjacent and cover exactly the bytes seen.
+        #[test]
+        fn ranges_match_a_bitmap(ops in proptest::collection::vec((0u32..64, 0u32..64), 1..40)) {
+            let mut r = Ranges::default();
+            let mut seen = [false; 128];
+            for (s, len) in ops {
+                let e = s + len;
+                let fresh = (s..e).filter(|&i| !seen[i as usize]).count() as u32;
+                (s..e).for_each(|i| seen[i as usize] = true);
+                proptest::prop_assert_eq!(r.insert(s, e), fresh);
+                for w in r.v.windows(2) {
+                    proptest::prop_assert!(w[0].1 < w[1].0, "{:?}", r.v);
+                }
+                let covered: Vec<bool> = (0..128u32)
+                    .map(|i| r.v.iter().any(|&(a, b)| a <= i && i < b))
+                    .collect();
+                proptest::prop_assert_eq!(&covered[..], &seen[..]);
+            }
+        }
     }
 
     #[test]

@@ -14,7 +14,10 @@ use tcran_core::{DrbId, Instant, Packet};
 
 #[derive(Debug, Default)]
 struct RxSdu {
-    packet: Option<Packet>,
+    /// The SDU's metadata, kept from its first segment until it completes;
+    /// boxed so that the map entries stay small (the B-tree moves entries
+    /// on every insert and removal).
+    packet: Option<Box<Packet>>,
     ranges: Ranges,
     /// SDU length, known once the last segment arrived.
     total: Option<u32>,
@@ -104,28 +107,32 @@ impl RlcRx {
             self.stats.duplicate_pdus += 1;
             return false;
         }
-        let new = e.ranges.insert(pdu.so, pdu.so + pdu.len);
-        if new < pdu.len {
-            self.stats.duplicate_pdus += 1;
-        }
-        if pdu.last {
-            e.total = Some(pdu.so + pdu.len);
-        }
-        if e.packet.is_none() {
-            e.packet = Some(pdu.packet);
-        }
-        if e.ranges.complete(e.total) {
-            e.delivered = true;
-            e.ranges = Ranges::default();
-            if let Some(p) = e.packet.take() {
-                self.stats.delivered_sdus += 1;
-                self.stats.delivered_bytes += u64::from(p.len);
-                delivered.push(p);
+        // A whole SDU arriving first (the common case) needs no reassembly
+        // state; otherwise track the byte ranges received.
+        let whole_at_once = pdu.so == 0 && pdu.last && e.ranges.v.is_empty();
+        if !whole_at_once {
+            let new = e.ranges.insert(pdu.so, pdu.so + pdu.len);
+            if new < pdu.len {
+                self.stats.duplicate_pdus += 1;
             }
-            true
-        } else {
-            false
+            if pdu.last {
+                e.total = Some(pdu.so + pdu.len);
+            }
+            if !e.ranges.complete(e.total) {
+                if e.packet.is_none() {
+                    e.packet = Some(Box::new(pdu.packet));
+                }
+                return false;
+            }
         }
+        e.delivered = true;
+        e.ranges = Ranges::default();
+        e.packet = None;
+        // Every PDU of an SDU carries the same metadata: deliver this one's.
+        self.stats.delivered_sdus += 1;
+        self.stats.delivered_bytes += u64::from(pdu.packet.len);
+        delivered.push(pdu.packet);
+        true
     }
 
     fn fully_received(&self, sn: u64) -> bool {
@@ -217,7 +224,7 @@ impl RlcRx {
                 self.stats.discarded_sdus += 1;
                 if let Some(p) = e.packet {
                     if self.reported_lost.insert(k) {
-                        lost.push(p);
+                        lost.push(*p);
                     }
                 }
             }

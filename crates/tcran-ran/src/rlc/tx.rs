@@ -11,7 +11,33 @@ use super::{
     mac_subheader_bytes, BufferStatus, RlcMode, RlcParams, RlcPdu, SduDeparture, StatusPdu,
 };
 use std::collections::VecDeque;
-use tcran_core::{DrbId, Instant, Packet};
+use tcran_core::reason::MarkCounts;
+use tcran_core::{DrbId, DropReason, Ecn, Instant, Packet};
+use tcran_tc::queue::Codel;
+use tcran_tc::stage::{Events, Queue};
+
+/// The AQM on the SDUs not yet started (module docs of [`super`]).
+#[derive(Debug)]
+struct Aqm {
+    /// Holds a metadata-only copy of every SDU not yet started, in order.
+    codel: Codel,
+    /// Drops and marks of the last dequeue; marks accumulate.
+    ev: Events,
+    /// `sdus[new_idx]` has left the AQM although none of its bytes went out
+    /// yet (no data byte fitted what was left of the grant).
+    head_taken: bool,
+}
+
+impl Aqm {
+    fn new(params: &super::RlcAqmParams) -> Aqm {
+        let super::RlcAqmConfig::Codel(c) = params.config();
+        Aqm {
+            codel: c.build().expect("validated by RlcConfig::build"),
+            ev: Events::default(),
+            head_taken: false,
+        }
+    }
+}
 
 #[derive(Debug)]
 struct TxSdu {
@@ -63,12 +89,14 @@ pub struct RlcTx {
     abandoned: Vec<Packet>,
     /// Highest SN transmitted at least partly, + 1 (AM).
     tx_next_sent: u64,
+    aqm: Option<Aqm>,
+    /// SDUs the AQM dropped, until [`RlcTx::drain_dropped`].
+    dropped: Vec<(Packet, DropReason)>,
 }
 
 impl RlcTx {
     pub fn new(params: RlcParams, drb: DrbId) -> RlcTx {
         RlcTx {
-            p: params,
             drb,
             sdus: VecDeque::new(),
             base_sn: 0,
@@ -87,6 +115,9 @@ impl RlcTx {
             t_poll_retransmit: None,
             abandoned: Vec::new(),
             tx_next_sent: 0,
+            aqm: params.aqm.as_ref().map(Aqm::new),
+            dropped: Vec::new(),
+            p: params,
         }
     }
 
@@ -122,22 +153,22 @@ impl RlcTx {
         }
         packet.enqueued_at = now;
         packet.stamps.rlc_in = Some(now);
-        let sn = match self.p.mode {
-            RlcMode::Am => {
-                let sn = self.next_sn;
-                self.next_sn += 1;
-                sn
-            }
-            // UM SNs are assigned at the first segment.
-            RlcMode::Um => 0,
-        };
+        if let Some(aqm) = &mut self.aqm {
+            // The copy leaves the real bytes behind: the AQM only needs the
+            // size, the ECN field and the enqueue time.
+            let payload = packet.payload.take();
+            aqm.codel.enqueue(packet.clone(), now, &mut aqm.ev);
+            packet.payload = payload;
+        }
         self.new_payload += u64::from(len);
         self.new_sdus += 1;
         self.new_overhead_unstarted += self.unstarted_overhead(len);
         self.held_sdus += 1;
         self.held_bytes += u64::from(len);
         self.sdus.push_back(TxSdu {
-            sn,
+            // UM: given at the first segment, if segmented; AM: at the first
+            // transmission (module docs).
+            sn: u64::MAX,
             packet,
             len,
             arrived: now,
@@ -268,9 +299,11 @@ impl RlcTx {
             left = self.fill_retx(left, now, out);
         }
         while left > 0 && self.new_idx < self.sdus.len() {
-            let window_ok = self.p.mode == RlcMode::Um
-                || self.sdus[self.new_idx].sn < self.base_sn + self.p.window();
-            if !window_ok {
+            if self.window_stalled() {
+                break;
+            }
+            self.aqm_take_head(now);
+            if self.new_idx == self.sdus.len() {
                 break;
             }
             let p = &self.p;
@@ -293,20 +326,24 @@ impl RlcTx {
             let so = sdu.sent;
             let last = so + d == sdu.len;
             let sn = match p.mode {
-                RlcMode::Am => sdu.sn,
-                RlcMode::Um => self.next_sn,
+                RlcMode::Am if !first => sdu.sn,
+                _ => self.next_sn,
             };
             // Counters.
             if first {
                 self.new_overhead_unstarted -= self.unstarted_overhead(sdu.len);
+                if p.mode == RlcMode::Am {
+                    self.next_sn += 1;
+                }
+                if let Some(aqm) = &mut self.aqm {
+                    aqm.head_taken = false;
+                }
             }
             self.new_payload -= u64::from(d);
             left -= hdr + d + mac;
             let sdu = &mut self.sdus[self.new_idx];
             sdu.sent += d;
-            if self.p.mode == RlcMode::Um {
-                sdu.sn = sn;
-            }
+            sdu.sn = sn;
             out.push(RlcPdu {
                 drb: self.drb,
                 sn,
@@ -350,6 +387,62 @@ impl RlcTx {
             }
         }
         grant - left
+    }
+
+    /// AM: the next new SDU (which gets SN `next_sn` at its first
+    /// transmission unless it is already under way) lies outside the
+    /// transmit window (§5.2.3.1.1).
+    fn window_stalled(&self) -> bool {
+        self.p.mode == RlcMode::Am
+            && self.sdus.get(self.new_idx).is_some_and(|s| {
+                let sn = if s.sent > 0 { s.sn } else { self.next_sn };
+                sn >= self.base_sn + self.p.window()
+            })
+    }
+
+    /// Runs the AQM when the head of the new data has not started: CoDel's
+    /// dequeue on its copies, removing the SDUs it drops (always the oldest
+    /// ones not started) and CE-marking the one it hands out if it marked it.
+    fn aqm_take_head(&mut self, now: Instant) {
+        let Some(aqm) = &mut self.aqm else { return };
+        let head_started = self.sdus.get(self.new_idx).is_none_or(|s| s.sent > 0);
+        if aqm.head_taken || head_started {
+            return;
+        }
+        let out = aqm.codel.dequeue(now, &mut aqm.ev);
+        for d in aqm.ev.dropped.drain(..) {
+            let sdu = self
+                .sdus
+                .remove(self.new_idx)
+                .expect("the AQM holds a copy of every SDU not started, in order");
+            debug_assert_eq!(sdu.packet.id, d.packet.id);
+            let h = self.p.header_complete();
+            self.new_overhead_unstarted -= u64::from(h + mac_subheader_bytes(sdu.len + h));
+            self.new_payload -= u64::from(sdu.len);
+            self.new_sdus -= 1;
+            self.held_sdus -= 1;
+            self.held_bytes -= u64::from(sdu.len);
+            self.dropped.push((sdu.packet, d.reason));
+        }
+        if let Some(copy) = out {
+            let sdu = &mut self.sdus[self.new_idx];
+            debug_assert_eq!(sdu.packet.id, copy.id);
+            if copy.ecn == Ecn::Ce && sdu.packet.ecn != Ecn::Ce {
+                tcran_tc::mark::set_ce(&mut sdu.packet);
+            }
+            aqm.head_taken = true;
+        }
+    }
+
+    /// Hands out the SDUs the AQM dropped since the last call, with their
+    /// reason (`DropReason::Codel`). Call after each [`RlcTx::fill`].
+    pub fn drain_dropped(&mut self, out: &mut Vec<(Packet, DropReason)>) {
+        out.append(&mut self.dropped);
+    }
+
+    /// CE marks the AQM gave (`None` without an AQM).
+    pub fn aqm_marks(&self) -> Option<&MarkCounts> {
+        self.aqm.as_ref().map(|a| &a.ev.marks)
     }
 
     fn fill_retx(&mut self, mut left: u32, now: Instant, out: &mut Vec<RlcPdu>) -> u32 {
@@ -425,10 +518,7 @@ impl RlcTx {
     /// §5.3.3.2: sets the poll bit on the PDU just appended when due.
     fn maybe_poll(&mut self, now: Instant, out: &mut [RlcPdu]) {
         let new_empty = self.new_idx >= self.sdus.len();
-        let stalled = self
-            .sdus
-            .get(self.new_idx)
-            .is_some_and(|s| s.sn >= self.base_sn + self.p.window());
+        let stalled = self.window_stalled();
         let poll = self.poll_pending
             || self.pdu_without_poll >= self.p.poll_pdu
             || self.byte_without_poll >= self.p.poll_byte
@@ -560,10 +650,7 @@ impl RlcTx {
             return;
         }
         self.t_poll_retransmit = None;
-        let stalled = self
-            .sdus
-            .get(self.new_idx)
-            .is_some_and(|s| s.sn >= self.base_sn + self.p.window());
+        let stalled = self.window_stalled();
         let nothing_new = self.new_idx >= self.sdus.len();
         if (nothing_new && !self.retx_pending()) || stalled {
             // Retransmit the highest SN submitted that is not acknowledged.

@@ -144,15 +144,22 @@ pub trait CongestionControl {
 }
 
 /// Which congestion control (`cc = "cubic"`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum CcKind {
+    /// NewReno (RFC 5681 with RFC 3465 byte counting, as Linux Reno).
     #[serde(rename = "newreno")]
     NewReno,
+    /// CUBIC (RFC 9438), the Linux default.
     #[default]
     Cubic,
+    /// BBR v1 (Linux `tcp_bbr.c`).
     Bbr,
+    /// DCTCP (RFC 8257): ECN-fraction window reduction.
     Dctcp,
+    /// TCP Prague (L4S, Linux `tcp_prague.c`).
     Prague,
 }
 

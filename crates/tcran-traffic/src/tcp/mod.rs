@@ -63,7 +63,7 @@ use tcran_core::{ByteSize, ConfigError, Duration};
 pub const HEADER_BYTES: u32 = 52;
 
 /// TCP configuration (`[flows.tcp]` in a scenario). Every field has a default.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct TcpConfig {
     /// Congestion control: `newreno`, `cubic` (default), `bbr`, `dctcp`, `prague`.
