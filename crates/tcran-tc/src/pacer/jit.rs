@@ -322,8 +322,8 @@ mod tests {
 
     /// Small packets take the one-MTU headroom at once in proportion to how
     /// small they are: with G = 4000 and 3900 B left in RLC, a 200-B packet
-    /// (3900 + 200 <= 4000 + 1300) and then a 700-B one (4100 + 700 <= 4000
-    /// + 800) go; a 1500-B one never does before the next report.
+    /// (3900 + 200 <= 4000 + 1300) and then a 700-B one (4100 + 700 <=
+    /// 4000 + 800) go; a 1500-B one never does before the next report.
     /// Whatever the sizes, the backlog stays below G + MTU.
     #[test]
     fn small_packets_use_the_headroom_at_once() {
@@ -467,7 +467,7 @@ mod tests {
         let mut x: u32 = 12345;
         for slot in 0..300u64 {
             x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
-            let g = if (x >> 16) % 3 == 0 { 0 } else { 3000 };
+            let g = if (x >> 16).is_multiple_of(3) { 0 } else { 3000 };
             p.on_report(
                 &report(g, g, 0, g),
                 Instant::ZERO + Duration::from_millis(slot),
