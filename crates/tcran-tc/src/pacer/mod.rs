@@ -10,7 +10,7 @@
 //! | `dynrlc` | SDU limit QLT steered by the SDU sojourn (DLM) against a threshold (DLT) | Kumar Alg. 1 |
 //! | `bdp` | 5G-BDP: forward `(elapsed/TTI + offset) x (grant - backlog)` per TTI | thesis Alg. 2 |
 //! | `e5g_bdp` | enhanced 5G-BDP: EWMA bandwidth, size-aware paced bytes | thesis Alg. 3-5 |
-//! | `jit` | keep what the next slot will carry (max service of the last slots of the same TDD phase); the packet that overfills it goes down just before the pull | docs/pacer.md (ours) |
+//! | `jit` | keep in RLC the next slot's expected service (mean of the last slots of its TDD phase); the packet that overfills it goes down just before the pull | docs/pacer.md (ours) |
 //! | `usp` | UPF->SDAP pacer: keep the queue below at a measured optimal occupancy | thesis Alg. 6-7 |
 //!
 //! Contract common to every pacer (the driver is [`crate::pipeline::Pipeline`]):
