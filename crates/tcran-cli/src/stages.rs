@@ -104,6 +104,11 @@ pub const REFERENCES: &[(&str, &str, &str)] = &[
         "Irazabal thesis, Alg. 3-5 (enhanced 5G-BDP)",
     ),
     ("pacer", "usp", "Irazabal thesis, Alg. 6-7 (UPF-SDAP pacer)"),
+    (
+        "pacer",
+        "jit",
+        "tcran just-in-time grant pacer (docs/pacer.md)",
+    ),
 ];
 
 /// The unit types, by schema name: (schema name, short name used as type).
@@ -619,7 +624,7 @@ mod tests {
         );
         assert_eq!(
             kinds("pacer"),
-            ["none", "static", "drql", "dql", "dynrlc", "bdp", "e5g_bdp", "usp"]
+            ["none", "static", "drql", "dql", "dynrlc", "bdp", "e5g_bdp", "usp", "jit"]
         );
         assert_eq!(kinds("policer"), ["token_bucket"]);
         assert_eq!(kinds("shaper"), ["token_bucket"]);

@@ -10,6 +10,7 @@
 //! | `dynrlc` | SDU limit QLT steered by the SDU sojourn (DLM) against a threshold (DLT) | Kumar Alg. 1 |
 //! | `bdp` | 5G-BDP: forward `(elapsed/TTI + offset) x (grant - backlog)` per TTI | thesis Alg. 2 |
 //! | `e5g_bdp` | enhanced 5G-BDP: EWMA bandwidth, size-aware paced bytes | thesis Alg. 3-5 |
+//! | `jit` | keep in RLC the next slot's expected service (mean of the last slots of its TDD phase); the packet that overfills it goes down just before the pull | docs/pacer.md (ours) |
 //! | `usp` | UPF->SDAP pacer: keep the queue below at a measured optimal occupancy | thesis Alg. 6-7 |
 //!
 //! Contract common to every pacer (the driver is [`crate::pipeline::Pipeline`]):
@@ -31,6 +32,7 @@ mod dql;
 mod drql;
 mod dynrlc;
 mod e5g_bdp;
+mod jit;
 mod static_limit;
 mod usp;
 
@@ -42,6 +44,7 @@ pub use dql::{Dql, DqlConfig, DQL_MAX_LIMIT};
 pub use drql::{Drql, DrqlConfig};
 pub use dynrlc::{DynRlc, DynRlcConfig};
 pub use e5g_bdp::{BandwidthSource, E5gBdp, E5gBdpConfig};
+pub use jit::{Jit, JitConfig};
 pub use static_limit::{StaticConfig, StaticLimit};
 pub use usp::{Usp, UspConfig};
 
@@ -80,6 +83,8 @@ pub enum PacerConfig {
     E5gBdp(E5gBdpConfig),
     /// UPF-SDAP pacer, thesis Alg. 6-7.
     Usp(UspConfig),
+    /// Just-in-time grant pacer (docs/pacer.md).
+    Jit(JitConfig),
 }
 
 impl PacerConfig {
@@ -93,6 +98,7 @@ impl PacerConfig {
             PacerConfig::Bdp(_) => "bdp",
             PacerConfig::E5gBdp(_) => "e5g_bdp",
             PacerConfig::Usp(_) => "usp",
+            PacerConfig::Jit(_) => "jit",
         }
     }
 
@@ -107,6 +113,7 @@ impl PacerConfig {
             PacerConfig::Bdp(c) => AnyPacer::Bdp(c.build()?),
             PacerConfig::E5gBdp(c) => AnyPacer::E5gBdp(c.build()?),
             PacerConfig::Usp(c) => AnyPacer::Usp(c.build()?),
+            PacerConfig::Jit(c) => AnyPacer::Jit(c.build()?),
         })
     }
 }
@@ -122,6 +129,7 @@ pub enum AnyPacer {
     Bdp(Bdp),
     E5gBdp(E5gBdp),
     Usp(Usp),
+    Jit(Jit),
     Custom(Box<dyn Pacer>),
 }
 
@@ -137,6 +145,7 @@ macro_rules! fwd {
             AnyPacer::Bdp($p) => $e,
             AnyPacer::E5gBdp($p) => $e,
             AnyPacer::Usp($p) => $e,
+            AnyPacer::Jit($p) => $e,
             AnyPacer::Custom($p) => $e,
         }
     };
@@ -235,7 +244,7 @@ mod tests {
     #[test]
     fn every_kind_parses_with_defaults_and_builds() {
         for kind in [
-            "none", "static", "drql", "dql", "dynrlc", "bdp", "e5g_bdp", "usp",
+            "none", "static", "drql", "dql", "dynrlc", "bdp", "e5g_bdp", "usp", "jit",
         ] {
             let text = if kind == "static" {
                 "pacer = { kind = \"static\", limit_sdus = 32 }".to_string()
@@ -287,6 +296,11 @@ mod tests {
                 ..E5gBdpConfig::default()
             }),
             PacerConfig::Usp(UspConfig::default()),
+            PacerConfig::Jit(JitConfig {
+                window: 4,
+                lead: 0.1,
+                mtu: tcran_core::ByteSize(9000),
+            }),
         ];
         for pacer in all {
             let w = W { pacer };
@@ -341,6 +355,7 @@ mod tests {
             ("bdp", "", 0.0),
             ("e5g_bdp", "", 0.0),
             ("usp", "", 0.0),
+            ("jit", "", 0.0),
         ];
         const C: u64 = 7700;
         let tti = Duration::from_millis(1);

@@ -1,0 +1,524 @@
+//! `jit`: the just-in-time grant pacer — keep in RLC what the *next* slot
+//! will carry, no more, and send the one packet that overshoots it as late
+//! as the slot allows (docs/pacer.md has the design, the measurements and
+//! where it loses).
+//!
+//! It is the thesis' "full, but not fuller" (thesis-irazabal-5g-qos.txt
+//! ch. 3) with three things the RAN knows and 5G-BDP / e5G-BDP (Alg. 2-5)
+//! do not use:
+//! 1. **Per-slot service of the same TDD phase.** The report of every slot
+//!    says what the MAC took (`pulled_bytes`) and what it offered
+//!    (`granted_bytes`). The service of a slot is `pulled_bytes` when RLC
+//!    still held data after the pull (the MAC took all it would), else
+//!    `max(pulled_bytes, granted_bytes)` (the buffer ran dry, so the grant
+//!    says what the slot could have carried). This is not e5G-BDP's pull,
+//!    which under-reads the channel whenever the pacer itself left the
+//!    buffer short (sec. 3.4's "non-virtuous cycle"). The estimate `G` of
+//!    the next slot's service is the plain mean over the last `window`
+//!    slots of the same TDD phase: it forgets a fade exactly `window` slots
+//!    later (an EWMA never quite does) and counts the empty slots of a
+//!    bursty channel as what they are.
+//! 2. **The TDD pattern.** A slot whose report has `max_bytes = 0` had no
+//!    downlink resource for the bearer (a U slot; or a capacity trace
+//!    offering nothing). The pacer keeps a 128-slot history of those flags
+//!    and takes the shortest period `P <= 40` that repeats exactly over it
+//!    and contains both kinds; then `G` for the next slot is the mean over
+//!    the samples `P, 2P, ..` slots back, so the pull before a U slot asks
+//!    for nothing, an S slot for its smaller grant, and U slots never drag
+//!    a D slot's estimate down. Without a period (FDD, traces) `P = 1`.
+//! 3. **The slot clock.** Reports arrive at the pull; the next pull is one
+//!    `tti` later. Bytes that will surely leave in the next pull gain
+//!    nothing by waiting, but the packet that makes the buffer exceed `G`
+//!    pushes whatever arrives after it into a later slot; so it goes down
+//!    only `lead x tti` before the next pull, letting a packet that arrives
+//!    meanwhile (a game or voice packet the priority scheduler puts first)
+//!    go ahead of it. A small packet may use the same one-MTU headroom at
+//!    once, in proportion to how little it is: it delays what follows by
+//!    little, and catches a grant larger than `G` if one comes.
+//!
+//! Contract, with `c` = RLC backlog of the last report + bytes forwarded
+//! since, `t0` = instant of the last report:
+//! - `admits(len)` iff
+//!   - `c + len <= G` (it leaves in the next pull), or
+//!   - `c + len <= G + (mtu - len)` (a packet smaller than the MTU takes
+//!     that much of the one-MTU headroom at once), or
+//!   - `c < max(G, 1)` and `now >= t0 + (1 - lead) x tti` (the last packet
+//!     needed to fill the next pull; any size, so a slot that carries less
+//!     than one packet is never starved, and the buffer is never left empty
+//!     at a pull, so an unexpected grant finds something), or
+//!   - no report came yet and `c = 0` (one packet at a time until the MAC
+//!     has spoken).
+//!
+//!   Hence right after any admission `c < G + mtu` (for packets up to the MTU).
+//! - `next_wakeup` is `t0 + (1 - lead) x tti` when a refused candidate would
+//!   pass then, else `None` (only a report changes `G` and `c`).
+//! - After a missing report nothing more than one slot's worth is released:
+//!   no rule depends on elapsed time beyond the lead instant.
+//! - `on_sdu_departed` and `on_status_pdu` are not used: the backlog is
+//!   bounded by `G` plus one MTU by construction, so an SDU's sojourn is
+//!   the time its slot's grant needs to carry it, not an error to correct.
+
+use super::{tti_of, DEFAULT_MTU, DEFAULT_TTI};
+use crate::stage::{LowerLayerReport, LowerState, Pacer, PacerStats};
+use serde::{Deserialize, Serialize};
+use tcran_core::config::{check_f64, check_range};
+use tcran_core::{ByteSize, ConfigError, Duration, Instant};
+
+/// Slots of DL/UL history the period detector looks at.
+const HISTORY: u32 = 128;
+/// Longest TDD period recognised, slots: TS 38.331 `dl-UL-TransmissionPeriodicity`
+/// goes up to 10 ms, i.e. 40 slots at 60 kHz (µ = 2); 40 also leaves 88
+/// slots (over two periods) to check the repetition on.
+pub const MAX_PERIOD: u32 = 40;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+pub struct JitConfig {
+    /// Slots of the same TDD phase whose mean service is the next slot's
+    /// estimate (default 16; docs/pacer.md has the sweep).
+    pub window: u32,
+    /// How long before the next pull, as a fraction of the slot, the packet
+    /// that overfills the next pull may go down (default 0.2; it must cover
+    /// the time PDCP/RLC need to hand a packet to the MAC).
+    pub lead: f64,
+    /// MTU of the bearer: the headroom above the estimate (default 1500 B).
+    pub mtu: ByteSize,
+}
+
+impl Default for JitConfig {
+    fn default() -> Self {
+        JitConfig {
+            window: 16,
+            lead: 0.2,
+            mtu: ByteSize(DEFAULT_MTU as u64),
+        }
+    }
+}
+
+impl JitConfig {
+    pub fn build(&self) -> Result<Jit, ConfigError> {
+        let window = check_range("window", self.window, 1, 1000)?;
+        let lead = check_f64("lead", self.lead, 0.0, 1.0)?;
+        let mtu = check_range("mtu", self.mtu, ByteSize(64), ByteSize(65_535))?;
+        Ok(Jit {
+            window,
+            lead,
+            mtu: mtu.0,
+            tti: DEFAULT_TTI,
+            service: vec![0; (window * MAX_PERIOD) as usize],
+            slots: 0,
+            dl_history: 0,
+            period: 1,
+            target: 0,
+            committed: 0,
+            last_report: None,
+            pending: None,
+            refused: 0,
+        })
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Jit {
+    window: u32,
+    lead: f64,
+    mtu: u64,
+    tti: Duration,
+    /// Service of the last `window x MAX_PERIOD` slots, a ring indexed by
+    /// slot number.
+    service: Vec<u64>,
+    /// Reports seen.
+    slots: u64,
+    /// Bit i: the slot i reports ago had DL resources (bit 0 = latest).
+    dl_history: u128,
+    /// The TDD period in slots (1 = none found).
+    period: u32,
+    /// `G`: the estimated service of the next slot.
+    target: u64,
+    /// `c`: RLC backlog of the last report plus bytes forwarded since.
+    committed: u64,
+    last_report: Option<Instant>,
+    pending: Option<u32>,
+    refused: u64,
+}
+
+impl Jit {
+    /// `G`, bytes the next slot is expected to carry.
+    pub fn target(&self) -> u64 {
+        self.target
+    }
+
+    /// The TDD period in slots (1 when none is found).
+    pub fn period(&self) -> u32 {
+        self.period
+    }
+
+    /// The instant from which the overfilling packet may go down.
+    fn lead_instant(&self) -> Option<Instant> {
+        let t0 = self.last_report?;
+        let wait = (1.0 - self.lead) * self.tti.as_nanos() as f64;
+        Some(t0 + Duration::from_nanos(wait.round() as u64))
+    }
+
+    fn admits_at(&self, len: u32, now: Instant) -> bool {
+        let Some(lead_at) = self.lead_instant() else {
+            return self.committed == 0;
+        };
+        let (c, len, g) = (self.committed, len as u64, self.target);
+        c + len <= g || c + len + len <= g + self.mtu || (c < g.max(1) && now >= lead_at)
+    }
+
+    /// The shortest period `p` in 2..=MAX_PERIOD over which the DL/UL
+    /// history repeats exactly, if the history is full and holds both kinds.
+    fn detect_period(&self) -> u32 {
+        let h = self.dl_history;
+        if self.slots < HISTORY as u64 || h == 0 || h == u128::MAX {
+            return 1;
+        }
+        (2..=MAX_PERIOD)
+            .find(|&p| {
+                let mask = u128::MAX >> p; // the HISTORY - p overlapping bits
+                (h ^ (h >> p)) & mask == 0
+            })
+            .unwrap_or(1)
+    }
+
+    /// `G` for slot number `next`: the mean service of the last `window`
+    /// slots `period` apart from it (fewer at start-up), rounded down.
+    fn estimate(&self, next: u64) -> u64 {
+        let n = self.service.len() as u64;
+        let (sum, count) = (1..=self.window as u64)
+            .map(|k| k * self.period as u64)
+            .take_while(|&back| back <= next && back <= n)
+            .fold((0u64, 0u64), |(sum, count), back| {
+                (sum + self.service[((next - back) % n) as usize], count + 1)
+            });
+        sum.checked_div(count).unwrap_or(0)
+    }
+}
+
+impl Pacer for Jit {
+    fn admits(&mut self, len: u32, now: Instant, _lower: &LowerState) -> bool {
+        let ok = self.admits_at(len, now);
+        if !ok {
+            self.refused += 1;
+            self.pending = Some(len);
+        }
+        ok
+    }
+
+    fn on_forwarded(&mut self, len: u32, _now: Instant) {
+        self.committed += len as u64;
+        self.pending = None;
+    }
+
+    fn on_report(&mut self, report: &LowerLayerReport, now: Instant) {
+        self.tti = tti_of(report, self.tti);
+        let service = if report.backlog_bytes > 0 {
+            report.pulled_bytes
+        } else {
+            report.pulled_bytes.max(report.granted_bytes)
+        };
+        let n = self.service.len() as u64;
+        self.service[(self.slots % n) as usize] = service;
+        self.slots += 1;
+        self.dl_history = (self.dl_history << 1) | u128::from(report.max_bytes > 0);
+        self.period = self.detect_period();
+        self.target = self.estimate(self.slots);
+        self.committed = report.backlog_bytes;
+        self.last_report = Some(now);
+    }
+
+    fn next_wakeup(&self, now: Instant) -> Option<Instant> {
+        let len = self.pending?;
+        let at = self.lead_instant()?;
+        (at > now && self.admits_at(len, at)).then_some(at)
+    }
+
+    fn stats(&self) -> PacerStats {
+        PacerStats {
+            bandwidth_bps: self.target as f64 / self.tti.as_secs_f64(),
+            allowance_bytes: self.target.saturating_sub(self.committed) as f64,
+            limit: Some(self.target as f64),
+            refused: self.refused,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pacer::testing::FakeLink;
+
+    const TTI: Duration = Duration::from_millis(1);
+
+    fn report(pulled: u64, granted: u64, backlog: u64, max: u64) -> LowerLayerReport {
+        LowerLayerReport {
+            tti: TTI,
+            backlog_bytes: backlog,
+            backlog_sdus: backlog.div_ceil(1500) as u32,
+            pulled_bytes: pulled,
+            granted_bytes: granted,
+            max_bytes: max,
+        }
+    }
+
+    fn jit() -> Jit {
+        JitConfig::default().build().unwrap()
+    }
+
+    fn with_window(window: u32) -> Jit {
+        JitConfig {
+            window,
+            ..JitConfig::default()
+        }
+        .build()
+        .unwrap()
+    }
+
+    fn lower() -> LowerState {
+        LowerState::default()
+    }
+
+    /// Steady grants of G = 4000 B per slot, RLC empty after each pull: the
+    /// allowance is G; 1500-B packets go down at once while they fit (1500,
+    /// 3000), the third (4500 > 4000) only at (1 - 0.2) x 1 ms.
+    #[test]
+    fn steady_grants_give_one_slot_of_allowance_and_the_overshoot_waits() {
+        let mut p = jit();
+        let t0 = Instant::from_millis(10);
+        for k in 0..5 {
+            p.on_report(
+                &report(4000, 4000, 0, 4000),
+                t0 - Duration::from_millis(4 - k),
+            );
+        }
+        assert_eq!(p.target(), 4000);
+        assert_eq!(p.stats().allowance_bytes, 4000.0);
+        assert!(p.admits(1500, t0, &lower()));
+        p.on_forwarded(1500, t0);
+        assert!(p.admits(1500, t0, &lower()));
+        p.on_forwarded(1500, t0);
+        let t = t0 + Duration::from_micros(100);
+        // 3000 + 1500 > 4000, and a full-size packet has no headroom.
+        assert!(!p.admits(1500, t, &lower()));
+        // A 200-B packet fits: 3000 + 200 <= 4000.
+        assert!(p.admits(200, t, &lower()));
+        p.on_forwarded(200, t);
+        assert!(!p.admits(1500, t, &lower()));
+        let w = p.next_wakeup(t).unwrap();
+        assert_eq!(w, t0 + Duration::from_micros(800));
+        assert!(!p.admits(1500, w - Duration::from_nanos(1), &lower()));
+        assert!(p.admits(1500, w, &lower()));
+        p.on_forwarded(1500, w);
+        // 4700 >= 4000: no more full-size packets until the next report; a
+        // 1000-B one would need 4700 + 1000 <= 4000 + (1500 - 1000).
+        assert!(!p.admits(1000, w, &lower()));
+        assert_eq!(p.next_wakeup(w), None);
+        // 40 B: 4700 + 40 <= 4000 + 1460.
+        assert!(p.admits(40, w, &lower()));
+        assert_eq!(p.stats().refused, 4);
+    }
+
+    /// Small packets take the one-MTU headroom at once in proportion to how
+    /// small they are: with G = 4000 and 3900 B left in RLC, a 200-B packet
+    /// (3900 + 200 <= 4000 + 1300) and then a 700-B one (4100 + 700 <=
+    /// 4000 + 800) go; a 1500-B one never does before the next report.
+    /// Whatever the sizes, the backlog stays below G + MTU.
+    #[test]
+    fn small_packets_use_the_headroom_at_once() {
+        let mut p = with_window(1);
+        let t0 = Instant::from_millis(3);
+        p.on_report(&report(4000, 4000, 3900, 4000), t0);
+        assert_eq!(p.target(), 4000);
+        assert!(p.admits(200, t0, &lower()));
+        p.on_forwarded(200, t0);
+        assert!(p.admits(700, t0, &lower()));
+        p.on_forwarded(700, t0);
+        // Now 4800: 351 B would end at 5151 > 4000 + 1149; 350 B just fits.
+        assert!(!p.admits(351, t0, &lower()));
+        assert!(!p.admits(1500, t0 + Duration::from_micros(900), &lower()));
+        assert_eq!(p.next_wakeup(t0), None);
+        assert!(p.admits(350, t0, &lower()));
+    }
+
+    /// The backlog left by the pull counts: 2500 B left of a 4000-B slot
+    /// leaves room for exactly 1500 B.
+    #[test]
+    fn backlog_left_in_rlc_is_part_of_the_next_slot() {
+        let mut p = jit();
+        let t0 = Instant::from_millis(3);
+        p.on_report(&report(4000, 4000, 2500, 4000), t0);
+        assert!(p.admits(1500, t0, &lower()));
+        p.on_forwarded(1500, t0);
+        assert!(!p.admits(1500, t0, &lower()));
+        assert!(!p.admits(800, t0, &lower()), "4000 + 800 > 4000 + 700");
+        assert_eq!(p.next_wakeup(t0), None, "the slot is full already");
+    }
+
+    /// A slot that carries less than a packet (300 B/slot, 1500-B packets):
+    /// one packet goes down at the lead instant whenever the buffer would
+    /// not fill the next pull, none while it would.
+    #[test]
+    fn a_slot_smaller_than_a_packet_is_never_starved() {
+        let mut p = jit();
+        let t0 = Instant::from_millis(1);
+        p.on_report(&report(0, 300, 0, 300), t0);
+        assert_eq!(p.target(), 300);
+        assert!(!p.admits(1500, t0, &lower()));
+        let w = p.next_wakeup(t0).unwrap();
+        assert!(p.admits(1500, w, &lower()));
+        p.on_forwarded(1500, w);
+        // Next slot: the MAC took 300, 1200 left >= 300: nothing.
+        p.on_report(&report(300, 300, 1200, 300), t0 + TTI);
+        assert!(!p.admits(1500, t0 + TTI, &lower()));
+        assert_eq!(p.next_wakeup(t0 + TTI), None);
+        // And the FakeLink MAC stays fed with less than G + one packet left.
+        let mut p = jit();
+        let mut link = FakeLink::new(300);
+        link.run(&mut p, 2000);
+        link.assert_steady(1500, 0.0);
+    }
+
+    /// An outage (G = 0) still keeps one packet in RLC, so the first grant
+    /// after it finds something to send.
+    #[test]
+    fn an_outage_keeps_one_packet_queued() {
+        let mut p = with_window(1);
+        let t0 = Instant::from_millis(1);
+        p.on_report(&report(0, 0, 0, 0), t0);
+        assert_eq!(p.target(), 0);
+        let w = t0 + Duration::from_micros(800);
+        assert!(!p.admits(1500, t0, &lower()));
+        assert_eq!(p.next_wakeup(t0), Some(w));
+        assert!(p.admits(1500, w, &lower()));
+        p.on_forwarded(1500, w);
+        assert!(!p.admits(1500, w, &lower()));
+    }
+
+    /// The estimate is the plain mean of the last `window` slots: with a
+    /// window of 4, services 1000, 2000, 3000, 6000 give 1000, 1500, 2000,
+    /// 3000; one more slot of 2000 drops the first 1000: (2000 + 3000 +
+    /// 6000 + 2000) / 4 = 3250.
+    #[test]
+    fn the_estimate_is_the_mean_service_of_the_window() {
+        let mut p = with_window(4);
+        let mut t = Instant::from_millis(1);
+        for (s, g) in [
+            (1000, 1000),
+            (2000, 1500),
+            (3000, 2000),
+            (6000, 3000),
+            (2000, 3250),
+        ] {
+            p.on_report(&report(s, s, 100, s), t);
+            assert_eq!(p.target(), g, "after a slot of {s}");
+            t += TTI;
+        }
+    }
+
+    /// The service of a slot: what the MAC pulled if RLC kept data (a HARQ
+    /// retransmission slot pulls 0 with data waiting), else the grant.
+    #[test]
+    fn service_is_the_pull_unless_the_buffer_ran_dry() {
+        let mut p = with_window(1);
+        p.on_report(&report(700, 5000, 800, 5000), Instant::ZERO);
+        assert_eq!(p.target(), 700, "data left: the MAC took all it would");
+        p.on_report(&report(700, 5000, 0, 5000), Instant::ZERO + TTI);
+        assert_eq!(p.target(), 5000, "ran dry: the grant is the service");
+    }
+
+    /// DDDSU: D slots carry 5000 B, S 2000 B, U nothing (max_bytes 0).
+    /// Before the period is known the mean over 16 slots (three patterns of
+    /// 17000 B and one more slot) lies in 51000/16 = 3187..=56000/16 = 3500.
+    /// Once 128 slots show period 5, each slot's estimate is its own phase:
+    /// a D slot after the U slot gets 5000, the U slot is not a fade.
+    #[test]
+    fn a_tdd_pattern_is_learnt_and_ul_slots_are_not_fades() {
+        let mut p = jit();
+        let grant = |slot: u64| match slot % 5 {
+            0..=2 => 5000,
+            3 => 2000,
+            _ => 0,
+        };
+        let mut t = Instant::ZERO;
+        for slot in 0..200u64 {
+            let g = grant(slot);
+            p.on_report(&report(g, g, 100, g), t);
+            t += TTI;
+            // The estimate is for slot + 1.
+            if slot >= 127 {
+                assert_eq!(p.period(), 5, "slot {slot}");
+                assert_eq!(p.target(), grant(slot + 1), "slot {slot}");
+            } else {
+                assert_eq!(p.period(), 1);
+                if slot >= 15 {
+                    assert!((3187..=3500).contains(&p.target()), "slot {slot}");
+                }
+            }
+        }
+    }
+
+    /// Empty slots that are not periodic (as in a mahimahi trace) find no
+    /// period: they are fades, and count in the mean.
+    #[test]
+    fn irregular_empty_slots_are_no_period() {
+        let mut p = jit();
+        let mut x: u32 = 12345;
+        for slot in 0..300u64 {
+            x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
+            let g = if (x >> 16).is_multiple_of(3) { 0 } else { 3000 };
+            p.on_report(
+                &report(g, g, 0, g),
+                Instant::ZERO + Duration::from_millis(slot),
+            );
+        }
+        assert_eq!(p.period(), 1);
+        assert!(p.target() < 3000 && p.target() > 0, "{}", p.target());
+    }
+
+    #[test]
+    fn before_any_report_one_packet_at_a_time() {
+        let mut p = jit();
+        assert!(p.admits(1500, Instant::ZERO, &lower()));
+        p.on_forwarded(1500, Instant::ZERO);
+        assert!(!p.admits(1500, Instant::ZERO, &lower()));
+        assert_eq!(p.next_wakeup(Instant::ZERO), None);
+    }
+
+    #[test]
+    fn constant_capacity_keeps_the_buffer_under_one_packet_and_the_mac_fed() {
+        for capacity in [3000, 7700, 20_000] {
+            let mut p = jit();
+            let mut link = FakeLink::new(capacity);
+            link.run(&mut p, 3000);
+            // Filled to G, overshot by less than one packet, G pulled.
+            link.assert_steady(1500, 0.0);
+        }
+    }
+
+    #[test]
+    fn config_is_validated() {
+        let e = JitConfig {
+            window: 0,
+            ..JitConfig::default()
+        }
+        .build()
+        .unwrap_err();
+        assert_eq!(e.field, "window");
+        let e = JitConfig {
+            lead: 1.5,
+            ..JitConfig::default()
+        }
+        .build()
+        .unwrap_err();
+        assert_eq!(e.field, "lead");
+        let e = JitConfig {
+            mtu: ByteSize(10),
+            ..JitConfig::default()
+        }
+        .build()
+        .unwrap_err();
+        assert_eq!(e.field, "mtu");
+    }
+}
