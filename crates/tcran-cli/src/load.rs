@@ -3,6 +3,7 @@
 //! line:column.
 
 use crate::error::{CliError, Pos};
+use crate::set::Override;
 use serde::de::DeserializeOwned;
 use std::path::Path;
 
@@ -74,6 +75,41 @@ pub fn read_config(path: &Path) -> Result<Source, CliError> {
 }
 
 impl Source {
+    /// Deserializes the whole file as `T` after applying `sets` (in order).
+    /// Without overrides this is [`Source::parse`], with line:column in
+    /// errors; with them, the edited document is checked as a whole.
+    pub fn parse_with<T: DeserializeOwned>(&self, sets: &[Override]) -> Result<T, CliError> {
+        if sets.is_empty() {
+            return self.parse();
+        }
+        let mut doc: serde_json::Value = match self.syntax {
+            Syntax::Toml => {
+                let v: toml::Value = toml::from_str(&self.text).map_err(|e| self.toml_error(&e))?;
+                serde_json::to_value(v).map_err(|e| CliError::Parse {
+                    file: self.name.clone(),
+                    pos: Pos { line: 1, column: 1 },
+                    message: e.to_string(),
+                })?
+            }
+            Syntax::Json => serde_json::from_str(&self.text).map_err(|e| self.json_error(&e))?,
+        };
+        for s in sets {
+            s.apply(&mut doc).map_err(|message| CliError::Set {
+                arg: s.arg.clone(),
+                message,
+            })?;
+        }
+        serde_json::from_value(doc).map_err(|e| CliError::AfterSet {
+            file: self.name.clone(),
+            sets: sets
+                .iter()
+                .map(|s| s.arg.as_str())
+                .collect::<Vec<_>>()
+                .join(" "),
+            message: fold_lines(&e.to_string()),
+        })
+    }
+
     /// Deserializes the whole file as `T`.
     pub fn parse<T: DeserializeOwned>(&self) -> Result<T, CliError> {
         match self.syntax {
