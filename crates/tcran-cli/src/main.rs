@@ -5,19 +5,9 @@
 //! with a one-line internal-error message and exit code 101, never with a
 //! backtrace. See docs/cli.md.
 
-mod error;
-mod load;
-mod output;
-mod progress;
-mod report;
-mod reproduce;
-mod schema;
-mod series_csv;
-mod set;
-mod simulate;
-mod stages;
-mod trace;
-mod validate;
+use tcran_cli::{
+    error, output, reproduce, schema, series_csv, set, simulate, stages, trace, validate,
+};
 
 use clap::{Parser, Subcommand};
 use error::{CliError, EXIT_INTERNAL, EXIT_USAGE};
