@@ -17,11 +17,10 @@ impl Bar {
     pub fn new(scenario: &str, runs: &[(String, SimConfig)], duration_s: f64) -> Bar {
         let total = (runs.len() as f64 * duration_s * 1e3).round() as u64;
         let bar = ProgressBar::with_draw_target(Some(total.max(1)), ProgressDrawTarget::stderr());
-        let style = ProgressStyle::with_template(
-            "{prefix} [{bar:30}] {percent:>3}% {msg} (elapsed {elapsed}, eta {eta})",
-        )
-        .expect("the template is valid")
-        .progress_chars("=> ");
+        let style =
+            ProgressStyle::with_template("{prefix} [{bar:30}] {percent:>3}% {msg}, eta {eta}")
+                .expect("the template is valid")
+                .progress_chars("=> ");
         bar.set_style(style);
         bar.set_prefix(scenario.to_string());
         Bar {
