@@ -47,10 +47,14 @@ pub fn read_text(path: &Path) -> Result<(String, String), CliError> {
 
 /// The OS error without Rust's "(os error N)" suffix.
 fn io_reason(e: &std::io::Error) -> String {
-    let s = e.to_string();
+    without_os_code(&e.to_string())
+}
+
+/// An error message without Rust's "(os error N)" suffix.
+pub fn without_os_code(s: &str) -> String {
     match s.find(" (os error") {
         Some(i) => s[..i].to_string(),
-        None => s,
+        None => s.to_string(),
     }
 }
 

@@ -23,7 +23,7 @@ pub struct Done {
 pub fn scenario_files(dir: &Path) -> Result<Vec<PathBuf>, CliError> {
     let read = |e: std::io::Error| CliError::Read {
         file: dir.display().to_string(),
-        reason: e.to_string(),
+        reason: crate::load::without_os_code(&e.to_string()),
     };
     let mut files = Vec::new();
     for entry in std::fs::read_dir(dir).map_err(read)? {
@@ -67,7 +67,7 @@ pub fn run(dir: &Path, out: &Path, opts: Options) -> Result<Vec<Done>, CliError>
     let path = out.join("index.html");
     std::fs::write(&path, index_html(&done)).map_err(|e| CliError::Write {
         file: path.display().to_string(),
-        reason: e.to_string(),
+        reason: crate::load::without_os_code(&e.to_string()),
     })?;
     Ok(done)
 }

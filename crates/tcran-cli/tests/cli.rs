@@ -686,3 +686,29 @@ pipeline = { pacer = { kind = "bdp" }, queues = [ { id = 0, kind = "codel" } ] }
         let _ = std::fs::remove_dir_all(d);
     }
 }
+
+#[test]
+fn an_output_directory_that_cannot_be_written_is_one_line_with_exit_code_1() {
+    // A regular file where the output directory should be.
+    let blocker = temp("not-a-dir");
+    std::fs::write(&blocker, "x").unwrap();
+    let out = blocker.join("out");
+    let o = tcran(&[
+        "run",
+        &fixture("small_scenario.toml"),
+        "--out",
+        &out.display().to_string(),
+    ])
+    .output()
+    .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{o:?}");
+    assert!(o.stdout.is_empty());
+    let stderr = String::from_utf8(o.stderr).unwrap();
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.starts_with(&format!("error: {}: cannot write: ", out.display()))
+            && !stderr.contains("os error"),
+        "{stderr}"
+    );
+    let _ = std::fs::remove_file(blocker);
+}
