@@ -243,6 +243,11 @@ fn pipelines(i: usize, cfg: &SimConfig) -> String {
         }
     }
     let mut out = String::from("<h3>Pipeline</h3>\n");
+    let _ = writeln!(
+        out,
+        "<p class=\"note\">Flows: {}.</p>",
+        escape(&flows_text(cfg))
+    );
     for (k, (p, rlc, who)) in groups.iter().enumerate() {
         let _ = write!(
             out,
@@ -252,6 +257,23 @@ fn pipelines(i: usize, cfg: &SimConfig) -> String {
         );
     }
     out
+}
+
+/// `bulk (tcp, cubic), voip (voip)`: what a variant runs, with the TCP
+/// congestion control (variants may change it).
+fn flows_text(cfg: &SimConfig) -> String {
+    let flows: Vec<String> = cfg
+        .flows
+        .iter()
+        .map(|f| {
+            let v = serde_json::to_value(f).unwrap_or_default();
+            match v.pointer("/tcp/cc").and_then(|c| c.as_str()) {
+                Some(cc) => format!("{} ({}, {cc})", f.name, f.kind.name()),
+                None => format!("{} ({})", f.name, f.kind.name()),
+            }
+        })
+        .collect();
+    flows.join(", ")
 }
 
 fn rlc_chart(slots: &SlotSeries) -> Chart {
