@@ -27,8 +27,9 @@ fn variant_sections(dom: &str) -> Vec<&str> {
     dom.split("<section class=\"variant\"").skip(1).collect()
 }
 
-/// The checks every report must pass in the browser; returns the DOM.
-fn check_page(page: &Path, variants: usize) -> String {
+/// The checks every report must pass in the browser, for a page of
+/// `variants` with `flows` distinct flow names; returns the DOM.
+fn check_page(page: &Path, variants: usize, flows: usize) -> String {
     let html = std::fs::read_to_string(page).unwrap();
     for external in ["src=\"http", "href=\"http", "<link", "@import", "url(http"] {
         assert!(!html.contains(external), "the page loads {external}...");
@@ -46,13 +47,15 @@ fn check_page(page: &Path, variants: usize) -> String {
         "errors caught on the page"
     );
     // The status script ran last and counted every plot as laid out.
-    let plots = 1 + PLOTS.len() * variants;
+    // The scatter, one CDF comparison per flow, six plots per variant.
+    let plots = 1 + flows + PLOTS.len() * variants;
     assert_eq!(
         chromium::text_of(&dom, "report-status"),
         Some(format!("{plots} of {plots} plots drawn").as_str())
     );
     assert!(dom.contains("id=\"summary\""), "the summary table");
     assert_eq!(dom.matches("data-plot=\"scatter\"").count(), 1);
+    assert_eq!(dom.matches("data-plot=\"compare-cdf\"").count(), flows);
     let sections = variant_sections(&dom);
     assert_eq!(sections.len(), variants);
     for s in sections {
@@ -82,7 +85,7 @@ fn a_real_run_renders_every_plot_without_script_errors() {
         .output()
         .unwrap();
     assert!(out.status.success(), "{out:?}");
-    let dom = check_page(&dir.join("report.html"), 1);
+    let dom = check_page(&dir.join("report.html"), 1, 2);
     assert!(
         dom.contains("3GPP baseline"),
         "the scenario has no pipeline"
@@ -211,7 +214,7 @@ fn long_hand_built_series_stay_small_and_render_with_reconfigurations() {
     let page = hand_built_page(&dir);
     let size = std::fs::metadata(&page).unwrap().len();
     assert!(size < 3_000_000, "a 200 s run makes {size} bytes");
-    let dom = check_page(&page, 2);
+    let dom = check_page(&page, 2, 2);
     for s in variant_sections(&dom) {
         assert!(!s.contains("no samples"), "every plot has data");
         for p in TIME_PLOTS {

@@ -4,7 +4,8 @@
 //! - the summary table (per variant and flow: delay mean/p95/p99,
 //!   throughput, PRB use, losses and drops);
 //! - the delay-versus-PRB-utilisation scatter of all variants (thesis
-//!   Fig. 3.29, TC-RAN Fig. 15a);
+//!   Fig. 3.29, TC-RAN Fig. 15a) and, per flow, the delay CDFs of all
+//!   variants side by side;
 //! - per variant: a drawing of each distinct DRB pipeline, RLC occupancy
 //!   against slot capacity, PRB utilisation, per-flow goodput and delay
 //!   over time, per-flow delay CDF, the drop/mark timeline, with every
@@ -70,6 +71,11 @@ pub fn render(r: &Report) -> String {
     out.push_str("<section id=\"overview\">\n<h2>All variants</h2>\n");
     out.push_str(&summary_table(s));
     out.push_str(&scatter(s).figure("scatter"));
+    out.push_str("<div class=\"grid\">\n");
+    for (k, c) in compare_cdfs(s, r.series).iter().enumerate() {
+        out.push_str(&c.figure(&format!("compare-cdf-{k}")));
+    }
+    out.push_str("</div>\n");
     out.push_str("</section>\n");
     for (i, v) in s.variants.iter().enumerate() {
         let empty = RunSeries::default();
@@ -170,6 +176,35 @@ fn scatter(s: &ScenarioSummary) -> Chart {
     }
     c.note = Some("Colour: variant; marker: flow. Thesis Fig. 3.29, TC-RAN Fig. 15a: the best operating point uses all PRBs at the unloaded delay.".into());
     c
+}
+
+/// One delay CDF per flow name with every variant that has the flow, to
+/// compare variants directly (thesis Fig. 3.27 style).
+fn compare_cdfs(s: &ScenarioSummary, series: &[RunSeries]) -> Vec<Chart> {
+    let mut names: Vec<&str> = Vec::new();
+    for f in s.variants.iter().flat_map(|v| &v.run.flows) {
+        if !names.contains(&f.name.as_str()) {
+            names.push(&f.name);
+        }
+    }
+    names
+        .into_iter()
+        .map(|name| {
+            let mut c = Chart::new(
+                "compare-cdf",
+                format!("Delay CDF of {name}, all variants"),
+                "one-way delay (ms)",
+                "fraction of packets (≤ delay)",
+            );
+            for (vi, (v, r)) in s.variants.iter().zip(series).enumerate() {
+                if let Some(f) = r.flows.iter().find(|f| f.name == name) {
+                    c.series
+                        .push(Series::line(&v.name, color(vi), vec![f.delay_cdf.clone()]));
+                }
+            }
+            c
+        })
+        .collect()
 }
 
 fn variant_section(
