@@ -16,13 +16,20 @@ pub struct Bar {
 impl Bar {
     pub fn new(scenario: &str, runs: &[(String, SimConfig)], duration_s: f64) -> Bar {
         let total = (runs.len() as f64 * duration_s * 1e3).round() as u64;
-        let bar = ProgressBar::with_draw_target(Some(total.max(1)), ProgressDrawTarget::stderr());
+        // Hidden until styled, so the first frame already has the message.
+        let bar = ProgressBar::with_draw_target(Some(total.max(1)), ProgressDrawTarget::hidden());
         let style =
             ProgressStyle::with_template("{prefix} [{bar:30}] {percent:>3}% {msg}, eta {eta}")
                 .expect("the template is valid")
                 .progress_chars("=> ");
         bar.set_style(style);
         bar.set_prefix(scenario.to_string());
+        bar.set_message(format!(
+            "variant 1/{} {}",
+            runs.len(),
+            runs.first().map_or("", |(n, _)| n.as_str())
+        ));
+        bar.set_draw_target(ProgressDrawTarget::stderr());
         Bar {
             bar,
             names: runs.iter().map(|(n, _)| n.clone()).collect(),
