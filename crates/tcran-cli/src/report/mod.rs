@@ -40,6 +40,9 @@ pub struct Report<'a> {
     pub csv_dirs: Option<&'a [String]>,
 }
 
+/// The plots of each variant section, in page order.
+const PLOT_KINDS: [&str; 6] = ["rlc", "prb", "throughput", "delay", "delay-cdf", "events"];
+
 /// Most PRB-utilisation points per plot: slots are averaged in windows.
 const PRB_WINDOWS: usize = 500;
 
@@ -245,6 +248,7 @@ fn variant_section(
         cdf_chart(s),
         events_chart(s),
     ];
+    debug_assert!(charts.iter().map(|c| c.kind).eq(PLOT_KINDS));
     out.push_str("<div class=\"grid\">\n");
     for c in &mut charts {
         if c.kind != "delay-cdf" {
@@ -356,7 +360,12 @@ fn rlc_chart(slots: &SlotSeries) -> Chart {
 
 fn prb_chart(slots: &SlotSeries) -> Chart {
     let mut c = Chart::new("prb", "PRB utilisation", "time (s)", "PRBs used (%)");
-    let n = slots.t_s.len();
+    // The vectors have one length by contract; never slice past the shortest.
+    let n = slots
+        .t_s
+        .len()
+        .min(slots.prbs_used.len())
+        .min(slots.prbs_available.len());
     let w = n.div_ceil(PRB_WINDOWS).max(1);
     let mut pts = Vec::new();
     for k in (0..n).step_by(w) {
@@ -494,4 +503,82 @@ fn reconfiguration_table(s: &RunSeries) -> String {
     }
     out.push_str("</table>\n");
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    fn page(variant_name: &str, series: &[RunSeries]) -> String {
+        let cfg: SimConfig = toml::from_str(&format!(
+            r#"
+            duration = "300ms"
+            [[ues]]
+            rnti = 1
+            channel = {{ kind = "mcs", mcs = 10 }}
+            [[flows]]
+            name = "ping"
+            ue = 1
+            kind = "ping"
+            interval = "100ms"
+            [[variants]]
+            name = "{variant_name}"
+            "#
+        ))
+        .unwrap();
+        let out = tcran_sim::run_scenario("unit", &cfg, Path::new(".")).unwrap();
+        render(&Report {
+            summary: &out.summary,
+            series,
+            runs: &cfg.runs(),
+            csv_dirs: Some(&["v".to_string()]),
+        })
+    }
+
+    #[test]
+    fn names_are_escaped_and_every_plot_is_present_even_without_series() {
+        let html = page("<b>&co", &[]);
+        assert!(html.contains("Variant &lt;b&gt;&amp;co"));
+        assert!(!html.contains("<b>&co"));
+        for kind in PLOT_KINDS {
+            assert_eq!(
+                html.matches(&format!("data-plot=\"{kind}\"")).count(),
+                1,
+                "{kind}"
+            );
+        }
+        assert_eq!(html.matches("data-plot=\"compare-cdf\"").count(), 1);
+        assert!(html.contains("href=\"v/flows.csv\""));
+        assert!(html.contains("No reconfiguration during the run."));
+    }
+
+    #[test]
+    fn prb_utilisation_is_used_over_available_per_window() {
+        let mut s = SlotSeries::default();
+        // 1000 slots: every 4th is UL (nothing available); DL slots use 10
+        // of 20 PRBs in the first half and 20 of 20 in the second.
+        for i in 0..1000u32 {
+            s.t_s.push(f64::from(i) * 0.001);
+            let dl = i % 4 != 3;
+            s.prbs_available.push(if dl { 20 } else { 0 });
+            s.prbs_used.push(match (dl, i < 500) {
+                (false, _) => 0,
+                (true, true) => 10,
+                (true, false) => 20,
+            });
+            s.rlc_bytes.push(0);
+            s.capacity_bytes.push(0);
+        }
+        let c = prb_chart(&s);
+        let pts = &c.series[0].segments[0];
+        assert_eq!(pts.len(), 500, "windows of 2 slots");
+        assert_eq!(pts[0], (0.0, 50.0));
+        assert_eq!(pts[499].1, 100.0);
+        assert!((pts[499].0 - 0.998).abs() < 1e-12);
+        // A series with a short PRB vector does not panic.
+        s.prbs_used.truncate(10);
+        // 10 windows of 1 slot, 2 of them UL (nothing available, no point).
+        assert_eq!(prb_chart(&s).series[0].segments[0].len(), 8);
+    }
 }
