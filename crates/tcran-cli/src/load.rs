@@ -103,14 +103,23 @@ impl Source {
                 message,
             })?;
         }
-        serde_json::from_value(doc).map_err(|e| CliError::AfterSet {
-            file: self.name.clone(),
-            sets: sets
-                .iter()
-                .map(|s| s.arg.as_str())
-                .collect::<Vec<_>>()
-                .join(" "),
-            message: fold_lines(&e.to_string()),
+        // The text changed, so there is no line to point at: name the field.
+        serde_path_to_error::deserialize(doc).map_err(|e| {
+            let path = e.path().to_string();
+            let message = fold_lines(&e.into_inner().to_string());
+            CliError::AfterSet {
+                file: self.name.clone(),
+                sets: sets
+                    .iter()
+                    .map(|s| s.arg.as_str())
+                    .collect::<Vec<_>>()
+                    .join(" "),
+                message: if path == "." {
+                    message
+                } else {
+                    format!("{path}: {message}")
+                },
+            }
         })
     }
 

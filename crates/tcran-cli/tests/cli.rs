@@ -591,7 +591,7 @@ fn bad_set_arguments_are_one_line_naming_the_key_and_what_is_there() {
         ),
         (
             "nosuchkey=1",
-            &["small_scenario.toml with --set nosuchkey=1: unknown field `nosuchkey`", "duration"],
+            &["small_scenario.toml with --set nosuchkey=1: nosuchkey: unknown field `nosuchkey`", "duration"],
         ),
     ];
     for (set, expect) in cases {
@@ -602,7 +602,15 @@ fn bad_set_arguments_are_one_line_naming_the_key_and_what_is_there() {
     }
     let e = user_error(&["run", &scenario, "--set", "duration=fast"]);
     assert!(
-        e.contains("with --set duration=fast") && e.contains("\"fast\" is not a duration"),
+        e.contains("with --set duration=fast: duration: \"fast\" is not a duration"),
+        "{e}"
+    );
+    // A bad value deep down is named by its path.
+    let e = user_error(&["run", &scenario, "--set", "cell.bandwidth_mhz=wide"]);
+    assert!(
+        e.contains(
+            "--set cell.bandwidth_mhz=wide: cell.bandwidth_mhz: invalid type: string \"wide\""
+        ),
         "{e}"
     );
     let e = user_error(&[
