@@ -6,7 +6,7 @@
 CARGO ?= cargo
 export CARGO_TERM_COLOR ?= never
 
-.PHONY: demo test fmt lint unit fuzz-smoke bench build
+.PHONY: demo test fmt lint unit fuzz-smoke bench build browser reproduce
 
 build:
 	$(CARGO) build --release --workspace
@@ -22,12 +22,21 @@ fmt:
 lint:
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 
-unit:
+# The report tests open report.html in Debian's headless Chromium.
+unit: browser
 	$(CARGO) test --workspace --release
+
+browser:
+	./scripts/ensure-chromium.sh
 
 # Runs every fuzz target briefly on stable Rust (see fuzz/README.md).
 fuzz-smoke:
 	./fuzz/smoke.sh
+
+# Runs every scenario of scenarios/reproduction into tcran-out/reproduce
+# (one report per scenario, index.html over all).
+reproduce:
+	$(CARGO) run --release -q -p tcran-cli -- reproduce
 
 bench:
 	$(CARGO) bench -p tcran-tc --bench pipeline

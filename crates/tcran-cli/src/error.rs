@@ -57,12 +57,30 @@ pub enum CliError {
     /// Writing the output failed.
     #[error("cannot write the output: {0}")]
     Output(std::io::Error),
+
+    /// An output file or directory that cannot be written.
+    #[error("{file}: cannot write: {reason}")]
+    Write { file: String, reason: String },
+
+    /// A `--set KEY=VALUE` that is malformed or whose path does not fit the
+    /// document.
+    #[error("--set {arg}: {message}")]
+    Set { arg: String, message: String },
+
+    /// A document that no longer fits the schema after `--set` (no line
+    /// numbers: the text was changed).
+    #[error("{file} with --set {sets}: {message}")]
+    AfterSet {
+        file: String,
+        sets: String,
+        message: String,
+    },
 }
 
 impl CliError {
     pub fn exit_code(&self) -> i32 {
         match self {
-            CliError::Output(_) => EXIT_IO,
+            CliError::Output(_) | CliError::Write { .. } => EXIT_IO,
             _ => EXIT_USAGE,
         }
     }

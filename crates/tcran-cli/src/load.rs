@@ -3,6 +3,7 @@
 //! line:column.
 
 use crate::error::{CliError, Pos};
+use crate::set::Override;
 use serde::de::DeserializeOwned;
 use std::path::Path;
 
@@ -46,10 +47,14 @@ pub fn read_text(path: &Path) -> Result<(String, String), CliError> {
 
 /// The OS error without Rust's "(os error N)" suffix.
 fn io_reason(e: &std::io::Error) -> String {
-    let s = e.to_string();
+    without_os_code(&e.to_string())
+}
+
+/// An error message without Rust's "(os error N)" suffix.
+pub fn without_os_code(s: &str) -> String {
     match s.find(" (os error") {
         Some(i) => s[..i].to_string(),
-        None => s,
+        None => s.to_string(),
     }
 }
 
@@ -74,6 +79,50 @@ pub fn read_config(path: &Path) -> Result<Source, CliError> {
 }
 
 impl Source {
+    /// Deserializes the whole file as `T` after applying `sets` (in order).
+    /// Without overrides this is [`Source::parse`], with line:column in
+    /// errors; with them, the edited document is checked as a whole.
+    pub fn parse_with<T: DeserializeOwned>(&self, sets: &[Override]) -> Result<T, CliError> {
+        if sets.is_empty() {
+            return self.parse();
+        }
+        let mut doc: serde_json::Value = match self.syntax {
+            Syntax::Toml => {
+                let v: toml::Value = toml::from_str(&self.text).map_err(|e| self.toml_error(&e))?;
+                serde_json::to_value(v).map_err(|e| CliError::Parse {
+                    file: self.name.clone(),
+                    pos: Pos { line: 1, column: 1 },
+                    message: e.to_string(),
+                })?
+            }
+            Syntax::Json => serde_json::from_str(&self.text).map_err(|e| self.json_error(&e))?,
+        };
+        for s in sets {
+            s.apply(&mut doc).map_err(|message| CliError::Set {
+                arg: s.arg.clone(),
+                message,
+            })?;
+        }
+        // The text changed, so there is no line to point at: name the field.
+        serde_path_to_error::deserialize(doc).map_err(|e| {
+            let path = e.path().to_string();
+            let message = fold_lines(&e.into_inner().to_string());
+            CliError::AfterSet {
+                file: self.name.clone(),
+                sets: sets
+                    .iter()
+                    .map(|s| s.arg.as_str())
+                    .collect::<Vec<_>>()
+                    .join(" "),
+                message: if path == "." {
+                    message
+                } else {
+                    format!("{path}: {message}")
+                },
+            }
+        })
+    }
+
     /// Deserializes the whole file as `T`.
     pub fn parse<T: DeserializeOwned>(&self) -> Result<T, CliError> {
         match self.syntax {

@@ -5,18 +5,16 @@
 //! with a one-line internal-error message and exit code 101, never with a
 //! backtrace. See docs/cli.md.
 
-mod error;
-mod load;
-mod output;
-mod schema;
-mod simulate;
-mod stages;
-mod trace;
-mod validate;
+use tcran_cli::{
+    error, output, reproduce, schema, series_csv, set, simulate, stages, trace, validate,
+};
 
 use clap::{Parser, Subcommand};
 use error::{CliError, EXIT_INTERNAL, EXIT_USAGE};
 use output::{emit, emit_json};
+use set::Override;
+use simulate::Options;
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, Parser)]
@@ -54,13 +52,17 @@ enum Command {
     Validate {
         /// The file to check (.toml or .json).
         file: PathBuf,
+        /// Change the document before checking it: a dotted key with array
+        /// indices and a TOML value (repeatable), e.g. ues[0].channel.mcs=10.
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        set: Vec<String>,
     },
     /// Run the embedded demo: bufferbloat and its cure, variants side by side.
     Demo {
         /// The summary JSON on stdout instead of the table.
         #[arg(long)]
         json: bool,
-        /// Where summary.json goes.
+        /// Where summary.json, the CSV time series and report.html go.
         #[arg(long, default_value = "tcran-out/demo")]
         out: PathBuf,
     },
@@ -74,9 +76,27 @@ enum Command {
         /// Override the scenario's seed.
         #[arg(long)]
         seed: Option<u64>,
-        /// Also write summary.json into this directory.
+        /// Where summary.json, the CSV time series and report.html go
+        /// [default: tcran-out/<scenario file name>].
         #[arg(long)]
         out: Option<PathBuf>,
+        /// Change the scenario before running it: a dotted key with array
+        /// indices and a TOML value (repeatable), e.g. --set duration=20s
+        /// --set ues[0].channel.mcs=10.
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        set: Vec<String>,
+    },
+    /// Run every scenario file of a directory, each into OUT/<scenario>/, with OUT/index.html.
+    Reproduce {
+        /// The directory of scenario files (*.toml, *.json; sorted by name).
+        #[arg(long, default_value = "scenarios/reproduction")]
+        dir: PathBuf,
+        /// Where the outputs and index.html go.
+        #[arg(long, default_value = "tcran-out/reproduce")]
+        out: PathBuf,
+        /// Applied to every scenario (repeatable), as for `run`.
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        set: Vec<String>,
     },
     /// Panics on purpose, to test the panic hook.
     #[command(name = "internal-panic", hide = true)]
@@ -119,52 +139,92 @@ fn run(cli: Cli) -> Result<(), CliError> {
                 emit(&trace::to_text(&name, &info))
             }
         }
-        Command::Validate { file } => {
-            let (src, doc) = validate::Document::load(&file)?;
+        Command::Validate { file, set } => {
+            let sets = overrides(&set)?;
+            let (src, doc) = validate::Document::load(&file, &sets)?;
             doc.check(&src)?;
             emit(&format!("ok {}: {}\n", src.name, doc.summary()))
         }
         Command::Demo { json, out } => {
-            let s = simulate::run_text(
+            let opts = Options {
+                progress: show_progress(json),
+                ..Options::default()
+            };
+            let o = simulate::run_text(
                 "demo",
                 "scenarios/demo.toml (embedded)",
                 simulate::DEMO,
                 Path::new("."),
-                None,
+                opts,
             )?;
-            finish_run(&s, json, Some(&out))
+            finish_run(&o, json, &out)
         }
         Command::Run {
             file,
             json,
             seed,
             out,
+            set,
         } => {
-            let s = simulate::run_file(&file, seed)?;
-            finish_run(&s, json, out.as_deref())
+            let sets = overrides(&set)?;
+            let opts = Options {
+                seed,
+                sets: &sets,
+                progress: show_progress(json),
+            };
+            let o = simulate::run_file(&file, opts)?;
+            let out = out.unwrap_or_else(|| {
+                Path::new("tcran-out").join(
+                    series_csv::dir_names([simulate::scenario_name(&file).as_str()]).remove(0),
+                )
+            });
+            finish_run(&o, json, &out)
+        }
+        Command::Reproduce { dir, out, set } => {
+            let sets = overrides(&set)?;
+            let opts = Options {
+                sets: &sets,
+                progress: show_progress(false),
+                ..Options::default()
+            };
+            let done = reproduce::run(&dir, &out, opts)?;
+            emit(&reproduce::to_text(&done, &out))
         }
         Command::InternalPanic => panic!("deliberate panic (internal-panic)"),
     }
 }
 
-fn finish_run(
-    s: &tcran_sim::ScenarioSummary,
-    json: bool,
-    out: Option<&Path>,
-) -> Result<(), CliError> {
-    if let Some(dir) = out {
-        simulate::write_summary(dir, s)?;
-    }
+/// Parses every `--set` argument.
+fn overrides(args: &[String]) -> Result<Vec<Override>, CliError> {
+    args.iter()
+        .map(|a| {
+            Override::parse(a).map_err(|message| CliError::Set {
+                arg: a.clone(),
+                message,
+            })
+        })
+        .collect()
+}
+
+/// A progress bar only for a person watching: stderr is a terminal and
+/// stdout is not carrying JSON.
+fn show_progress(json: bool) -> bool {
+    !json && std::io::stderr().is_terminal()
+}
+
+/// Writes the outputs into `out`, then the table (or the JSON) on stdout.
+fn finish_run(o: &simulate::Outcome, json: bool, out: &Path) -> Result<(), CliError> {
+    simulate::write_outputs(out, o)?;
+    let s = &o.output.summary;
     if json {
         emit_json(&serde_json::to_value(s).expect("summary serializes"))
     } else {
         let mut text = simulate::to_text(s);
-        if let Some(dir) = out {
-            text.push_str(&format!(
-                "\nsummary: {}\n",
-                dir.join("summary.json").display()
-            ));
-        }
+        text.push_str(&format!(
+            "\nsummary: {}\nreport:  {}\n",
+            out.join("summary.json").display(),
+            out.join("report.html").display()
+        ));
         emit(&text)
     }
 }

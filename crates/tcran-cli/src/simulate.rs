@@ -3,12 +3,30 @@
 
 use crate::error::CliError;
 use crate::load::read_config;
+use crate::set::Override;
 use std::fmt::Write as _;
 use std::path::Path;
-use tcran_sim::{ScenarioSummary, SimConfig};
+use tcran_sim::{ScenarioOutput, ScenarioSummary, SimConfig};
 
 /// The scenario `tcran demo` runs, shipped inside the binary.
 pub const DEMO: &str = include_str!("../../../scenarios/demo.toml");
+
+/// What running a scenario produced, with the configuration of every
+/// variant (for the report's pipeline drawings).
+#[derive(Debug)]
+pub struct Outcome {
+    pub output: ScenarioOutput,
+    pub runs: Vec<(String, SimConfig)>,
+}
+
+/// How to run: seed override, `--set` overrides, progress bar.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Options<'a> {
+    pub seed: Option<u64>,
+    pub sets: &'a [Override],
+    /// Draw a progress bar on stderr (the caller checks it is a terminal).
+    pub progress: bool,
+}
 
 /// Runs a scenario given as text; `base` resolves relative trace paths.
 pub fn run_text(
@@ -16,24 +34,27 @@ pub fn run_text(
     file: &str,
     text: &str,
     base: &Path,
-    seed: Option<u64>,
-) -> Result<ScenarioSummary, CliError> {
+    opts: Options,
+) -> Result<Outcome, CliError> {
     let src = crate::load::Source {
         name: file.to_string(),
         text: text.to_string(),
         syntax: crate::load::Syntax::Toml,
     };
-    run_source(name, &src, base, seed)
+    run_source(name, &src, base, opts)
+}
+
+/// The scenario's name: its file name without the extension.
+pub fn scenario_name(path: &Path) -> String {
+    path.file_stem()
+        .map_or_else(|| "scenario".into(), |s| s.to_string_lossy().to_string())
 }
 
 /// Runs the scenario in `path` (TOML or JSON).
-pub fn run_file(path: &Path, seed: Option<u64>) -> Result<ScenarioSummary, CliError> {
+pub fn run_file(path: &Path, opts: Options) -> Result<Outcome, CliError> {
     let src = read_config(path)?;
-    let name = path
-        .file_stem()
-        .map_or_else(|| "scenario".into(), |s| s.to_string_lossy().to_string());
     let base = path.parent().unwrap_or(Path::new("."));
-    run_source(&name, &src, base, seed)
+    run_source(&scenario_name(path), &src, base, opts)
 }
 
 #[allow(clippy::disallowed_types, clippy::disallowed_methods)] // wall_s is a wall-clock measurement
@@ -41,19 +62,31 @@ fn run_source(
     name: &str,
     src: &crate::load::Source,
     base: &Path,
-    seed: Option<u64>,
-) -> Result<ScenarioSummary, CliError> {
-    let mut cfg: SimConfig = src.parse()?;
-    if let Some(s) = seed {
+    opts: Options,
+) -> Result<Outcome, CliError> {
+    let mut cfg: SimConfig = src.parse_with(opts.sets)?;
+    if let Some(s) = opts.seed {
         cfg.seed = s;
     }
+    let runs = cfg.runs();
+    let bar = opts
+        .progress
+        .then(|| crate::progress::Bar::new(name, &runs, cfg.duration.as_secs_f64()));
     let started = std::time::Instant::now();
-    let mut out = tcran_sim::run_scenario(name, &cfg, base).map_err(|error| CliError::Config {
+    let result = tcran_sim::run_scenario_with_progress(name, &cfg, base, &mut |p| {
+        if let Some(b) = &bar {
+            b.update(p);
+        }
+    });
+    if let Some(b) = bar {
+        b.finish();
+    }
+    let mut output = result.map_err(|error| CliError::Config {
         file: src.name.clone(),
         error,
     })?;
-    out.summary.wall_s = started.elapsed().as_secs_f64();
-    Ok(out.summary)
+    output.summary.wall_s = started.elapsed().as_secs_f64();
+    Ok(Outcome { output, runs })
 }
 
 /// One row per flow and variant, then the cell and drop figures.
@@ -111,13 +144,29 @@ pub fn to_text(s: &ScenarioSummary) -> String {
     out
 }
 
-/// Writes `summary.json` into `dir` (created if needed).
-pub fn write_summary(dir: &Path, s: &ScenarioSummary) -> Result<(), CliError> {
-    let io = |e: std::io::Error| CliError::Read {
-        file: dir.display().to_string(),
-        reason: e.to_string(),
+/// Writes everything a run produced into `dir` (created if needed):
+/// `summary.json`, the CSV time series per variant and `report.html`.
+pub fn write_outputs(dir: &Path, o: &Outcome) -> Result<(), CliError> {
+    let io = |path: &Path, e: &dyn std::fmt::Display| CliError::Write {
+        file: path.display().to_string(),
+        reason: crate::load::without_os_code(&e.to_string()),
     };
-    std::fs::create_dir_all(dir).map_err(io)?;
+    std::fs::create_dir_all(dir).map_err(|e| io(dir, &e))?;
+    let s = &o.output.summary;
     let json = serde_json::to_string_pretty(s).expect("summary serializes");
-    std::fs::write(dir.join("summary.json"), json + "\n").map_err(io)
+    let path = dir.join("summary.json");
+    std::fs::write(&path, json + "\n").map_err(|e| io(&path, &e))?;
+    let names = crate::series_csv::dir_names(s.variants.iter().map(|v| v.name.as_str()));
+    for (name, series) in names.iter().zip(&o.output.series) {
+        let d = dir.join(name);
+        crate::series_csv::write(&d, series).map_err(|e| io(&d, &e))?;
+    }
+    let html = crate::report::render(&crate::report::Report {
+        summary: s,
+        series: &o.output.series,
+        runs: &o.runs,
+        csv_dirs: Some(&names),
+    });
+    let path = dir.join("report.html");
+    std::fs::write(&path, html).map_err(|e| io(&path, &e))
 }

@@ -5,6 +5,7 @@
 
 use crate::error::CliError;
 use crate::load::{read_config, Source};
+use crate::set::Override;
 use std::path::Path;
 use tcran_tc::PipelineConfig;
 
@@ -18,16 +19,17 @@ pub enum Document {
 impl Document {
     /// Reads the file and decides what it is: a scenario has a top-level
     /// `duration`, anything else is read as a pipeline.
-    pub fn load(path: &Path) -> Result<(Source, Document), CliError> {
+    /// `sets` are applied before the document is checked.
+    pub fn load(path: &Path, sets: &[Override]) -> Result<(Source, Document), CliError> {
         let src = read_config(path)?;
         let doc = if src
             .parse::<serde_json::Value>()
             .is_ok_and(|v| v.get("duration").is_some())
         {
             let base = path.parent().unwrap_or(Path::new(".")).to_path_buf();
-            Document::Scenario(Box::new(src.parse()?), base)
+            Document::Scenario(Box::new(src.parse_with(sets)?), base)
         } else {
-            Document::Pipeline(src.parse()?)
+            Document::Pipeline(src.parse_with(sets)?)
         };
         Ok((src, doc))
     }

@@ -507,3 +507,216 @@ fn validate_names_the_variant_field_of_a_bad_scenario() {
         "{e}"
     );
 }
+
+fn temp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("tcran-cli-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+#[test]
+fn run_writes_the_summary_csv_series_and_report_and_json_stays_alone_on_stdout() {
+    let dir = temp("outputs");
+    let v = json(&[
+        "run",
+        &fixture("small_scenario.toml"),
+        "--json",
+        "--out",
+        &dir.display().to_string(),
+    ]);
+    assert_eq!(v["variants"][0]["name"], "default");
+    let html = std::fs::read_to_string(dir.join("report.html")).unwrap();
+    assert!(html.starts_with("<!DOCTYPE html>") && html.contains("small_scenario"));
+    let flows = std::fs::read_to_string(dir.join("default/flows.csv")).unwrap();
+    assert!(flows.starts_with("flow,kind,t_s,goodput_mbps,delay_ms,cwnd_bytes,srtt_ms\n"));
+    let slots = std::fs::read_to_string(dir.join("default/slots.csv")).unwrap();
+    assert!(slots.starts_with("t_s,rlc_bytes,capacity_bytes,prbs_used,prbs_available\n"));
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn set_changes_the_scenario_before_it_runs() {
+    let dir = temp("set");
+    let v = json(&[
+        "run",
+        &fixture("small_scenario.toml"),
+        "--json",
+        "--out",
+        &dir.display().to_string(),
+        "--set",
+        "duration=2s",
+        "--set",
+        "seed=5",
+        "--set",
+        "flows[1].interval=\"50ms\"",
+        "--set",
+        "cell.bandwidth_mhz=10",
+    ]);
+    assert_eq!(
+        (v["sim_s"].as_f64(), v["seed"].as_u64()),
+        (Some(2.0), Some(5))
+    );
+    let _ = std::fs::remove_dir_all(dir);
+    let out = ok(&[
+        "validate",
+        &fixture("good.toml"),
+        "--set",
+        "pacer.kind=bdp",
+        "--set",
+        "queues[1].target=7ms",
+    ]);
+    assert!(out.contains("pacer bdp"), "{out}");
+}
+
+#[test]
+fn bad_set_arguments_are_one_line_naming_the_key_and_what_is_there() {
+    let scenario = fixture("small_scenario.toml");
+    let cases: [(&str, &[&str]); 6] = [
+        (
+            "ues[3].channel.mcs=10",
+            &["--set ues[3].channel.mcs=10: ues[3] does not exist: ues has 1 element (ues[0] to ues[0])"],
+        ),
+        (
+            "duration.unit=s",
+            &["--set duration.unit=s: duration is a string (\"3s\"), not a table"],
+        ),
+        (
+            "flows.name=x",
+            &["--set flows.name=x: flows is an array of 2, not a table"],
+        ),
+        ("duration", &["--set duration: expected KEY=VALUE"]),
+        (
+            "ues[x]=1",
+            &["--set ues[x]=1: bad key `ues[x]`: `x` is not an array index"],
+        ),
+        (
+            "nosuchkey=1",
+            &["small_scenario.toml with --set nosuchkey=1: nosuchkey: unknown field `nosuchkey`", "duration"],
+        ),
+    ];
+    for (set, expect) in cases {
+        let e = user_error(&["run", &scenario, "--set", set]);
+        for x in expect {
+            assert!(e.contains(x), "--set {set}: {e}");
+        }
+    }
+    let e = user_error(&["run", &scenario, "--set", "duration=fast"]);
+    assert!(
+        e.contains("with --set duration=fast: duration: \"fast\" is not a duration"),
+        "{e}"
+    );
+    // A bad value deep down is named by its path.
+    let e = user_error(&["run", &scenario, "--set", "cell.bandwidth_mhz=wide"]);
+    assert!(
+        e.contains(
+            "--set cell.bandwidth_mhz=wide: cell.bandwidth_mhz: invalid type: string \"wide\""
+        ),
+        "{e}"
+    );
+    let e = user_error(&[
+        "validate",
+        &fixture("good.toml"),
+        "--set",
+        "queues[2].kind=fifo",
+    ]);
+    assert!(
+        e.contains("queues[2] does not exist: queues has 2 elements"),
+        "{e}"
+    );
+}
+
+#[test]
+fn reproduce_runs_every_scenario_of_a_directory_in_name_order_with_an_index() {
+    let dir = temp("repro-in");
+    let out = temp("repro-out");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("b-variants.toml"),
+        r#"
+duration = "5s"
+[[ues]]
+rnti = 1
+channel = { kind = "mcs", mcs = 10 }
+[[flows]]
+name = "bulk"
+ue = 1
+kind = "tcp"
+[[variants]]
+name = "vanilla"
+[[variants]]
+name = "paced"
+pipeline = { pacer = { kind = "bdp" }, queues = [ { id = 0, kind = "codel" } ] }
+"#,
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("a-ping.json"),
+        r#"{ "duration": "5s", "ues": [ { "rnti": 1, "channel": { "kind": "mcs", "mcs": 5 } } ],
+             "flows": [ { "name": "ping", "ue": 1, "kind": "ping", "interval": "100ms" } ] }"#,
+    )
+    .unwrap();
+    std::fs::write(dir.join("notes.md"), "not a scenario").unwrap();
+    let text = ok(&[
+        "reproduce",
+        "--dir",
+        &dir.display().to_string(),
+        "--out",
+        &out.display().to_string(),
+        "--set",
+        "duration=1s",
+    ]);
+    let a = text.find("a-ping").unwrap();
+    let b = text.find("b-variants").unwrap();
+    assert!(a < b, "sorted by name: {text}");
+    assert!(
+        text.contains("1 s simulated"),
+        "--set applies to all: {text}"
+    );
+    for s in ["a-ping", "b-variants"] {
+        assert!(out.join(s).join("report.html").exists(), "{s}");
+        assert!(out.join(s).join("summary.json").exists(), "{s}");
+    }
+    assert!(out.join("b-variants/paced/slots.csv").exists());
+    let index = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(index.contains("href=\"a-ping/report.html\""));
+    assert!(index.contains("href=\"b-variants/report.html#variant-1\">paced<"));
+    assert_eq!(
+        index.matches("<tr>").count(),
+        1 + 1 + 2,
+        "header + 3 variants"
+    );
+    // An empty directory is a one-line error.
+    let empty = temp("repro-empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    let e = user_error(&["reproduce", "--dir", &empty.display().to_string()]);
+    assert!(e.contains("no scenario files"), "{e}");
+    for d in [dir, out, empty] {
+        let _ = std::fs::remove_dir_all(d);
+    }
+}
+
+#[test]
+fn an_output_directory_that_cannot_be_written_is_one_line_with_exit_code_1() {
+    // A regular file where the output directory should be.
+    let blocker = temp("not-a-dir");
+    std::fs::write(&blocker, "x").unwrap();
+    let out = blocker.join("out");
+    let o = tcran(&[
+        "run",
+        &fixture("small_scenario.toml"),
+        "--out",
+        &out.display().to_string(),
+    ])
+    .output()
+    .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{o:?}");
+    assert!(o.stdout.is_empty());
+    let stderr = String::from_utf8(o.stderr).unwrap();
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.starts_with(&format!("error: {}: cannot write: ", out.display()))
+            && !stderr.contains("os error"),
+        "{stderr}"
+    );
+    let _ = std::fs::remove_file(blocker);
+}

@@ -1,0 +1,56 @@
+//! The progress bar of `tcran run`, `demo` and `reproduce`: one bar over
+//! all variants (simulated seconds done of all to do), on stderr. Callers
+//! create it only when stderr is a terminal and stdout is not reserved for
+//! JSON, so logs and pipes never see it.
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use tcran_sim::{Progress, SimConfig};
+
+/// A bar in simulated milliseconds over every variant.
+#[derive(Debug)]
+pub struct Bar {
+    bar: ProgressBar,
+    names: Vec<String>,
+}
+
+impl Bar {
+    pub fn new(scenario: &str, runs: &[(String, SimConfig)], duration_s: f64) -> Bar {
+        let total = (runs.len() as f64 * duration_s * 1e3).round() as u64;
+        // Hidden until styled, so the first frame already has the message.
+        let bar = ProgressBar::with_draw_target(Some(total.max(1)), ProgressDrawTarget::hidden());
+        let style =
+            ProgressStyle::with_template("{prefix} [{bar:30}] {percent:>3}% {msg}, eta {eta}")
+                .expect("the template is valid")
+                .progress_chars("=> ");
+        bar.set_style(style);
+        bar.set_prefix(scenario.to_string());
+        bar.set_message(format!(
+            "variant 1/{} {}",
+            runs.len(),
+            runs.first().map_or("", |(n, _)| n.as_str())
+        ));
+        bar.set_draw_target(ProgressDrawTarget::stderr());
+        Bar {
+            bar,
+            names: runs.iter().map(|(n, _)| n.clone()).collect(),
+        }
+    }
+
+    pub fn update(&self, p: Progress) {
+        let done = (p.variant as f64 * p.duration_s + p.sim_s.min(p.duration_s)) * 1e3;
+        self.bar.set_position(done.round() as u64);
+        let name = self.names.get(p.variant).map_or("", String::as_str);
+        self.bar.set_message(format!(
+            "variant {}/{} {name}: {:.0}/{:.0} s",
+            p.variant + 1,
+            p.variants,
+            p.sim_s,
+            p.duration_s
+        ));
+    }
+
+    /// Removes the bar (the table that follows says what happened).
+    pub fn finish(self) {
+        self.bar.finish_and_clear();
+    }
+}
