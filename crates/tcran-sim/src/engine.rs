@@ -102,6 +102,8 @@ struct Drb {
     /// CE marks of the pipeline's queues when last looked at (marks are
     /// counted inside the pipeline; the engine collects the increase).
     marks_seen: MarkCounts,
+    /// The same for the RLC buffer's AQM.
+    rlc_marks_seen: MarkCounts,
     /// Whole-run RLC departures and the sum of their sojourns (controllers
     /// take differences).
     departed: u64,
@@ -304,6 +306,7 @@ pub struct Sim {
     packets: PacketCounts,
     scratch_departures: Vec<SduDeparture>,
     scratch_packets: Vec<Packet>,
+    scratch_aqm_drops: Vec<(Packet, DropReason)>,
 }
 
 /// Takes every packet `src` has due by `now`; returns when it is next due.
@@ -399,6 +402,7 @@ impl Sim {
                     occupancy_max: 0,
                     rlc_sojourn: DelayRecorder::default(),
                     marks_seen: MarkCounts::default(),
+                    rlc_marks_seen: MarkCounts::default(),
                     departed: 0,
                     sojourn_sum_ns: 0,
                     delivered: 0,
@@ -608,6 +612,7 @@ impl Sim {
             packets: PacketCounts::default(),
             scratch_departures: Vec::new(),
             scratch_packets: Vec::new(),
+            scratch_aqm_drops: Vec::new(),
         };
         sim.events.schedule(Instant::ZERO, Ev::Slot);
         let first_bin = Instant::ZERO + sim.series.bin();
@@ -1086,6 +1091,7 @@ impl Sim {
                 pulled[u][d] += used as u64;
                 self.departed(u, d, &mut departures);
                 self.scratch_departures = departures;
+                self.rlc_aqm_drops(u, d);
             }
             self.mac.transmit(&g, pdus, &mut out);
         }
@@ -1350,16 +1356,26 @@ impl Sim {
         for q in drb.pipeline.stats(now).queues {
             total.add_all(&q.marks);
         }
-        for r in MarkReason::ALL {
-            let n = total.get(*r).saturating_sub(drb.marks_seen.get(*r));
-            if n > 0 {
-                *self.marks.entry(("tc", r.label())).or_default() += n;
-                // The bin that just ended (marks are looked at on its end).
-                let at = Instant::from_nanos(now.as_nanos().saturating_sub(1));
-                self.series.event(at, "mark", "tc", r.label(), n);
+        let rlc_total = drb.tx.aqm_marks().copied().unwrap_or_default();
+        let seen = [
+            (total, std::mem::replace(&mut drb.marks_seen, total), "tc"),
+            (
+                rlc_total,
+                std::mem::replace(&mut drb.rlc_marks_seen, rlc_total),
+                "rlc",
+            ),
+        ];
+        // The bin that just ended (marks are looked at on its end).
+        let at = Instant::from_nanos(now.as_nanos().saturating_sub(1));
+        for (total, before, layer) in seen {
+            for r in MarkReason::ALL {
+                let n = total.get(*r).saturating_sub(before.get(*r));
+                if n > 0 {
+                    *self.marks.entry((layer, r.label())).or_default() += n;
+                    self.series.event(at, "mark", layer, r.label(), n);
+                }
             }
         }
-        drb.marks_seen = total;
     }
 
     /// The UPF queue's per-TTI report: its lower layer is the UE's TC
@@ -1408,6 +1424,16 @@ impl Sim {
                 drb.rlc_sojourn.record(dep.sojourn);
             }
         }
+    }
+
+    /// Counts the SDUs the RLC buffer's AQM dropped at dequeue.
+    fn rlc_aqm_drops(&mut self, u: usize, d: usize) {
+        let mut dropped = std::mem::take(&mut self.scratch_aqm_drops);
+        self.ues[u].drbs[d].tx.drain_dropped(&mut dropped);
+        for (p, reason) in dropped.drain(..) {
+            self.count_drop("rlc", reason, &p);
+        }
+        self.scratch_aqm_drops = dropped;
     }
 
     fn abandoned(&mut self, u: usize, d: usize) {
