@@ -1,6 +1,5 @@
 //! `tcran schema NAME`: JSON Schemas of the configuration files, generated
-//! from the serde types. Adding a document (the simulator's scenario) is one
-//! more [`SchemaName`] variant.
+//! from the serde types, so they cannot drift from what the parser accepts.
 
 use serde_json::Value;
 
@@ -8,10 +7,14 @@ use serde_json::Value;
 pub enum SchemaName {
     /// A per-bearer TC pipeline (`tcran_tc::PipelineConfig`).
     Pipeline,
+    /// A simulator scenario (`tcran_sim::SimConfig`, docs/scenarios.md).
+    Scenario,
 }
 
 pub fn schema(name: SchemaName) -> Value {
     match name {
         SchemaName::Pipeline => crate::stages::pipeline_schema(),
+        SchemaName::Scenario => serde_json::to_value(schemars::schema_for!(tcran_sim::SimConfig))
+            .expect("a schema is plain JSON"),
     }
 }

@@ -4,7 +4,7 @@
 
 use assert_cmd::Command;
 use serde_json::Value;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 fn fixture(name: &str) -> String {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -719,4 +719,39 @@ fn an_output_directory_that_cannot_be_written_is_one_line_with_exit_code_1() {
         "{stderr}"
     );
     let _ = std::fs::remove_file(blocker);
+}
+
+/// The scenario schema is generated from the serde types; every shipped
+/// scenario must satisfy it, and a wrong unit or an unknown key must not.
+#[test]
+fn schema_scenario_accepts_every_shipped_scenario_and_rejects_mistakes() {
+    let schema = json(&["schema", "scenario"]);
+    assert_eq!(schema["title"], "SimConfig");
+    let validator = jsonschema::validator_for(&schema).expect("a valid JSON Schema");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios");
+    let mut files = Vec::new();
+    for dir in [root.clone(), root.join("reproduction")] {
+        for entry in std::fs::read_dir(&dir).expect("scenarios directory") {
+            let path = entry.expect("entry").path();
+            if path.extension().is_some_and(|e| e == "toml") {
+                files.push(path);
+            }
+        }
+    }
+    assert!(files.len() > 5, "{files:?}");
+    for path in &files {
+        let text = std::fs::read_to_string(path).expect("readable");
+        let doc: serde_json::Value = toml::from_str(&text).expect("TOML");
+        let errors: Vec<String> = validator.iter_errors(&doc).map(|e| e.to_string()).collect();
+        assert!(errors.is_empty(), "{}: {errors:?}", path.display());
+    }
+    let bad_unit: serde_json::Value =
+        toml::from_str("duration = \"5 parsecs\"\nues = []\nflows = []").unwrap();
+    assert!(!validator.is_valid(&bad_unit));
+    let unknown_key: serde_json::Value =
+        toml::from_str("duration = \"5s\"\nues = []\nflows = []\ncolour = \"red\"").unwrap();
+    assert!(!validator.is_valid(&unknown_key));
+    let good: serde_json::Value =
+        toml::from_str("duration = \"5s\"\nues = []\nflows = []").unwrap();
+    assert!(validator.is_valid(&good));
 }

@@ -150,7 +150,7 @@ fn one() -> u32 {
 }
 
 /// A controller in a scenario (`[[controllers]]`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ControllerConfig {
     /// Shown in `reconfigurations[].by`; default: the kind.
     #[serde(default)]
@@ -171,7 +171,7 @@ pub struct ControllerConfig {
     pub kind: ControllerKind,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum ControllerKind {
     /// TC-RAN Figs. 8-10: RLC sojourn above `threshold` -> CoDel queue for
@@ -214,7 +214,7 @@ pub enum ControllerKind {
 }
 
 /// One flow slice.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FlowSliceConfig {
     /// Names of the scenario flows in this slice.
@@ -340,7 +340,7 @@ fn default_pacer() -> PacerConfig {
 /// A scheduled change (`[[events]]`): at `at`, apply `control` or deploy
 /// `pipeline` (exactly one) on DRB `drb` of UE `ue` (default: every DRB of
 /// every UE).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct EventConfig {
     pub at: Duration,

@@ -38,7 +38,7 @@ fn default_drbs() -> Vec<DrbConfig> {
 }
 
 /// One simulation run.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SimConfig {
     /// Seeds every random stream of the run.
@@ -84,7 +84,7 @@ pub struct SimConfig {
 }
 
 /// One way of running the scenario.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct VariantConfig {
     pub name: String,
@@ -109,7 +109,7 @@ pub struct VariantConfig {
     pub controllers: Vec<ControllerConfig>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct UeConfig {
     pub rnti: u16,
@@ -127,14 +127,14 @@ pub struct UeConfig {
 
 /// The UE's queue at the UPF (thesis ch. 3 second scenario: USP between
 /// the UPF and the SDAP buffers).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct UpfConfig {
     /// A TC pipeline whose "lower layer" is the UE's SDAP/TC queues.
     pub pipeline: PipelineConfig,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DrbConfig {
     #[serde(default = "one")]
@@ -166,7 +166,7 @@ impl Default for DrbConfig {
 }
 
 /// The radio channel of a UE.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum ChannelConfig {
     /// A fixed MCS.
@@ -278,7 +278,7 @@ pub fn load_trace(path: &Path) -> Result<AnyChannel, String> {
 }
 
 /// One traffic flow between a server and a UE.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct FlowConfig {
     pub name: String,
     /// RNTI of the UE.
@@ -305,7 +305,7 @@ fn default_ping_size() -> ByteSize {
     ByteSize(84)
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum FlowKind {
     /// A TCP download; `size` absent = bulk (never ends).

@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 use tcran_core::{ConfigError, Instant, QueueId};
 
 /// One change to a running pipeline.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "op", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Control {
     /// Replace the classifier.
