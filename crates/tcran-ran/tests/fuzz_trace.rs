@@ -1,0 +1,151 @@
+//! The `channel_trace` fuzz target's body on stable `cargo test`: the seed
+//! corpus (fuzz/seeds/channel_trace, one file per format), random text, and
+//! random mutations of the seeds (line deletions, duplications, swaps,
+//! number and character substitutions, truncations).
+//!
+//! The body lives in fuzz/src/channel_trace.rs, shared with the fuzz target
+//! so both check the same invariants.
+
+#[path = "../../../fuzz/src/channel_trace.rs"]
+mod channel_trace;
+
+use channel_trace::fuzz_channel_trace;
+use proptest::prelude::*;
+use std::path::PathBuf;
+use tcran_ran::channel::{MahimahiTrace, ThesisTrace, TraceFormat, UccTrace};
+
+fn seeds() -> Vec<(String, String)> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/seeds/channel_trace");
+    let mut out: Vec<(String, String)> = std::fs::read_dir(dir)
+        .expect("fuzz/seeds/channel_trace exists")
+        .map(|e| {
+            let path = e.expect("readable").path();
+            let text = std::fs::read_to_string(&path).expect("utf-8 seed");
+            (path.display().to_string(), text)
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+#[test]
+fn seed_corpus_covers_every_format_and_runs() {
+    let seeds = seeds();
+    let mut formats: Vec<TraceFormat> = seeds
+        .iter()
+        .filter_map(|(_, text)| TraceFormat::detect(text))
+        .collect();
+    formats.sort();
+    formats.dedup();
+    assert_eq!(
+        formats,
+        [
+            TraceFormat::Mahimahi,
+            TraceFormat::ThesisPackets,
+            TraceFormat::Ucc5g
+        ],
+        "one seed per reader at least"
+    );
+    for (name, text) in &seeds {
+        fuzz_channel_trace(text.as_bytes());
+        // Every seed but the `bad-*` ones is a valid file of its format, so
+        // the invariants on parsed traces (additivity, slot sums) run from
+        // the seeds on.
+        if name.contains("/bad-") {
+            continue;
+        }
+        let parsed = match TraceFormat::detect(text) {
+            Some(TraceFormat::Mahimahi) => MahimahiTrace::parse(name, text).map(drop),
+            Some(TraceFormat::ThesisPackets) => ThesisTrace::parse(name, text).map(drop),
+            Some(TraceFormat::Ucc5g) => UccTrace::parse(name, text).map(drop),
+            None => panic!("{name}: no format detected"),
+        };
+        assert!(parsed.is_ok(), "{name}: {parsed:?}");
+    }
+}
+
+#[derive(Debug, Clone)]
+enum Mutation {
+    DeleteLine(usize),
+    DuplicateLine(usize),
+    SwapLines(usize, usize),
+    SetLine(usize, &'static str),
+    ReplaceByte(usize, u8),
+    Truncate(usize),
+}
+
+const LINES: &[&str] = &[
+    "0",
+    "-1",
+    "18446744073709551615",
+    "18446744073709551616",
+    "4294967296",
+    "1e9",
+    "",
+    " 7 ",
+    "nan",
+    "3,4",
+    "Timestamp,CQI,DL_bitrate",
+    "x,-,99999999999999999999",
+    "2019.12.16_10.48.10,-8.5,15,-,20",
+];
+
+fn mutation() -> impl Strategy<Value = Mutation> {
+    prop_oneof![
+        any::<usize>().prop_map(Mutation::DeleteLine),
+        any::<usize>().prop_map(Mutation::DuplicateLine),
+        (any::<usize>(), any::<usize>()).prop_map(|(a, b)| Mutation::SwapLines(a, b)),
+        (any::<usize>(), prop::sample::select(LINES)).prop_map(|(i, v)| Mutation::SetLine(i, v)),
+        (any::<usize>(), any::<u8>()).prop_map(|(i, b)| Mutation::ReplaceByte(i, b)),
+        any::<usize>().prop_map(Mutation::Truncate),
+    ]
+}
+
+fn apply(text: &str, mutations: &[Mutation]) -> Vec<u8> {
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let mut tail = Vec::new();
+    for m in mutations {
+        let n = lines.len().max(1);
+        match *m {
+            Mutation::DeleteLine(i) if !lines.is_empty() => {
+                lines.remove(i % n);
+            }
+            Mutation::DuplicateLine(i) if !lines.is_empty() => {
+                let l = lines[i % n].clone();
+                lines.insert(i % n, l);
+            }
+            Mutation::SwapLines(a, b) if !lines.is_empty() => lines.swap(a % n, b % n),
+            Mutation::SetLine(i, v) if !lines.is_empty() => lines[i % n] = v.to_string(),
+            Mutation::ReplaceByte(i, b) => tail.push((i, b)),
+            Mutation::Truncate(i) if !lines.is_empty() => lines.truncate(i % n),
+            _ => {}
+        }
+    }
+    let mut bytes = lines.join("\n").into_bytes();
+    for (i, b) in tail {
+        if !bytes.is_empty() {
+            let n = bytes.len();
+            bytes[i % n] = b;
+        }
+    }
+    bytes
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+
+    #[test]
+    fn random_text_never_panics(text in "[0-9,\\-\n .a-zA-Z_]{0,400}") {
+        fuzz_channel_trace(text.as_bytes());
+    }
+
+    #[test]
+    fn mutated_seeds_never_break_an_invariant(
+        seed in 0usize..64,
+        mutations in prop::collection::vec(mutation(), 1..6),
+    ) {
+        let seeds = seeds();
+        let (_, text) = &seeds[seed % seeds.len()];
+        fuzz_channel_trace(&apply(text, &mutations));
+    }
+}
