@@ -143,6 +143,11 @@ pub fn spans_decades(values: impl Iterator<Item = f64>) -> bool {
     lo.is_finite() && hi / lo > LOG_SPAN
 }
 
+/// The power of ten at or below `v / 1.25` (`v` > 0).
+fn decade_below(v: f64) -> f64 {
+    10f64.powf((v.max(f64::MIN_POSITIVE) / 1.25).log10().floor())
+}
+
 /// An axis tick label: no trailing zeros, at most 3 significant decimals.
 fn tick(v: f64) -> String {
     if v == 0.0 || !v.is_finite() {
@@ -217,8 +222,9 @@ impl Chart {
         if !x0.is_finite() || !x1.is_finite() {
             (x0, x1) = if self.x_log { (1.0, 10.0) } else { (0.0, 1.0) };
         } else if self.x_log {
-            // Room of a tenth of a decade each side.
-            (x0, x1) = (x0.max(f64::MIN_POSITIVE) / 1.25, x1 * 1.25);
+            // Down to a power of ten (so the axis has a label below the
+            // smallest value), a tenth of a decade of room above.
+            (x0, x1) = (decade_below(x0), x1 * 1.25);
         } else if self.x_range.is_none() {
             // Room around the outermost points, so markers are not cut.
             let pad = 0.05 * (x1 - x0).max(x0.abs() * 0.01).max(1e-9);
@@ -232,7 +238,7 @@ impl Chart {
                 (a.min(y), b.max(y))
             });
             let (lo, hi) = if lo.is_finite() {
-                (lo / 1.25, (hi * 1.25).max(lo * 10.0))
+                (decade_below(lo), (hi * 1.25).max(lo * 10.0))
             } else {
                 (1.0, 10.0)
             };
@@ -609,7 +615,10 @@ mod tests {
         c.log_x_if_wide();
         assert!(c.y_log && !c.x_log);
         let ((_, _), (y0, y1)) = c.ranges();
-        assert!(y0 > 0.0 && y0 < 3.0 && y1 > 7000.0, "{y0}..{y1}");
+        assert!(
+            y0 == 1.0 && y1 > 7000.0,
+            "{y0}..{y1}: from the decade below 3 ms"
+        );
         c.point_labels = true;
         let svg = c.svg().unwrap();
         assert!(svg.contains("delay (ms), log scale"));

@@ -260,6 +260,9 @@ impl Figure {
     }
 }
 
+/// Most variants whose scatter points are labelled with their names.
+const FIGURE_LABELLED_POINTS: usize = 10;
+
 /// Most points per CDF line in a [`Figure`] (files for docs stay small).
 const FIGURE_CDF_POINTS: usize = 100;
 
@@ -289,14 +292,16 @@ pub fn figures(s: &ScenarioSummary, series: &[RunSeries]) -> Vec<Figure> {
         "PRB utilisation (%)",
         &format!("mean one-way delay of {key} (ms)"),
     );
-    scatter.point_labels = true;
+    // Labels next to the points while they stay readable; the legend
+    // (colour, and the marker after every ten variants) always.
+    scatter.point_labels = s.variants.len() <= FIGURE_LABELLED_POINTS;
     for (vi, v) in s.variants.iter().enumerate() {
         if let Some(f) = v.run.flows.iter().find(|f| f.name == key) {
             if f.delay_ms.count > 0 {
                 scatter.series.push(Series::dots(
                     &v.name,
                     color(vi),
-                    Glyph::Circle,
+                    Glyph::nth(vi / chart::PALETTE.len()),
                     vec![(100.0 * v.run.prb_utilization, f.delay_ms.mean)],
                 ));
             }
