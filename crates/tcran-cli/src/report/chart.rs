@@ -143,9 +143,16 @@ pub fn spans_decades(values: impl Iterator<Item = f64>) -> bool {
     lo.is_finite() && hi / lo > LOG_SPAN
 }
 
-/// The power of ten at or below `v / 1.25` (`v` > 0).
+/// The largest 1, 2 or 5 times a power of ten at or below `v / 1.1`
+/// (`v` > 0): a little room below the smallest value, on a round number.
 fn decade_below(v: f64) -> f64 {
-    10f64.powf((v.max(f64::MIN_POSITIVE) / 1.25).log10().floor())
+    let x = v.max(f64::MIN_POSITIVE) / 1.1;
+    let p = 10f64.powf(x.log10().floor());
+    [5.0, 2.0, 1.0]
+        .into_iter()
+        .map(|m| m * p)
+        .find(|c| *c <= x)
+        .unwrap_or(p)
 }
 
 /// An axis tick label: no trailing zeros, at most 3 significant decimals.
@@ -222,8 +229,8 @@ impl Chart {
         if !x0.is_finite() || !x1.is_finite() {
             (x0, x1) = if self.x_log { (1.0, 10.0) } else { (0.0, 1.0) };
         } else if self.x_log {
-            // Down to a power of ten (so the axis has a label below the
-            // smallest value), a tenth of a decade of room above.
+            // Down to a round number below the smallest value, a tenth
+            // of a decade of room above.
             (x0, x1) = (decade_below(x0), x1 * 1.25);
         } else if self.x_range.is_none() {
             // Room around the outermost points, so markers are not cut.
@@ -616,9 +623,12 @@ mod tests {
         assert!(c.y_log && !c.x_log);
         let ((_, _), (y0, y1)) = c.ranges();
         assert!(
-            y0 == 1.0 && y1 > 7000.0,
-            "{y0}..{y1}: from the decade below 3 ms"
+            y0 == 2.0 && y1 > 7000.0,
+            "{y0}..{y1}: from a round number below 3 ms"
         );
+        assert_eq!(decade_below(12.6), 10.0);
+        assert_eq!(decade_below(8.0), 5.0);
+        assert_eq!(decade_below(0.3), 0.2);
         c.point_labels = true;
         let svg = c.svg().unwrap();
         assert!(svg.contains("delay (ms), log scale"));
