@@ -51,7 +51,7 @@ pub fn fuzz_channel_trace(data: &[u8]) {
             let mut now = Instant::ZERO;
             for _ in 0..16 {
                 let _ = cqi.sample(now, step);
-                now = now + step;
+                now += step;
             }
         }
         if let Ok(rate) = t.dl_rate_series() {
@@ -122,7 +122,7 @@ fn check_slots(mut channel: impl Channel, pass: Duration) {
             ChannelSample::Bytes(b) => total += b,
             ChannelSample::Mcs(_) | ChannelSample::Outage => {}
         }
-        now = now + slot;
+        now += slot;
     }
     let whole = match channel.sample(Instant::ZERO, Duration::from_nanos(now.as_nanos())) {
         ChannelSample::Bytes(b) => b,

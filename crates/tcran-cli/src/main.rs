@@ -86,7 +86,7 @@ enum Command {
         #[arg(long = "set", value_name = "KEY=VALUE")]
         set: Vec<String>,
     },
-    /// Run every scenario file of a directory, each into OUT/<scenario>/, with OUT/index.html.
+    /// Run every scenario file of a directory, each into OUT/<scenario>/, with one combined OUT/index.html.
     Reproduce {
         /// The directory of scenario files (*.toml, *.json; sorted by name).
         #[arg(long, default_value = "scenarios/reproduction")]
@@ -94,6 +94,13 @@ enum Command {
         /// Where the outputs and index.html go.
         #[arg(long, default_value = "tcran-out/reproduce")]
         out: PathBuf,
+        /// Also write each scenario's figures (delay vs PRB scatter, key-flow
+        /// delay CDF) as standalone SVG files into this directory.
+        #[arg(long, value_name = "DIR")]
+        figures: Option<PathBuf>,
+        /// Scenarios run at a time [default: one per core].
+        #[arg(long, short = 'j', value_name = "N")]
+        jobs: Option<usize>,
         /// Applied to every scenario (repeatable), as for `run`.
         #[arg(long = "set", value_name = "KEY=VALUE")]
         set: Vec<String>,
@@ -180,15 +187,30 @@ fn run(cli: Cli) -> Result<(), CliError> {
             });
             finish_run(&o, json, &out)
         }
-        Command::Reproduce { dir, out, set } => {
+        Command::Reproduce {
+            dir,
+            out,
+            figures,
+            jobs,
+            set,
+        } => {
             let sets = overrides(&set)?;
             let opts = Options {
                 sets: &sets,
                 progress: show_progress(false),
                 ..Options::default()
             };
-            let done = reproduce::run(&dir, &out, opts)?;
-            emit(&reproduce::to_text(&done, &out))
+            if jobs == Some(0) {
+                return Err(CliError::Usage(
+                    "--jobs 0: run at least one scenario at a time (see `tcran --help`)".into(),
+                ));
+            }
+            let settings = reproduce::Settings {
+                figures: figures.clone(),
+                jobs: jobs.unwrap_or(0),
+            };
+            let rep = reproduce::run(&dir, &out, opts, &settings)?;
+            emit(&reproduce::to_text(&rep, &out, figures.as_deref()))
         }
         Command::InternalPanic => panic!("deliberate panic (internal-panic)"),
     }

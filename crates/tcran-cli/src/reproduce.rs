@@ -1,13 +1,19 @@
 //! `tcran reproduce`: runs every scenario file of a directory (sorted by
-//! name), writes each one's outputs into `OUT/<scenario>/` (summary.json,
-//! CSV series, report.html) and one `OUT/index.html` linking them all, with
-//! the wall time each took.
+//! name, several at a time), writes each one's outputs into
+//! `OUT/<scenario>/` (summary.json, CSV series, report.html) and one
+//! combined `OUT/index.html`: every scenario's key figures, its delay vs PRB
+//! scatter and key-flow delay CDF, the wall time each took and links to the
+//! full reports. With `--figures DIR` the two figures of each scenario are
+//! also written as standalone SVG files (for docs).
 
 use crate::error::CliError;
 use crate::report::html::{escape, STYLE};
+use crate::report::{figures, key_flow, Figure};
 use crate::simulate::{self, Options};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 use tcran_sim::ScenarioSummary;
 
 /// One scenario that ran.
@@ -17,6 +23,26 @@ pub struct Done {
     /// Its directory under OUT.
     pub dir: String,
     pub summary: ScenarioSummary,
+    /// Its scatter and key-flow CDF.
+    pub figures: Vec<Figure>,
+}
+
+/// What a whole reproduction did.
+#[derive(Debug)]
+pub struct Reproduction {
+    pub done: Vec<Done>,
+    /// Wall-clock seconds of the whole run (scenarios in parallel).
+    pub wall_s: f64,
+    pub jobs: usize,
+}
+
+/// How to reproduce: where the standalone figures go, how many scenarios
+/// run at a time.
+#[derive(Debug, Clone, Default)]
+pub struct Settings {
+    pub figures: Option<PathBuf>,
+    /// Scenarios run at a time; 0 = one per available core.
+    pub jobs: usize,
 }
 
 /// The scenario files (`.toml`, `.json`) directly in `dir`, sorted by name.
@@ -46,39 +72,111 @@ pub fn scenario_files(dir: &Path) -> Result<Vec<PathBuf>, CliError> {
     Ok(files)
 }
 
-/// Runs every scenario of `dir` into `out`; stops at the first failure.
-pub fn run(dir: &Path, out: &Path, opts: Options) -> Result<Vec<Done>, CliError> {
+fn write_file(path: &Path, text: &str) -> Result<(), CliError> {
+    std::fs::write(path, text).map_err(|e| CliError::Write {
+        file: path.display().to_string(),
+        reason: crate::load::without_os_code(&e.to_string()),
+    })
+}
+
+/// Runs one scenario into `out/sub` and draws its figures.
+fn one(file: &Path, sub: &str, out: &Path, opts: Options) -> Result<Done, CliError> {
+    let o = simulate::run_file(file, opts)?;
+    simulate::write_outputs(&out.join(sub), &o)?;
+    let figures = figures(&o.output.summary, &o.output.series);
+    Ok(Done {
+        file: file.to_path_buf(),
+        dir: sub.to_string(),
+        summary: o.output.summary,
+        figures,
+    })
+}
+
+/// Runs every scenario of `dir` into `out`, `settings.jobs` at a time.
+/// When scenarios fail, the error of the first failing file (in name
+/// order) is returned; nothing is written into the index then.
+#[allow(clippy::disallowed_types, clippy::disallowed_methods)] // wall_s is a wall-clock measurement
+pub fn run(
+    dir: &Path,
+    out: &Path,
+    opts: Options,
+    settings: &Settings,
+) -> Result<Reproduction, CliError> {
+    let started = std::time::Instant::now();
     let files = scenario_files(dir)?;
     let dirs = crate::series_csv::dir_names(
         files
             .iter()
             .map(|f| f.file_stem().and_then(|s| s.to_str()).unwrap_or("scenario")),
     );
-    let mut done = Vec::new();
-    for (file, sub) in files.into_iter().zip(dirs) {
-        let o = simulate::run_file(&file, opts)?;
-        simulate::write_outputs(&out.join(&sub), &o)?;
-        done.push(Done {
-            file,
-            dir: sub,
-            summary: o.output.summary,
-        });
+    let jobs = match settings.jobs {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        n => n,
     }
-    let path = out.join("index.html");
-    std::fs::write(&path, index_html(&done)).map_err(|e| CliError::Write {
-        file: path.display().to_string(),
-        reason: crate::load::without_os_code(&e.to_string()),
-    })?;
-    Ok(done)
+    .min(files.len())
+    .max(1);
+    // One progress bar makes sense only when one scenario runs at a time.
+    let opts = Options {
+        progress: opts.progress && jobs == 1,
+        ..opts
+    };
+    let results: Vec<Mutex<Option<Result<Done, CliError>>>> =
+        files.iter().map(|_| Mutex::new(None)).collect();
+    let next = AtomicUsize::new(0);
+    std::thread::scope(|scope| {
+        for _ in 0..jobs {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(file) = files.get(i) else { break };
+                let r = one(file, &dirs[i], out, opts);
+                let failed = r.is_err();
+                *results[i].lock().expect("no worker panics holding it") = Some(r);
+                if failed {
+                    // Let the other workers finish what they hold, start no more.
+                    next.store(files.len(), Ordering::Relaxed);
+                }
+            });
+        }
+    });
+    let mut done = Vec::with_capacity(files.len());
+    for r in results {
+        match r.into_inner().expect("no worker panics holding it") {
+            Some(Ok(d)) => done.push(d),
+            Some(Err(e)) => return Err(e),
+            None => {} // not started after a failure; the failure is returned above
+        }
+    }
+    if let Some(fig_dir) = &settings.figures {
+        std::fs::create_dir_all(fig_dir).map_err(|e| CliError::Write {
+            file: fig_dir.display().to_string(),
+            reason: crate::load::without_os_code(&e.to_string()),
+        })?;
+        for d in &done {
+            for f in &d.figures {
+                let svg = f.svg().map_err(|reason| CliError::Write {
+                    file: format!("{} figure {}", d.dir, f.kind),
+                    reason,
+                })?;
+                write_file(&fig_dir.join(format!("{}-{}.svg", d.dir, f.kind)), &svg)?;
+            }
+        }
+    }
+    let rep = Reproduction {
+        done,
+        wall_s: started.elapsed().as_secs_f64(),
+        jobs,
+    };
+    write_file(&out.join("index.html"), &index_html(&rep))?;
+    Ok(rep)
 }
 
 /// One line per scenario for stdout.
-pub fn to_text(done: &[Done], out: &Path) -> String {
+pub fn to_text(rep: &Reproduction, out: &Path, figures: Option<&Path>) -> String {
     let mut s = String::new();
-    for d in done {
+    for d in &rep.done {
         let _ = writeln!(
             s,
-            "{:<28} {} variant(s), {:.0} s simulated in {:.2} s: {}",
+            "{:<40} {:>2} variant(s), {:>4.0} s simulated in {:>5.2} s: {}",
             d.summary.scenario,
             d.summary.variants.len(),
             d.summary.sim_s,
@@ -86,18 +184,33 @@ pub fn to_text(done: &[Done], out: &Path) -> String {
             out.join(&d.dir).join("report.html").display()
         );
     }
-    let _ = writeln!(s, "\nindex: {}", out.join("index.html").display());
+    let summed: f64 = rep.done.iter().map(|d| d.summary.wall_s).sum();
+    let _ = writeln!(
+        s,
+        "\n{} scenario(s) in {:.1} s wall time ({} at a time; {:.1} s summed over scenarios)",
+        rep.done.len(),
+        rep.wall_s,
+        rep.jobs,
+        summed
+    );
+    if let Some(f) = figures {
+        let _ = writeln!(s, "figures: {}", f.display());
+    }
+    let _ = writeln!(s, "index: {}", out.join("index.html").display());
     s
 }
 
-/// The index page: every scenario and variant with its key figures and a
-/// link to its report.
-pub fn index_html(done: &[Done]) -> String {
-    let total: f64 = done.iter().map(|d| d.summary.wall_s).sum();
+/// The combined report: a table of every scenario and variant with its key
+/// figures and links, then per scenario its two figures.
+pub fn index_html(rep: &Reproduction) -> String {
+    let done = &rep.done;
+    let summed: f64 = done.iter().map(|d| d.summary.wall_s).sum();
     let mut out = format!(
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>tcran reproduction</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<h1>tcran reproduction</h1>\n<p class=\"note\">{} scenario(s), {:.1} s wall time in all.</p>\n<table id=\"scenarios\">\n<tr><th class=\"name\">scenario</th><th>wall time (s)</th><th>simulated (s)</th><th class=\"name\">variant</th><th>PRB use</th><th class=\"name\">flows: Mbit/s, mean / p95 delay (ms)</th></tr>\n",
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>tcran reproduction</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<h1>tcran reproduction</h1>\n<p class=\"note\">{} scenario(s) in {:.1} s wall time ({} at a time; {:.1} s summed over scenarios). Each scenario's figures are <a href=\"#figures\">below the table</a>; its full report (every plot of every variant, CSV series) is linked from its name.</p>\n<table id=\"scenarios\">\n<tr><th class=\"name\">scenario</th><th>wall time (s)</th><th>simulated (s)</th><th class=\"name\">variant</th><th>PRB use</th><th class=\"name\">flows: Mbit/s, mean / p95 delay (ms)</th></tr>\n",
         done.len(),
-        total
+        rep.wall_s,
+        rep.jobs,
+        summed
     );
     for d in done {
         let s = &d.summary;
@@ -107,10 +220,11 @@ pub fn index_html(done: &[Done]) -> String {
             if i == 0 {
                 let _ = write!(
                     out,
-                    "<td class=\"name\" rowspan=\"{n}\"><a href=\"{}/report.html\">{}</a><br><span class=\"note\">{}</span></td><td rowspan=\"{n}\">{:.2}</td><td rowspan=\"{n}\">{:.0}</td>",
+                    "<td class=\"name\" rowspan=\"{n}\"><a href=\"{}/report.html\">{}</a><br><span class=\"note\">{}</span><br><a class=\"note\" href=\"#fig-{}\">figures</a></td><td rowspan=\"{n}\">{:.2}</td><td rowspan=\"{n}\">{:.0}</td>",
                     escape(&d.dir),
                     escape(&s.scenario),
                     escape(&d.file.display().to_string()),
+                    escape(&d.dir),
                     s.wall_s,
                     s.sim_s
                 );
@@ -137,6 +251,22 @@ pub fn index_html(done: &[Done]) -> String {
             );
         }
     }
-    out.push_str("</table>\n</body>\n</html>\n");
+    out.push_str("</table>\n<p class=\"note\">Delays are one-way, server to UE (ping flows: round trip), after warm-up.</p>\n<section id=\"figures\">\n<h2>Figures</h2>\n");
+    for d in done {
+        let _ = writeln!(
+            out,
+            "<section class=\"scenario\" id=\"fig-{0}\">\n<h3><a href=\"{0}/report.html\">{1}</a>{2}</h3>\n<div class=\"grid\">",
+            escape(&d.dir),
+            escape(&d.summary.scenario),
+            key_flow(&d.summary)
+                .map(|k| format!(" (key flow: {})", escape(k)))
+                .unwrap_or_default()
+        );
+        for f in &d.figures {
+            out.push_str(&f.html(&format!("{}-{}", d.dir, f.kind)));
+        }
+        out.push_str("</div>\n</section>\n");
+    }
+    out.push_str("</section>\n</body>\n</html>\n");
     out
 }

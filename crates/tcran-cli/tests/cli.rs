@@ -682,12 +682,17 @@ pipeline = { pacer = { kind = "bdp" }, queues = [ { id = 0, kind = "codel" } ] }
     )
     .unwrap();
     std::fs::write(dir.join("notes.md"), "not a scenario").unwrap();
+    let figures = out.join("figures");
     let text = ok(&[
         "reproduce",
         "--dir",
         &dir.display().to_string(),
         "--out",
         &out.display().to_string(),
+        "--figures",
+        &figures.display().to_string(),
+        "--jobs",
+        "2",
         "--set",
         "duration=1s",
     ]);
@@ -711,6 +716,45 @@ pipeline = { pacer = { kind = "bdp" }, queues = [ { id = 0, kind = "codel" } ] }
         1 + 1 + 2,
         "header + 3 variants"
     );
+    // The combined index carries each scenario's two figures; --figures
+    // writes them as standalone SVG files with the legend inside.
+    assert_eq!(index.matches("data-plot=\"scatter\"").count(), 2);
+    assert_eq!(index.matches("data-plot=\"cdf\"").count(), 2);
+    assert!(index.contains("(key flow: ping)") && index.contains("(key flow: bulk)"));
+    for s in ["a-ping", "b-variants"] {
+        for kind in ["scatter", "cdf"] {
+            let svg = std::fs::read_to_string(figures.join(format!("{s}-{kind}.svg")))
+                .unwrap_or_else(|e| panic!("{s}-{kind}.svg: {e}"));
+            assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
+        }
+    }
+    let scatter = std::fs::read_to_string(figures.join("b-variants-scatter.svg")).unwrap();
+    for label in ["vanilla", "paced", "PRB utilisation (%)"] {
+        assert!(scatter.contains(label), "{label} in the figure");
+    }
+    assert!(text.contains("2 scenario(s) in"), "{text}");
+    // A bad scenario among good ones: its one-line error, whatever the jobs.
+    std::fs::write(
+        dir.join("c-bad.toml"),
+        "duration = \"1s\"\nwarmup = \"soon\"\nues = []\nflows = []\n",
+    )
+    .unwrap();
+    for jobs in ["1", "3"] {
+        let e = user_error(&[
+            "reproduce",
+            "--dir",
+            &dir.display().to_string(),
+            "--out",
+            &out.display().to_string(),
+            "--jobs",
+            jobs,
+            "--set",
+            "duration=1s",
+        ]);
+        assert!(e.contains("c-bad.toml"), "{e}");
+    }
+    let e = user_error(&["reproduce", "--jobs", "0"]);
+    assert!(e.contains("--jobs 0"), "{e}");
     // An empty directory is a one-line error.
     let empty = temp("repro-empty");
     std::fs::create_dir_all(&empty).unwrap();

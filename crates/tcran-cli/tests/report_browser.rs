@@ -251,3 +251,94 @@ fn a_script_error_on_the_page_is_caught() {
     assert!(caught.contains("noSuchFunction"), "caught: {caught:?}");
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// `tcran reproduce` on a bloated scenario: vanilla waits seconds, the
+/// paced variant milliseconds. The report's scatter and the all-variant
+/// CDFs switch to a logarithmic delay axis so the cured variant is
+/// readable, and the combined index (each scenario's scatter and key-flow
+/// CDF) renders in the browser without script errors or external loads.
+#[test]
+fn reproduce_index_and_report_put_seconds_and_milliseconds_on_a_log_axis() {
+    let dir = temp_dir("repro-in");
+    let out = temp_dir("repro-out");
+    std::fs::write(
+        dir.join("bloat.toml"),
+        r#"
+        duration = "20s"
+        warmup = "8s"
+        core_delay = "1ms"
+        [[ues]]
+        rnti = 1
+        channel = { kind = "mcs", mcs = 10 }
+        [[flows]]
+        name = "bulk"
+        ue = 1
+        kind = "tcp"
+        [[flows]]
+        name = "voip"
+        ue = 1
+        kind = "voip"
+        start = "1s"
+        [[variants]]
+        name = "vanilla"
+        [[variants]]
+        name = "priority+e5g-bdp"
+        [variants.pipeline]
+        default_queue = 1
+        classifier = { kind = "filter", rules = [ { priority = 1, protocol = "udp", queue = 0 } ] }
+        scheduler = { kind = "priority" }
+        pacer = { kind = "e5g_bdp" }
+        [[variants.pipeline.queues]]
+        id = 0
+        kind = "fifo"
+        [[variants.pipeline.queues]]
+        id = 1
+        kind = "fifo"
+        priority = 1
+        "#,
+    )
+    .unwrap();
+    let run = assert_cmd::Command::cargo_bin("tcran")
+        .unwrap()
+        .args(["reproduce", "--dir"])
+        .arg(&dir)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "{run:?}");
+    // The report: every plot, the overview plots on a log delay axis.
+    let dom = check_page(&out.join("bloat/report.html"), 2, 2);
+    let figure = |kind: &str, nth: usize| {
+        let at = dom
+            .match_indices(&format!("data-plot=\"{kind}\""))
+            .nth(nth)
+            .unwrap_or_else(|| panic!("{kind} #{nth}"))
+            .0;
+        dom[at..at + dom[at..].find("</figure>").unwrap()].replace('\n', "")
+    };
+    assert!(figure("scatter", 0).contains("log scale"), "scatter");
+    assert!(figure("compare-cdf", 1).contains("log scale"), "voip CDFs");
+    // The combined index in the browser.
+    let index = out.join("index.html");
+    let html = std::fs::read_to_string(&index).unwrap();
+    for external in ["src=\"http", "href=\"http", "<link", "@import", "url(http"] {
+        assert!(!html.contains(external), "the index loads {external}...");
+    }
+    let loaded = chromium::load(&index);
+    assert!(!loaded.log.contains("Uncaught"), "{}", loaded.log);
+    let dom = loaded.dom.replace('\n', "");
+    for kind in ["scatter", "cdf"] {
+        let at = dom
+            .find(&format!("data-plot=\"{kind}\""))
+            .unwrap_or_else(|| panic!("{kind} in the index"));
+        let fig = &dom[at..at + dom[at..].find("</figure>").unwrap()];
+        assert_eq!(fig.matches("<svg").count(), 1, "{kind}: one SVG");
+        assert!(fig.contains("log scale"), "{kind}: log delay axis");
+        assert!(fig.contains(">vanilla</li>") && fig.contains(">priority+e5g-bdp</li>"));
+    }
+    assert!(dom.contains("(key flow: voip)"));
+    for d in [dir, out] {
+        let _ = std::fs::remove_dir_all(d);
+    }
+}

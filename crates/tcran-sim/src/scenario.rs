@@ -101,6 +101,14 @@ pub struct VariantConfig {
     /// The UPF queue of every UE; absent = as the scenario says.
     #[serde(default)]
     pub upf: Option<UpfConfig>,
+    /// The whole cell (MAC) configuration, e.g. another MAC scheduler or
+    /// other slices; absent = as the scenario says.
+    #[serde(default)]
+    pub cell: Option<MacConfig>,
+    /// The whole list of flows (e.g. more calls, another game rate);
+    /// absent = as the scenario says. `tcp_cc` applies to these.
+    #[serde(default)]
+    pub flows: Option<Vec<FlowConfig>>,
     /// Scheduled changes of this variant, after the scenario's own.
     #[serde(default)]
     pub events: Vec<EventConfig>,
@@ -388,6 +396,12 @@ impl SimConfig {
     pub fn for_variant(&self, v: &VariantConfig) -> SimConfig {
         let mut c = self.clone();
         c.variants.clear();
+        if let Some(cell) = &v.cell {
+            c.cell = cell.clone();
+        }
+        if let Some(flows) = &v.flows {
+            c.flows = flows.clone();
+        }
         for ue in &mut c.ues {
             if v.upf.is_some() {
                 ue.upf = v.upf.clone();

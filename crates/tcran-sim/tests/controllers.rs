@@ -358,3 +358,47 @@ fn variants_override_rlc_events_and_controllers() {
         v[2].run.drops
     );
 }
+
+/// A variant can replace the cell (here: LTE and a lower MCS-independent
+/// bandwidth) and the flows (here: a second call), and `tcp_cc` applies to
+/// the replaced flows; configuration only, no run needed.
+#[test]
+fn variants_override_the_cell_and_the_flows() {
+    let scenario = format!(
+        r#"{BLOAT}
+    [[variants]]
+    name = "as-written"
+
+    [[variants]]
+    name = "lte-two-calls"
+    tcp_cc = "bbr"
+    cell = {{ rat = "lte", bandwidth_mhz = 10 }}
+    [[variants.flows]]
+    name = "bulk"
+    ue = 1
+    kind = "tcp"
+    [[variants.flows]]
+    name = "voip1"
+    ue = 1
+    kind = "voip"
+    [[variants.flows]]
+    name = "voip2"
+    ue = 1
+    kind = "voip"
+    "#
+    );
+    let cfg: SimConfig = toml::from_str(&scenario).unwrap();
+    let runs = cfg.runs();
+    let (plain, other) = (&runs[0].1, &runs[1].1);
+    assert_eq!(plain.cell, cfg.cell);
+    assert_eq!(plain.flows, cfg.flows);
+    assert_eq!(other.cell.rat, tcran_ran::mac::Rat::Lte);
+    assert_eq!(other.cell.bandwidth_mhz, Some(10));
+    let names: Vec<&str> = other.flows.iter().map(|f| f.name.as_str()).collect();
+    assert_eq!(names, ["bulk", "voip1", "voip2"]);
+    let v = serde_json::to_value(&other.flows[0]).unwrap();
+    assert_eq!(v["tcp"]["cc"], "bbr");
+    for (name, c) in &runs {
+        tcran_sim::Sim::new(c, Path::new(".")).unwrap_or_else(|e| panic!("{name}: {e}"));
+    }
+}

@@ -17,10 +17,10 @@ use tcran_core::Duration;
 use tcran_sim::{RunSummary, Sim, SimConfig};
 
 fn scenarios() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../scenarios")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/reproduction")
 }
 
-/// Runs the variant `name` of `scenarios/pacer-{file}.toml` for 30 s.
+/// Runs the variant `name` of `scenarios/reproduction/pacer-{file}.toml` for 30 s.
 fn run(file: &str, variant: &str, seed: u64) -> RunSummary {
     let path = scenarios().join(format!("pacer-{file}.toml"));
     let text = std::fs::read_to_string(&path).expect("scenario readable");

@@ -119,6 +119,61 @@ pub struct Chart {
     pub markers: Vec<(f64, String)>,
     /// A sentence under the plot (how the data was binned or thinned).
     pub note: Option<String>,
+    /// Logarithmic axes (only positive values are drawn on them).
+    pub x_log: bool,
+    pub y_log: bool,
+    /// Write each dot series' name next to its points (scatter plots
+    /// with one point per series).
+    pub point_labels: bool,
+}
+
+/// How many times the largest positive value must exceed the smallest for
+/// [`Chart::log_x_if_wide`] / [`Chart::log_y_if_wide`] to switch to a
+/// logarithmic axis: two decades (vanilla at seconds, cured variants at
+/// milliseconds would otherwise be squashed onto the axis).
+pub const LOG_SPAN: f64 = 100.0;
+
+/// Whether the positive finite values span more than [`LOG_SPAN`].
+pub fn spans_decades(values: impl Iterator<Item = f64>) -> bool {
+    let (lo, hi) = values
+        .filter(|v| v.is_finite() && *v > 0.0)
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
+            (a.min(v), b.max(v))
+        });
+    lo.is_finite() && hi / lo > LOG_SPAN
+}
+
+/// The largest 1, 2 or 5 times a power of ten at or below `v / 1.1`
+/// (`v` > 0): a little room below the smallest value, on a round number.
+fn decade_below(v: f64) -> f64 {
+    let x = v.max(f64::MIN_POSITIVE) / 1.1;
+    let p = 10f64.powf(x.log10().floor());
+    [5.0, 2.0, 1.0]
+        .into_iter()
+        .map(|m| m * p)
+        .find(|c| *c <= x)
+        .unwrap_or(p)
+}
+
+/// An axis tick label: no trailing zeros, at most 3 significant decimals.
+fn tick(v: f64) -> String {
+    if v == 0.0 || !v.is_finite() {
+        return format!("{v}");
+    }
+    let a = v.abs();
+    let s = if a >= 100.0 {
+        format!("{v:.0}")
+    } else if a >= 1.0 {
+        format!("{v:.2}")
+    } else {
+        let decimals = (-a.log10().floor()) as usize + 2;
+        format!("{v:.decimals$}")
+    };
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    }
 }
 
 impl Chart {
@@ -132,29 +187,69 @@ impl Chart {
             series: Vec::new(),
             markers: Vec::new(),
             note: None,
+            x_log: false,
+            y_log: false,
+            point_labels: false,
         }
     }
 
+    /// Logarithmic x axis if its positive values span more than two decades.
+    pub fn log_x_if_wide(&mut self) {
+        self.x_log = spans_decades(self.series.iter().flat_map(Series::points).map(|p| p.0));
+    }
+
+    /// Logarithmic y axis if its positive values span more than two decades.
+    pub fn log_y_if_wide(&mut self) {
+        self.y_log = spans_decades(self.series.iter().flat_map(Series::points).map(|p| p.1));
+    }
+
+    /// The points that can be drawn on the chart's axes.
+    fn drawable(&self, (x, y): (f64, f64)) -> bool {
+        x.is_finite() && y.is_finite() && (!self.x_log || x > 0.0) && (!self.y_log || y > 0.0)
+    }
+
     fn has_data(&self) -> bool {
-        self.series.iter().any(|s| s.points().next().is_some())
+        self.series
+            .iter()
+            .any(|s| s.points().any(|p| self.drawable(p)))
     }
 
     fn ranges(&self) -> ((f64, f64), (f64, f64)) {
-        let pts = || self.series.iter().flat_map(Series::points);
+        let pts = || {
+            self.series
+                .iter()
+                .flat_map(Series::points)
+                .filter(|p| self.drawable(*p))
+        };
         let (mut x0, mut x1) = self.x_range.unwrap_or_else(|| {
             pts().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), (x, _)| {
                 (a.min(x), b.max(x))
             })
         });
         if !x0.is_finite() || !x1.is_finite() {
-            (x0, x1) = (0.0, 1.0);
+            (x0, x1) = if self.x_log { (1.0, 10.0) } else { (0.0, 1.0) };
+        } else if self.x_log {
+            // Down to a round number below the smallest value, a tenth
+            // of a decade of room above.
+            (x0, x1) = (decade_below(x0), x1 * 1.25);
         } else if self.x_range.is_none() {
             // Room around the outermost points, so markers are not cut.
             let pad = 0.05 * (x1 - x0).max(x0.abs() * 0.01).max(1e-9);
             (x0, x1) = (x0 - pad, x1 + pad);
         }
         if x1 <= x0 {
-            x1 = x0 + 1.0;
+            x1 = if self.x_log { x0 * 10.0 } else { x0 + 1.0 };
+        }
+        if self.y_log {
+            let (lo, hi) = pts().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), (_, y)| {
+                (a.min(y), b.max(y))
+            });
+            let (lo, hi) = if lo.is_finite() {
+                (decade_below(lo), (hi * 1.25).max(lo * 10.0))
+            } else {
+                (1.0, 10.0)
+            };
+            return ((x0, x1), (lo, hi));
         }
         let (lo, hi) = pts().fold((0.0f64, f64::NEG_INFINITY), |(a, b), (_, y)| {
             (a.min(y), b.max(y))
@@ -175,19 +270,124 @@ impl Chart {
     }
 
     fn draw(&self, buf: &mut String) -> Result<(), Box<dyn std::error::Error>> {
-        let ((x0, x1), (y0, y1)) = self.ranges();
         let root = SVGBackend::with_string(buf, (WIDTH, HEIGHT)).into_drawing_area();
         root.fill(&WHITE)?;
-        let mut chart = ChartBuilder::on(&root)
+        self.draw_in(&root)?;
+        root.present()?;
+        Ok(())
+    }
+
+    /// The plot as a standalone SVG document for other pages (docs): the
+    /// legend and the note are drawn inside the image, below the plot.
+    pub fn standalone_svg(&self) -> Result<String, String> {
+        let mut buf = String::new();
+        self.draw_standalone(&mut buf).map_err(|e| e.to_string())?;
+        Ok(buf)
+    }
+
+    fn draw_standalone(&self, buf: &mut String) -> Result<(), Box<dyn std::error::Error>> {
+        const COLS: usize = 3;
+        const ROW: u32 = 18;
+        let col_w = (WIDTH - 24) / COLS as u32;
+        let rows = self.series.len().div_ceil(COLS) as u32;
+        let note_h = if self.note.is_some() { ROW + 4 } else { 0 };
+        let legend_h = 8 + rows * ROW + note_h;
+        let root = SVGBackend::with_string(buf, (WIDTH, HEIGHT + legend_h)).into_drawing_area();
+        root.fill(&WHITE)?;
+        let (plot, legend) = root.split_vertically(HEIGHT);
+        self.draw_in(&plot)?;
+        let font = ("sans-serif", 12).into_font();
+        for (i, s) in self.series.iter().enumerate() {
+            let x = 12 + (i % COLS) as i32 * col_w as i32;
+            let y = 4 + (i / COLS) as i32 * ROW as i32;
+            let c = rgb(s.color);
+            let mid = (x + 8, y + 7);
+            match s.shape {
+                Shape::Line => {
+                    legend.draw(&PathElement::new(
+                        vec![(x, y + 7), (x + 16, y + 7)],
+                        c.stroke_width(3),
+                    ))?;
+                }
+                Shape::Dots(Glyph::Circle) => legend.draw(&Circle::new(mid, 4, c.filled()))?,
+                Shape::Dots(Glyph::Triangle) => {
+                    legend.draw(&TriangleMarker::new(mid, 5, c.filled()))?
+                }
+                Shape::Dots(Glyph::Square) => legend.draw(&Rectangle::new(
+                    [(mid.0 - 4, mid.1 - 4), (mid.0 + 4, mid.1 + 4)],
+                    c.filled(),
+                ))?,
+                Shape::Dots(Glyph::Cross) => legend.draw(&Cross::new(mid, 4, c.stroke_width(2)))?,
+            }
+            let name = shorten(&s.name, col_w as usize / 7 - 3);
+            legend.draw(&Text::new(name, (x + 22, y + 1), font.clone()))?;
+        }
+        if let Some(n) = &self.note {
+            let y = 8 + rows as i32 * ROW as i32;
+            legend.draw(&Text::new(
+                shorten(n, 125),
+                (12, y),
+                ("sans-serif", 11).into_font().color(&rgb(MARKER_COLOR)),
+            ))?;
+        }
+        root.present()?;
+        Ok(())
+    }
+
+    fn draw_in(
+        &self,
+        root: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>,
+    ) -> Result<(), Box<dyn std::error::Error>> {
+        let ((x0, x1), (y0, y1)) = self.ranges();
+        let (xs, ys) = (x0..x1, y0..y1);
+        match (self.x_log, self.y_log) {
+            (false, false) => self.draw_on(root, xs, ys),
+            (true, false) => self.draw_on(root, xs.log_scale(), ys),
+            (false, true) => self.draw_on(root, xs, ys.log_scale()),
+            (true, true) => self.draw_on(root, xs.log_scale(), ys.log_scale()),
+        }
+    }
+
+    fn axis_label(&self, label: &str, log: bool) -> String {
+        if log {
+            format!("{label}, log scale")
+        } else {
+            label.to_string()
+        }
+    }
+
+    fn draw_on<X, Y>(
+        &self,
+        root: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>,
+        xs: X,
+        ys: Y,
+    ) -> Result<(), Box<dyn std::error::Error>>
+    where
+        X: plotters::coord::ranged1d::AsRangedCoord<Value = f64>,
+        Y: plotters::coord::ranged1d::AsRangedCoord<Value = f64>,
+        X::CoordDescType: Ranged<ValueType = f64> + plotters::coord::ranged1d::ValueFormatter<f64>,
+        Y::CoordDescType: Ranged<ValueType = f64> + plotters::coord::ranged1d::ValueFormatter<f64>,
+    {
+        let mut chart = ChartBuilder::on(root)
             .caption(&self.title, ("sans-serif", 17))
             .margin(12)
             .x_label_area_size(42)
             .y_label_area_size(64)
-            .build_cartesian_2d(x0..x1, y0..y1)?;
+            .build_cartesian_2d(xs, ys)?;
+        let (x0, x1) = {
+            let r = chart.x_range();
+            (r.start, r.end)
+        };
+        let (y0, y1) = {
+            let r = chart.y_range();
+            (r.start, r.end)
+        };
         chart
             .configure_mesh()
-            .x_desc(self.x_label.as_str())
-            .y_desc(self.y_label.as_str())
+            .x_desc(self.axis_label(&self.x_label, self.x_log))
+            .y_desc(self.axis_label(&self.y_label, self.y_log))
+            .x_label_formatter(&|v| tick(*v))
+            .y_label_formatter(&|v| tick(*v))
             .max_light_lines(2)
             .light_line_style(RGBColor(0xf0, 0xf0, 0xf0))
             .bold_line_style(RGBColor(0xdd, 0xdd, 0xdd))
@@ -203,15 +403,13 @@ impl Chart {
                 ("sans-serif", 11).into_font().color(&c),
             )))?;
         }
+        let ok = |p: &(f64, f64)| self.drawable(*p);
         for s in &self.series {
             let c = rgb(s.color);
             match s.shape {
                 Shape::Line => {
                     for seg in &s.segments {
-                        let pts = seg
-                            .iter()
-                            .copied()
-                            .filter(|(x, y)| x.is_finite() && y.is_finite());
+                        let pts = seg.iter().copied().filter(ok);
                         if seg.len() == 1 {
                             chart.draw_series(pts.map(|p| Circle::new(p, 2, c.filled())))?;
                         } else {
@@ -221,38 +419,47 @@ impl Chart {
                 }
                 Shape::Dots(g) => {
                     let style = c.filled();
+                    let pts = || s.points().filter(ok);
                     match g {
                         Glyph::Circle => {
-                            chart.draw_series(s.points().map(|p| Circle::new(p, 4, style)))?;
+                            chart.draw_series(pts().map(|p| Circle::new(p, 4, style)))?;
                         }
                         Glyph::Triangle => {
-                            chart.draw_series(
-                                s.points().map(|p| TriangleMarker::new(p, 5, style)),
-                            )?;
+                            chart.draw_series(pts().map(|p| TriangleMarker::new(p, 5, style)))?;
                         }
                         Glyph::Square => {
-                            chart.draw_series(s.points().map(|p| {
+                            chart.draw_series(pts().map(|p| {
                                 EmptyElement::at(p) + Rectangle::new([(-4, -4), (4, 4)], style)
                             }))?;
                         }
                         Glyph::Cross => {
-                            chart.draw_series(
-                                s.points().map(|p| Cross::new(p, 4, c.stroke_width(2))),
-                            )?;
+                            chart
+                                .draw_series(pts().map(|p| Cross::new(p, 4, c.stroke_width(2))))?;
                         }
+                    }
+                    if self.point_labels {
+                        let font = ("sans-serif", 11).into_font().color(&c);
+                        chart.draw_series(pts().map(|p| {
+                            EmptyElement::at(p) + Text::new(s.name.clone(), (7, -6), font.clone())
+                        }))?;
                     }
                 }
             }
         }
         if !self.has_data() {
-            let mid = ((x0 + x1) / 2.0, (y0 + y1) / 2.0);
+            let mid = if self.x_log || self.y_log {
+                let m =
+                    |a: f64, b: f64, log: bool| if log { (a * b).sqrt() } else { (a + b) / 2.0 };
+                (m(x0, x1, self.x_log), m(y0, y1, self.y_log))
+            } else {
+                ((x0 + x1) / 2.0, (y0 + y1) / 2.0)
+            };
             chart.draw_series(std::iter::once(Text::new(
                 "no samples",
                 mid,
                 ("sans-serif", 16).into_font().color(&rgb(MARKER_COLOR)),
             )))?;
         }
-        root.present()?;
         Ok(())
     }
 
@@ -305,6 +512,17 @@ impl Chart {
         }
         out.push_str("</ul>\n");
         out
+    }
+}
+
+/// `text` cut to `max` characters, with an ellipsis when cut.
+fn shorten(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        text.to_string()
+    } else {
+        let mut t: String = text.chars().take(max.saturating_sub(1)).collect();
+        t.push('\u{2026}');
+        t
     }
 }
 
@@ -381,5 +599,80 @@ mod tests {
             "{x0}..{x1} holds the one finite point"
         );
         assert!(c.svg().is_ok());
+    }
+
+    #[test]
+    fn a_delay_axis_spanning_more_than_two_decades_becomes_logarithmic() {
+        assert!(!spans_decades([2.0, 150.0].into_iter()));
+        assert!(spans_decades([2.0, 250.0, 0.0, f64::NAN].into_iter()));
+        let mut c = Chart::new("scatter", "S", "PRB (%)", "delay (ms)");
+        c.series.push(Series::dots(
+            "vanilla",
+            color(0),
+            Glyph::Circle,
+            vec![(99.0, 7000.0)],
+        ));
+        c.series.push(Series::dots(
+            "cured",
+            color(1),
+            Glyph::Circle,
+            vec![(95.0, 3.0)],
+        ));
+        c.log_y_if_wide();
+        c.log_x_if_wide();
+        assert!(c.y_log && !c.x_log);
+        let ((_, _), (y0, y1)) = c.ranges();
+        assert!(
+            y0 == 2.0 && y1 > 7000.0,
+            "{y0}..{y1}: from a round number below 3 ms"
+        );
+        assert_eq!(decade_below(12.6), 10.0);
+        assert_eq!(decade_below(8.0), 5.0);
+        assert_eq!(decade_below(0.3), 0.2);
+        c.point_labels = true;
+        let svg = c.svg().unwrap();
+        assert!(svg.contains("delay (ms), log scale"));
+        assert!(svg.contains("\ncured\n"), "point label");
+        // Zero and negative values cannot be drawn on a log axis: skipped.
+        c.series.push(Series::dots(
+            "zero",
+            color(2),
+            Glyph::Circle,
+            vec![(90.0, 0.0)],
+        ));
+        assert!(c.svg().is_ok());
+    }
+
+    #[test]
+    fn a_standalone_figure_has_its_legend_and_note_inside() {
+        let mut c = Chart::new("cdf", "CDF", "delay (ms)", "fraction");
+        for (i, name) in ["vanilla", "bbr", "e5g-bdp", "jit"].iter().enumerate() {
+            c.series.push(Series::line(
+                *name,
+                color(i),
+                vec![vec![(1.0 + i as f64, 0.5), (2.0 + i as f64, 1.0)]],
+            ));
+        }
+        c.note = Some("After warm-up.".into());
+        let svg = c.standalone_svg().unwrap();
+        assert!(svg.starts_with("<svg"));
+        for text in ["vanilla", "e5g-bdp", "jit", "After warm-up."] {
+            assert!(svg.contains(text), "{text}");
+        }
+        // Two legend rows below the 300-px plot.
+        assert!(
+            svg.contains(&format!("height=\"{}\"", HEIGHT + 8 + 2 * 18 + 22)),
+            "{}",
+            &svg[..200]
+        );
+    }
+
+    #[test]
+    fn tick_labels_are_short() {
+        assert_eq!(tick(1000.0), "1000");
+        assert_eq!(tick(12.5), "12.5");
+        assert_eq!(tick(0.05), "0.05");
+        assert_eq!(tick(0.0), "0");
+        assert_eq!(tick(3.0), "3");
     }
 }

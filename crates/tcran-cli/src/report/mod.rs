@@ -177,8 +177,21 @@ fn scatter(s: &ScenarioSummary) -> Chart {
             ));
         }
     }
-    c.note = Some("Colour: variant; marker: flow. Thesis Fig. 3.29, TC-RAN Fig. 15a: the best operating point uses all PRBs at the unloaded delay.".into());
+    c.log_y_if_wide();
+    c.note = Some(format!(
+        "Colour: variant; marker: flow. Thesis Fig. 3.29, TC-RAN Fig. 15a: the best operating point uses all PRBs at the unloaded delay.{}",
+        log_note(c.y_log)
+    ));
     c
+}
+
+/// The sentence that says an axis is logarithmic.
+fn log_note(log: bool) -> &'static str {
+    if log {
+        " The delay axis is logarithmic: the variants' delays span more than two decades."
+    } else {
+        ""
+    }
 }
 
 /// One delay CDF per flow name with every variant that has the flow, to
@@ -205,9 +218,134 @@ fn compare_cdfs(s: &ScenarioSummary, series: &[RunSeries]) -> Vec<Chart> {
                         .push(Series::line(&v.name, color(vi), vec![f.delay_cdf.clone()]));
                 }
             }
+            c.log_x_if_wide();
+            c.note = c.x_log.then(|| log_note(true).trim().to_string());
             c
         })
         .collect()
+}
+
+/// The flow a scenario is about: the first flow that is not a bulk or web
+/// TCP download (the game, the call, the ping, the video), else the first
+/// flow.
+pub fn key_flow(s: &ScenarioSummary) -> Option<&str> {
+    let flows = s.variants.first().map(|v| &v.run.flows)?;
+    flows
+        .iter()
+        .find(|f| !matches!(f.kind.as_str(), "tcp" | "web"))
+        .or(flows.first())
+        .map(|f| f.name.as_str())
+}
+
+/// A figure for pages other than the report (docs, the reproduction
+/// index): a plot with its legend and note drawn inside the image.
+#[derive(Debug, Clone)]
+pub struct Figure {
+    /// `scatter` or `cdf`: the file name suffix.
+    pub kind: &'static str,
+    chart: Chart,
+}
+
+impl Figure {
+    /// The standalone SVG document.
+    pub fn svg(&self) -> Result<String, String> {
+        self.chart.standalone_svg()
+    }
+    /// The HTML `<figure>` (inline SVG, HTML legend), as in the report.
+    pub fn html(&self, id: &str) -> String {
+        self.chart.figure(id)
+    }
+    pub fn title(&self) -> &str {
+        &self.chart.title
+    }
+}
+
+/// Most variants whose scatter points are labelled with their names.
+const FIGURE_LABELLED_POINTS: usize = 10;
+
+/// Most points per CDF line in a [`Figure`] (files for docs stay small).
+const FIGURE_CDF_POINTS: usize = 100;
+
+/// At most about `max` of `points`, evenly spaced, always with the last.
+fn every_nth(points: &[(f64, f64)], max: usize) -> Vec<(f64, f64)> {
+    let step = points.len().div_ceil(max.max(1)).max(1);
+    let mut out: Vec<(f64, f64)> = points.iter().step_by(step).copied().collect();
+    if let Some(last) = points.last() {
+        if out.last() != Some(last) {
+            out.push(*last);
+        }
+    }
+    out
+}
+
+/// The two figures of a scenario: mean delay of its key flow against PRB
+/// utilisation, one labelled point per variant, and the key flow's delay
+/// CDF with one line per variant. Delay axes spanning more than two
+/// decades are logarithmic.
+pub fn figures(s: &ScenarioSummary, series: &[RunSeries]) -> Vec<Figure> {
+    let Some(key) = key_flow(s) else {
+        return Vec::new();
+    };
+    let mut scatter = Chart::new(
+        "scatter",
+        format!("{}: mean delay of {key} vs PRB utilisation", s.scenario),
+        "PRB utilisation (%)",
+        &format!("mean one-way delay of {key} (ms)"),
+    );
+    // Labels next to the points while they stay readable; the legend
+    // (colour, and the marker after every ten variants) always.
+    scatter.point_labels = s.variants.len() <= FIGURE_LABELLED_POINTS;
+    for (vi, v) in s.variants.iter().enumerate() {
+        if let Some(f) = v.run.flows.iter().find(|f| f.name == key) {
+            if f.delay_ms.count > 0 {
+                scatter.series.push(Series::dots(
+                    &v.name,
+                    color(vi),
+                    Glyph::nth(vi / chart::PALETTE.len()),
+                    vec![(100.0 * v.run.prb_utilization, f.delay_ms.mean)],
+                ));
+            }
+        }
+    }
+    scatter.log_y_if_wide();
+    scatter.note = Some(format!(
+        "One point per variant. Best: bottom right (every PRB used at the unloaded delay).{}",
+        if scatter.y_log {
+            " Log delay axis."
+        } else {
+            ""
+        }
+    ));
+    let mut cdf = Chart::new(
+        "cdf",
+        format!("{}: delay CDF of {key}, all variants", s.scenario),
+        &format!("one-way delay of {key} (ms)"),
+        "fraction of packets (≤ delay)",
+    );
+    for (vi, (v, r)) in s.variants.iter().zip(series).enumerate() {
+        if let Some(f) = r.flows.iter().find(|f| f.name == key) {
+            cdf.series.push(Series::line(
+                &v.name,
+                color(vi),
+                vec![every_nth(&f.delay_cdf, FIGURE_CDF_POINTS)],
+            ));
+        }
+    }
+    cdf.log_x_if_wide();
+    cdf.note = Some(format!(
+        "After warm-up; server to UE, core delay included.{}",
+        if cdf.x_log { " Log delay axis." } else { "" }
+    ));
+    vec![
+        Figure {
+            kind: "scatter",
+            chart: scatter,
+        },
+        Figure {
+            kind: "cdf",
+            chart: cdf,
+        },
+    ]
 }
 
 fn variant_section(
@@ -429,7 +567,13 @@ fn delay_chart(s: &RunSeries) -> Chart {
             segments(&f.t_s, &f.delay_ms, MAX_POINTS),
         ));
     }
-    c.note = bin_note(s).map(|n| format!("{n} Gaps: no packet delivered in the bin."));
+    c.log_y_if_wide();
+    c.note = bin_note(s).map(|n| {
+        format!(
+            "{n} Gaps: no packet delivered in the bin.{}",
+            log_note(c.y_log)
+        )
+    });
     c
 }
 
@@ -448,6 +592,8 @@ fn cdf_chart(s: &RunSeries) -> Chart {
         c.series
             .push(Series::line(&f.name, color(k), vec![f.delay_cdf.clone()]));
     }
+    c.log_x_if_wide();
+    c.note = c.x_log.then(|| log_note(true).trim().to_string());
     c
 }
 
