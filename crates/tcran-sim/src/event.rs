@@ -167,9 +167,7 @@ impl<E> EventQueue<E> {
         }
         let k = self.due[self.due_head];
         self.due_head += 1;
-        let event = self.slots[k.slot as usize]
-            .take()
-            .expect("a pending event");
+        let event = self.slots[k.slot as usize].take().expect("a pending event");
         self.free.push(k.slot);
         Some((Instant::from_nanos(k.at), event))
     }
