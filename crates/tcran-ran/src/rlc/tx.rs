@@ -11,6 +11,7 @@ use super::{
     mac_subheader_bytes, BufferStatus, RlcMode, RlcParams, RlcPdu, SduDeparture, StatusPdu,
 };
 use std::collections::VecDeque;
+use std::sync::Arc;
 use tcran_core::reason::MarkCounts;
 use tcran_core::{DrbId, DropReason, Ecn, Instant, Packet};
 use tcran_tc::queue::Codel;
@@ -42,7 +43,9 @@ impl Aqm {
 #[derive(Debug)]
 struct TxSdu {
     sn: u64,
-    packet: Packet,
+    /// Shared with the PDUs that carry its segments (module docs of
+    /// [`super`]).
+    packet: Arc<Packet>,
     len: u32,
     arrived: Instant,
     /// Bytes transmitted for the first time.
@@ -169,7 +172,7 @@ impl RlcTx {
             // UM: given at the first segment, if segmented; AM: at the first
             // transmission (module docs).
             sn: u64::MAX,
-            packet,
+            packet: Arc::new(packet),
             len,
             arrived: now,
             sent: 0,
@@ -355,7 +358,7 @@ impl RlcTx {
                 mac_subheader: mac as u8,
                 poll: false,
                 retx: false,
-                packet: sdu.packet.clone(),
+                packet: Arc::clone(&sdu.packet),
             });
             if last {
                 self.new_sdus -= 1;
@@ -422,13 +425,15 @@ impl RlcTx {
             self.new_sdus -= 1;
             self.held_sdus -= 1;
             self.held_bytes -= u64::from(sdu.len);
-            self.dropped.push((sdu.packet, d.reason));
+            self.dropped
+                .push((Arc::unwrap_or_clone(sdu.packet), d.reason));
         }
         if let Some(copy) = out {
             let sdu = &mut self.sdus[self.new_idx];
             debug_assert_eq!(sdu.packet.id, copy.id);
             if copy.ecn == Ecn::Ce && sdu.packet.ecn != Ecn::Ce {
-                tcran_tc::mark::set_ce(&mut sdu.packet);
+                // Not shared: no byte of it was sent.
+                tcran_tc::mark::set_ce(Arc::make_mut(&mut sdu.packet));
             }
             aqm.head_taken = true;
         }
@@ -498,7 +503,7 @@ impl RlcTx {
                 mac_subheader: mac as u8,
                 poll: false,
                 retx: true,
-                packet: sdu.packet.clone(),
+                packet: Arc::clone(&sdu.packet),
             });
             if done {
                 sdu.queued = false;
@@ -617,7 +622,7 @@ impl RlcTx {
             sdu.retx.clear();
             self.held_sdus -= 1;
             self.held_bytes -= u64::from(sdu.len);
-            self.abandoned.push(sdu.packet.clone());
+            self.abandoned.push(Packet::clone(&sdu.packet));
             return;
         }
         insert_range(&mut sdu.retx, s, e);
