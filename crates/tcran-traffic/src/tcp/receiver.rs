@@ -36,7 +36,7 @@ pub struct TcpReceiver {
     /// Identity of the ACK direction (the data flow reversed).
     ack_flow: FlowSpec,
     rcv_nxt: u64,
-    ooo: Vec<OooRange>,
+    ooo: VecDeque<OooRange>,
     /// The (up to) three ranges of `ooo` touched last, most recent first,
     /// when `recent_known`: what the SACK option reports, kept up to date
     /// as ranges come and go so that an ACK does not scan the (possibly
@@ -67,7 +67,7 @@ impl TcpReceiver {
             p: params,
             ack_flow: data_flow.reversed(),
             rcv_nxt: 0,
-            ooo: Vec::new(),
+            ooo: VecDeque::new(),
             recent: [None; 3],
             recent_known: true,
             arrivals: 0,
@@ -185,12 +185,12 @@ impl TcpReceiver {
 
     fn absorb_ooo(&mut self) {
         // Ranges are sorted by start and disjoint.
-        while let Some(first) = self.ooo.first() {
+        while let Some(first) = self.ooo.front() {
             if first.start > self.rcv_nxt {
                 break;
             }
             self.rcv_nxt = self.rcv_nxt.max(first.end);
-            let gone = self.ooo.remove(0);
+            let gone = self.ooo.pop_front().expect("non-empty");
             self.forget_recent(gone.touched);
         }
     }
@@ -231,8 +231,7 @@ impl TcpReceiver {
             merged.end = merged.end.max(self.ooo[j].end);
             j += 1;
         }
-        let gone = self.ooo.splice(i..j, std::iter::once(merged));
-        for r in gone {
+        for r in self.ooo.range(i..j) {
             let k = self
                 .recent
                 .iter()
@@ -241,6 +240,12 @@ impl TcpReceiver {
                 self.recent.copy_within(k + 1.., k);
                 self.recent[2] = None;
             }
+        }
+        if i == j {
+            self.ooo.insert(i, merged);
+        } else {
+            self.ooo[i] = merged;
+            self.ooo.drain(i + 1..j);
         }
         // The new range is the most recent; the others keep their order.
         self.recent.copy_within(0..2, 1);
