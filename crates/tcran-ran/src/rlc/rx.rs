@@ -312,11 +312,7 @@ impl RlcRx {
     }
 
     fn prune_below(&mut self, sn: u64) {
-        while self
-            .buf
-            .first()
-            .is_some_and(|(k, e)| k < sn && e.delivered)
-        {
+        while self.buf.first().is_some_and(|(k, e)| k < sn && e.delivered) {
             self.buf.pop_first();
         }
     }
