@@ -54,11 +54,14 @@ pub struct EventQueue<E> {
     /// differs from `last` in base-16 digit `level` (counting from the least
     /// significant), where the time has `digit`. Earlier times are in lower
     /// buckets: the bucket order is the time order.
-    buckets: Vec<Vec<Key>>,
+    buckets: [Vec<Key>; BUCKETS],
     /// Bit `i % 64` of word `i / 64` set when `buckets[i]` is not empty.
     occupied: [u64; BUCKETS / 64],
     /// Time of the last event popped: no pending event is earlier.
     last: u64,
+    /// When `due` is empty: the earliest pending time (`u64::MAX` if none).
+    /// Kept on every schedule, so peeking and the next pop need no search.
+    earliest: u64,
     /// The events, indexed by `Key::slot`; `free` lists the empty slots.
     slots: Vec<Option<E>>,
     free: Vec<u32>,
@@ -69,9 +72,10 @@ impl<E> Default for EventQueue<E> {
         EventQueue {
             due: Vec::new(),
             due_head: 0,
-            buckets: (0..BUCKETS).map(|_| Vec::new()).collect(),
+            buckets: std::array::from_fn(|_| Vec::new()),
             occupied: [0; BUCKETS / 64],
             last: 0,
+            earliest: u64::MAX,
             slots: Vec::new(),
             free: Vec::new(),
         }
@@ -92,6 +96,7 @@ impl<E> EventQueue<E> {
         if at < self.last {
             self.rebase(at);
         }
+        self.earliest = self.earliest.min(at);
         let slot = match self.free.pop() {
             Some(s) => {
                 self.slots[s as usize] = Some(event);
@@ -114,7 +119,7 @@ impl<E> EventQueue<E> {
         } else {
             let level = (u64::BITS - 1 - x.leading_zeros()) / DIGIT;
             let digit = (k.at >> (level * DIGIT)) as usize & (RADIX - 1);
-            let i = level as usize * RADIX + digit;
+            let i = (level as usize * RADIX + digit) % BUCKETS;
             self.buckets[i].push(k);
             self.occupied[i / 64] |= 1 << (i % 64);
         }
@@ -145,6 +150,9 @@ impl<E> EventQueue<E> {
         for k in all {
             self.put(k);
         }
+        if self.due.is_empty() {
+            self.earliest = self.next_earliest();
+        }
     }
 
     pub fn pop(&mut self) -> Option<(Instant, E)> {
@@ -154,7 +162,9 @@ impl<E> EventQueue<E> {
             let b = self.first_bucket()?;
             self.occupied[b / 64] &= !(1 << (b % 64));
             let mut moving = std::mem::take(&mut self.buckets[b]);
-            self.last = moving.iter().map(|k| k.at).min().expect("occupied");
+            // The earliest pending event is in the lowest bucket.
+            self.last = self.earliest;
+            debug_assert_eq!(Some(self.last), moving.iter().map(|k| k.at).min());
             // Every key lands in a lower level (they all share the digits
             // from `b`'s level up with the new `last`), so `moving` is not
             // refilled.
@@ -167,21 +177,30 @@ impl<E> EventQueue<E> {
         }
         let k = self.due[self.due_head];
         self.due_head += 1;
+        if self.due_head == self.due.len() {
+            self.earliest = self.next_earliest();
+        }
         let event = self.slots[k.slot as usize].take().expect("a pending event");
         self.free.push(k.slot);
         Some((Instant::from_nanos(k.at), event))
+    }
+
+    /// The earliest time in the buckets (`u64::MAX` if none).
+    fn next_earliest(&self) -> u64 {
+        self.first_bucket().map_or(u64::MAX, |b| {
+            self.buckets[b]
+                .iter()
+                .map(|k| k.at)
+                .min()
+                .expect("occupied")
+        })
     }
 
     pub fn peek_time(&self) -> Option<Instant> {
         if self.due_head < self.due.len() {
             return Some(Instant::from_nanos(self.last));
         }
-        let b = self.first_bucket()?;
-        self.buckets[b]
-            .iter()
-            .map(|k| k.at)
-            .min()
-            .map(Instant::from_nanos)
+        (self.earliest != u64::MAX).then(|| Instant::from_nanos(self.earliest))
     }
     pub fn len(&self) -> usize {
         self.slots.len() - self.free.len()
