@@ -95,7 +95,14 @@ pub struct RlcTx {
     aqm: Option<Aqm>,
     /// SDUs the AQM dropped, until [`RlcTx::drain_dropped`].
     dropped: Vec<(Packet, DropReason)>,
+    /// Packet handles of acknowledged SDUs that nothing else holds any
+    /// more, reused for new SDUs instead of allocating.
+    spare: Vec<Arc<Packet>>,
 }
+
+/// Spare packet handles kept (enough for the SDUs one STATUS PDU releases
+/// in a busy cell).
+const SPARE_PACKETS: usize = 256;
 
 impl RlcTx {
     pub fn new(params: RlcParams, drb: DrbId) -> RlcTx {
@@ -120,6 +127,7 @@ impl RlcTx {
             tx_next_sent: 0,
             aqm: params.aqm.as_ref().map(Aqm::new),
             dropped: Vec::new(),
+            spare: Vec::new(),
             p: params,
         }
     }
@@ -168,11 +176,18 @@ impl RlcTx {
         self.new_overhead_unstarted += self.unstarted_overhead(len);
         self.held_sdus += 1;
         self.held_bytes += u64::from(len);
+        let packet = match self.spare.pop() {
+            Some(mut handle) => {
+                *Arc::get_mut(&mut handle).expect("spare handles are unshared") = packet;
+                handle
+            }
+            None => Arc::new(packet),
+        };
         self.sdus.push_back(TxSdu {
             // UM: given at the first segment, if segmented; AM: at the first
             // transmission (module docs).
             sn: u64::MAX,
-            packet: Arc::new(packet),
+            packet,
             len,
             arrived: now,
             sent: 0,
@@ -635,7 +650,13 @@ impl RlcTx {
 
     fn pop_acked(&mut self) {
         while self.sdus.front().is_some_and(|s| s.acked) {
-            self.sdus.pop_front();
+            let mut s = self.sdus.pop_front().expect("front exists");
+            if self.spare.len() < SPARE_PACKETS {
+                if let Some(p) = Arc::get_mut(&mut s.packet) {
+                    p.payload = None; // hold no real bytes
+                    self.spare.push(s.packet);
+                }
+            }
             self.base_sn += 1;
             self.new_idx = self.new_idx.saturating_sub(1);
         }
