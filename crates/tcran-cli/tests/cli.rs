@@ -452,13 +452,8 @@ fn demo_runs_every_variant_and_shows_the_cure() {
         voip(1, "mean") < voip(0, "mean") / 10.0,
         "CoDel in RLC shortens the queue"
     );
-    for i in 3..6 {
-        assert!(
-            voip(i, "p95") < 20.0,
-            "{} cures: {}",
-            names[i],
-            voip(i, "p95")
-        );
+    for (i, name) in names.iter().enumerate().take(6).skip(3) {
+        assert!(voip(i, "p95") < 20.0, "{name} cures: {}", voip(i, "p95"));
     }
     let prb = variants[5]["prb_utilization"].as_f64().unwrap();
     assert!(prb > 0.98, "the best pipeline keeps the link busy: {prb}");
