@@ -1018,6 +1018,9 @@ impl Sim {
     }
 
     fn collect_tc_drops(&mut self, u: usize, d: usize) {
+        if !self.ues[u].drbs[d].pipeline.has_dropped() {
+            return;
+        }
         let dropped: Vec<_> = self.ues[u].drbs[d].pipeline.drain_dropped().collect();
         for x in dropped {
             self.count_drop("tc", x.reason, &x.packet);

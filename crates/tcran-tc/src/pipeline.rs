@@ -320,14 +320,18 @@ impl Pipeline {
         offered: u64,
         offered_bytes: u64,
     ) -> bool {
-        let (drops, marks) = self.ev.take_counts();
+        // Most operations neither drop nor mark: skip the per-reason sums.
+        let dropped = self.ev.drop_counts.total();
+        let quiet = dropped == 0 && self.ev.marks.total() == 0;
         let slot = self.slots[q.index()].as_mut().expect("exists");
         slot.counters.offered_packets += offered;
         slot.counters.offered_bytes += offered_bytes;
-        slot.counters.drops.add_all(&drops);
-        slot.counters.marks.add_all(&marks);
+        if !quiet {
+            let (drops, marks) = self.ev.take_counts();
+            slot.counters.drops.add_all(&drops);
+            slot.counters.marks.add_all(&marks);
+        }
         let (p1, b1) = (slot.packets(), slot.bytes());
-        let dropped = drops.total();
         let dropped_bytes = (b0 + offered_bytes).saturating_sub(b1);
         self.totals.dropped_packets += dropped;
         self.totals.dropped_bytes += dropped_bytes;
@@ -443,8 +447,15 @@ impl Pipeline {
     }
 
     /// Packets dropped since the last call, with their reasons.
+    #[inline]
     pub fn drain_dropped(&mut self) -> std::vec::Drain<'_, Dropped> {
         self.ev.dropped.drain(..)
+    }
+
+    /// Whether [`Pipeline::drain_dropped`] has packets to hand out.
+    #[inline]
+    pub fn has_dropped(&self) -> bool {
+        !self.ev.dropped.is_empty()
     }
 
     // ------------------------------------------------------------ feedback

@@ -45,9 +45,12 @@
 //!   receiver then reports each lost SDU exactly once (immediately for a
 //!   complete SDU, at t-Reassembly expiry for a segmented one). In AM the
 //!   transmitter recovers the loss by itself and `on_pdu_lost` is a no-op.
-//! - Each PDU carries a clone of its SDU's [`Packet`] so the receiver can
-//!   deliver it whichever segment completes it. For simulated packets (no
-//!   payload) the clone does not allocate.
+//! - Each PDU carries its SDU's [`Packet`] so the receiver can deliver it
+//!   whichever segment completes it: a reference-counted handle the
+//!   transmitter's copy shares, so segmenting copies no packet and PDUs stay
+//!   small (`Arc::unwrap_or_clone` at delivery copies it once if the
+//!   transmitter still holds it). A change to the SDU after a segment left
+//!   (none today) would copy it first, leaving sent PDUs as they were.
 //! - Buffer limits (OAI-like tail drop of whole SDUs) count SDU bytes not yet
 //!   transmitted once; sent-but-unacknowledged AM data does not count against
 //!   the limit but is reported in [`BufferStatus::sdus_held`] /
@@ -80,6 +83,7 @@ pub use tcran_tc::queue::{CodelConfig, InvSqrt};
 pub use tx::RlcTx;
 
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
 use tcran_core::config::check_range;
 use tcran_core::{ByteSize, ConfigError, DrbId, Duration, Packet, PacketId};
 
@@ -351,8 +355,9 @@ pub struct RlcPdu {
     pub poll: bool,
     /// AM: a retransmission.
     pub retx: bool,
-    /// The SDU's metadata.
-    pub packet: Packet,
+    /// The SDU's metadata, shared with the transmitter and the SDU's other
+    /// PDUs.
+    pub packet: Arc<Packet>,
 }
 
 impl RlcPdu {
@@ -461,22 +466,21 @@ impl Ranges {
         if s >= e {
             return 0;
         }
-        let before: u32 = self.covered();
         // Ranges entirely before [s, e) (not even adjacent) stay; those
         // overlapping or adjacent to it merge into one.
         let first = self.v.partition_point(|&(_, b)| b < s);
         let last = self.v.partition_point(|&(a, _)| a <= e);
-        let (mut ns, mut ne) = (s, e);
-        if first < last {
-            ns = ns.min(self.v[first].0);
-            ne = ne.max(self.v[last - 1].1);
+        if first == last {
+            self.v.insert(first, (s, e));
+            return e - s;
         }
-        self.v.splice(first..last, std::iter::once((ns, ne)));
-        self.covered() - before
-    }
-
-    pub fn covered(&self) -> u32 {
-        self.v.iter().map(|(a, b)| b - a).sum()
+        let ns = s.min(self.v[first].0);
+        let ne = e.max(self.v[last - 1].1);
+        // The merged ranges and [s, e) cover [ns, ne) without a gap.
+        let before: u32 = self.v[first..last].iter().map(|(a, b)| b - a).sum();
+        self.v[first] = (ns, ne);
+        self.v.drain(first + 1..last);
+        (ne - ns) - before
     }
 
     /// Whether `[0, total)` is covered.

@@ -9,20 +9,83 @@
 //! delivery is PDCP's job, TS 38.323 §5.2.2).
 
 use super::{Nack, Ranges, RlcMode, RlcParams, RlcPdu, SoRange, StatusPdu};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeSet, VecDeque};
+use std::sync::Arc;
 use tcran_core::{DrbId, Instant, Packet};
 
 #[derive(Debug, Default)]
 struct RxSdu {
-    /// The SDU's metadata, kept from its first segment until it completes;
-    /// boxed so that the map entries stay small (the B-tree moves entries
-    /// on every insert and removal).
-    packet: Option<Box<Packet>>,
+    /// The SDU's metadata, kept from its first segment until it completes
+    /// (a handle shared with the PDU, see [`RlcPdu::packet`]).
+    packet: Option<Arc<Packet>>,
     ranges: Ranges,
     /// SDU length, known once the last segment arrived.
     total: Option<u32>,
     delivered: bool,
 }
+
+/// Reception state per SN, as a map from SN to [`RxSdu`] would hold it, in
+/// a window from the lowest SN held: SNs in reception are dense (they span
+/// at most the RLC window above RX_Next), so a ring buffer indexed by SN
+/// serves the receiver without the allocation and rebalancing per SDU of a
+/// B-tree.
+#[derive(Debug, Default)]
+struct RxBuf {
+    /// SN of `slots[0]`.
+    base: u64,
+    /// `slots[i]` is the entry of SN `base + i`, if held; `slots[0]` is held
+    /// whenever `slots` is not empty.
+    slots: VecDeque<Option<RxSdu>>,
+}
+
+impl RxBuf {
+    fn get(&self, sn: u64) -> Option<&RxSdu> {
+        let i = usize::try_from(sn.checked_sub(self.base)?).ok()?;
+        self.slots.get(i)?.as_ref()
+    }
+
+    /// The entry of `sn`, created empty if not held.
+    fn entry(&mut self, sn: u64) -> &mut RxSdu {
+        if self.slots.is_empty() {
+            self.base = sn;
+        } else if sn < self.base {
+            for _ in sn..self.base {
+                self.slots.push_front(None);
+            }
+            self.base = sn;
+        }
+        let i = (sn - self.base) as usize;
+        if i >= self.slots.len() {
+            self.slots.resize_with(i + 1, || None);
+        }
+        self.slots[i].get_or_insert_with(RxSdu::default)
+    }
+
+    /// The lowest SN held and its entry.
+    fn first(&self) -> Option<(u64, &RxSdu)> {
+        let e = self.slots.front()?.as_ref().expect("the front is held");
+        Some((self.base, e))
+    }
+
+    /// Removes the lowest SN held.
+    fn pop_first(&mut self) -> Option<(u64, RxSdu)> {
+        let e = self.slots.pop_front()?.expect("the front is held");
+        let sn = self.base;
+        self.base += 1;
+        while self.slots.front().is_some_and(Option::is_none) {
+            self.slots.pop_front();
+            self.base += 1;
+        }
+        Some((sn, e))
+    }
+
+    fn values(&self) -> impl Iterator<Item = &RxSdu> {
+        self.slots.iter().flatten()
+    }
+}
+
+/// Range vectors kept for reuse (segmented SDUs come and go all the time).
+const SPARE_RANGES: usize = 64;
 
 /// Receiver counters.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -40,7 +103,9 @@ pub struct RxStats {
 pub struct RlcRx {
     p: RlcParams,
     drb: DrbId,
-    buf: BTreeMap<u64, RxSdu>,
+    buf: RxBuf,
+    /// Emptied range vectors of completed SDUs, for the next ones.
+    spare: Vec<Vec<(u32, u32)>>,
     /// UM: RX_Next_Reassembly; AM: RX_Next.
     rx_next: u64,
     rx_next_highest: u64,
@@ -64,7 +129,8 @@ impl RlcRx {
         RlcRx {
             p: params,
             drb,
-            buf: BTreeMap::new(),
+            buf: RxBuf::default(),
+            spare: Vec::new(),
             rx_next: 0,
             rx_next_highest: 0,
             timer_trigger: 0,
@@ -102,7 +168,7 @@ impl RlcRx {
 
     /// Places the segment; returns whether the SDU just became complete.
     fn place(&mut self, pdu: RlcPdu, delivered: &mut Vec<Packet>) -> bool {
-        let e = self.buf.entry(pdu.sn).or_default();
+        let e = self.buf.entry(pdu.sn);
         if e.delivered {
             self.stats.duplicate_pdus += 1;
             return false;
@@ -111,6 +177,11 @@ impl RlcRx {
         // state; otherwise track the byte ranges received.
         let whole_at_once = pdu.so == 0 && pdu.last && e.ranges.v.is_empty();
         if !whole_at_once {
+            if e.ranges.v.capacity() == 0 {
+                if let Some(v) = self.spare.pop() {
+                    e.ranges.v = v;
+                }
+            }
             let new = e.ranges.insert(pdu.so, pdu.so + pdu.len);
             if new < pdu.len {
                 self.stats.duplicate_pdus += 1;
@@ -120,28 +191,32 @@ impl RlcRx {
             }
             if !e.ranges.complete(e.total) {
                 if e.packet.is_none() {
-                    e.packet = Some(Box::new(pdu.packet));
+                    e.packet = Some(pdu.packet);
                 }
                 return false;
             }
         }
         e.delivered = true;
-        e.ranges = Ranges::default();
+        let mut v = std::mem::take(&mut e.ranges.v);
         e.packet = None;
+        if v.capacity() > 0 && self.spare.len() < SPARE_RANGES {
+            v.clear();
+            self.spare.push(v);
+        }
         // Every PDU of an SDU carries the same metadata: deliver this one's.
         self.stats.delivered_sdus += 1;
         self.stats.delivered_bytes += u64::from(pdu.packet.len);
-        delivered.push(pdu.packet);
+        delivered.push(Arc::unwrap_or_clone(pdu.packet));
         true
     }
 
     fn fully_received(&self, sn: u64) -> bool {
-        self.buf.get(&sn).is_some_and(|s| s.delivered)
+        self.buf.get(sn).is_some_and(|s| s.delivered)
     }
 
     fn has_hole(&self, sn: u64) -> bool {
         self.buf
-            .get(&sn)
+            .get(sn)
             .is_some_and(|s| !s.delivered && s.ranges.has_hole())
     }
 
@@ -161,7 +236,7 @@ impl RlcRx {
             // §5.2.2.2.2: a UMD PDU with a complete SDU is delivered at once.
             self.stats.delivered_sdus += 1;
             self.stats.delivered_bytes += u64::from(pdu.packet.len);
-            delivered.push(pdu.packet);
+            delivered.push(Arc::unwrap_or_clone(pdu.packet));
             return;
         }
         let x = pdu.sn;
@@ -215,7 +290,7 @@ impl RlcRx {
 
     /// Removes every entry below `sn`, reporting incomplete SDUs as lost.
     fn discard_below(&mut self, sn: u64, lost: &mut Vec<Packet>) {
-        while let Some((&k, _)) = self.buf.first_key_value() {
+        while let Some((k, _)) = self.buf.first() {
             if k >= sn {
                 break;
             }
@@ -224,7 +299,7 @@ impl RlcRx {
                 self.stats.discarded_sdus += 1;
                 if let Some(p) = e.packet {
                     if self.reported_lost.insert(k) {
-                        lost.push(*p);
+                        lost.push(Arc::unwrap_or_clone(p));
                     }
                 }
             }
@@ -237,11 +312,7 @@ impl RlcRx {
     }
 
     fn prune_below(&mut self, sn: u64) {
-        while self
-            .buf
-            .first_key_value()
-            .is_some_and(|(&k, e)| k < sn && e.delivered)
-        {
+        while self.buf.first().is_some_and(|(k, e)| k < sn && e.delivered) {
             self.buf.pop_first();
         }
     }
@@ -254,12 +325,12 @@ impl RlcRx {
             return;
         }
         if pdu.complete {
-            lost.push(pdu.packet.clone());
+            lost.push(Packet::clone(&pdu.packet));
             return;
         }
         if self.reported_lost.insert(pdu.sn) {
             self.stats.discarded_sdus += 1;
-            lost.push(pdu.packet.clone());
+            lost.push(Packet::clone(&pdu.packet));
         }
     }
 
@@ -342,7 +413,7 @@ impl RlcRx {
             (!self.p.t_status_prohibit.is_zero()).then(|| now + self.p.t_status_prohibit);
         let mut nacks = Vec::new();
         for sn in self.rx_next..self.rx_highest_status {
-            match self.buf.get(&sn) {
+            match self.buf.get(sn) {
                 Some(e) if e.delivered => {}
                 Some(e) if !e.ranges.v.is_empty() => {
                     let mut at = 0;

@@ -11,6 +11,7 @@ use super::{
     mac_subheader_bytes, BufferStatus, RlcMode, RlcParams, RlcPdu, SduDeparture, StatusPdu,
 };
 use std::collections::VecDeque;
+use std::sync::Arc;
 use tcran_core::reason::MarkCounts;
 use tcran_core::{DrbId, DropReason, Ecn, Instant, Packet};
 use tcran_tc::queue::Codel;
@@ -42,7 +43,9 @@ impl Aqm {
 #[derive(Debug)]
 struct TxSdu {
     sn: u64,
-    packet: Packet,
+    /// Shared with the PDUs that carry its segments (module docs of
+    /// [`super`]).
+    packet: Arc<Packet>,
     len: u32,
     arrived: Instant,
     /// Bytes transmitted for the first time.
@@ -92,7 +95,14 @@ pub struct RlcTx {
     aqm: Option<Aqm>,
     /// SDUs the AQM dropped, until [`RlcTx::drain_dropped`].
     dropped: Vec<(Packet, DropReason)>,
+    /// Packet handles of acknowledged SDUs that nothing else holds any
+    /// more, reused for new SDUs instead of allocating.
+    spare: Vec<Arc<Packet>>,
 }
+
+/// Spare packet handles kept (enough for the SDUs one STATUS PDU releases
+/// in a busy cell).
+const SPARE_PACKETS: usize = 256;
 
 impl RlcTx {
     pub fn new(params: RlcParams, drb: DrbId) -> RlcTx {
@@ -117,6 +127,7 @@ impl RlcTx {
             tx_next_sent: 0,
             aqm: params.aqm.as_ref().map(Aqm::new),
             dropped: Vec::new(),
+            spare: Vec::new(),
             p: params,
         }
     }
@@ -165,6 +176,13 @@ impl RlcTx {
         self.new_overhead_unstarted += self.unstarted_overhead(len);
         self.held_sdus += 1;
         self.held_bytes += u64::from(len);
+        let packet = match self.spare.pop() {
+            Some(mut handle) => {
+                *Arc::get_mut(&mut handle).expect("spare handles are unshared") = packet;
+                handle
+            }
+            None => Arc::new(packet),
+        };
         self.sdus.push_back(TxSdu {
             // UM: given at the first segment, if segmented; AM: at the first
             // transmission (module docs).
@@ -355,7 +373,7 @@ impl RlcTx {
                 mac_subheader: mac as u8,
                 poll: false,
                 retx: false,
-                packet: sdu.packet.clone(),
+                packet: Arc::clone(&sdu.packet),
             });
             if last {
                 self.new_sdus -= 1;
@@ -422,13 +440,15 @@ impl RlcTx {
             self.new_sdus -= 1;
             self.held_sdus -= 1;
             self.held_bytes -= u64::from(sdu.len);
-            self.dropped.push((sdu.packet, d.reason));
+            self.dropped
+                .push((Arc::unwrap_or_clone(sdu.packet), d.reason));
         }
         if let Some(copy) = out {
             let sdu = &mut self.sdus[self.new_idx];
             debug_assert_eq!(sdu.packet.id, copy.id);
             if copy.ecn == Ecn::Ce && sdu.packet.ecn != Ecn::Ce {
-                tcran_tc::mark::set_ce(&mut sdu.packet);
+                // Not shared: no byte of it was sent.
+                tcran_tc::mark::set_ce(Arc::make_mut(&mut sdu.packet));
             }
             aqm.head_taken = true;
         }
@@ -498,7 +518,7 @@ impl RlcTx {
                 mac_subheader: mac as u8,
                 poll: false,
                 retx: true,
-                packet: sdu.packet.clone(),
+                packet: Arc::clone(&sdu.packet),
             });
             if done {
                 sdu.queued = false;
@@ -617,7 +637,7 @@ impl RlcTx {
             sdu.retx.clear();
             self.held_sdus -= 1;
             self.held_bytes -= u64::from(sdu.len);
-            self.abandoned.push(sdu.packet.clone());
+            self.abandoned.push(Packet::clone(&sdu.packet));
             return;
         }
         insert_range(&mut sdu.retx, s, e);
@@ -630,7 +650,13 @@ impl RlcTx {
 
     fn pop_acked(&mut self) {
         while self.sdus.front().is_some_and(|s| s.acked) {
-            self.sdus.pop_front();
+            let mut s = self.sdus.pop_front().expect("front exists");
+            if self.spare.len() < SPARE_PACKETS {
+                if let Some(p) = Arc::get_mut(&mut s.packet) {
+                    p.payload = None; // hold no real bytes
+                    self.spare.push(s.packet);
+                }
+            }
             self.base_sn += 1;
             self.new_idx = self.new_idx.saturating_sub(1);
         }

@@ -36,7 +36,14 @@ pub struct TcpReceiver {
     /// Identity of the ACK direction (the data flow reversed).
     ack_flow: FlowSpec,
     rcv_nxt: u64,
-    ooo: Vec<OooRange>,
+    ooo: VecDeque<OooRange>,
+    /// The (up to) three ranges of `ooo` touched last, most recent first,
+    /// when `recent_known`: what the SACK option reports, kept up to date
+    /// as ranges come and go so that an ACK does not scan the (possibly
+    /// hundreds of) ranges. Ranges never change in place (a merge makes a
+    /// new range with a new `touched`), so copies stay exact.
+    recent: [Option<OooRange>; 3],
+    recent_known: bool,
     arrivals: u64,
     /// Full-sized segments received since the last ACK.
     unacked_segments: u32,
@@ -60,7 +67,9 @@ impl TcpReceiver {
             p: params,
             ack_flow: data_flow.reversed(),
             rcv_nxt: 0,
-            ooo: Vec::new(),
+            ooo: VecDeque::new(),
+            recent: [None; 3],
+            recent_known: true,
             arrivals: 0,
             unacked_segments: 0,
             delack_deadline: None,
@@ -176,12 +185,34 @@ impl TcpReceiver {
 
     fn absorb_ooo(&mut self) {
         // Ranges are sorted by start and disjoint.
-        while let Some(first) = self.ooo.first() {
+        while let Some(first) = self.ooo.front() {
             if first.start > self.rcv_nxt {
                 break;
             }
             self.rcv_nxt = self.rcv_nxt.max(first.end);
-            self.ooo.remove(0);
+            let gone = self.ooo.pop_front().expect("non-empty");
+            self.forget_recent(gone.touched);
+        }
+    }
+
+    /// A range left `ooo`: drop it from `recent`; if that leaves fewer
+    /// known than `ooo` has to report, the next ACK looks again.
+    fn forget_recent(&mut self, touched: u64) {
+        if !self.recent_known {
+            return;
+        }
+        let Some(k) = self
+            .recent
+            .iter()
+            .position(|r| r.is_some_and(|r| r.touched == touched))
+        else {
+            return;
+        };
+        self.recent.copy_within(k + 1.., k);
+        self.recent[2] = None;
+        let known = self.recent.iter().flatten().count();
+        if known < self.ooo.len().min(3) {
+            self.recent_known = false;
         }
     }
 
@@ -200,18 +231,36 @@ impl TcpReceiver {
             merged.end = merged.end.max(self.ooo[j].end);
             j += 1;
         }
-        self.ooo.splice(i..j, std::iter::once(merged));
+        for r in self.ooo.range(i..j) {
+            let k = self
+                .recent
+                .iter()
+                .position(|x| x.is_some_and(|x| x.touched == r.touched));
+            if let Some(k) = k {
+                self.recent.copy_within(k + 1.., k);
+                self.recent[2] = None;
+            }
+        }
+        if i == j {
+            self.ooo.insert(i, merged);
+        } else {
+            self.ooo[i] = merged;
+            self.ooo.drain(i + 1..j);
+        }
+        // The new range is the most recent; the others keep their order.
+        self.recent.copy_within(0..2, 1);
+        self.recent[0] = Some(merged);
+        let known = self.recent.iter().flatten().count();
+        if known < self.ooo.len().min(3) {
+            self.recent_known = false;
+        }
     }
 
-    fn sack_blocks(&self) -> [(u64, u64); 3] {
-        let mut blocks = [(0, 0); 3];
-        if !self.p.sack {
-            return blocks;
-        }
-        // The three most recently touched ranges, most recent first.
-        let mut picked: [Option<&OooRange>; 3] = [None; 3];
+    /// The three most recently touched ranges, most recent first.
+    fn scan_recent(&self) -> [Option<OooRange>; 3] {
+        let mut picked: [Option<OooRange>; 3] = [None; 3];
         for r in &self.ooo {
-            let mut cand = r;
+            let mut cand = *r;
             for slot in picked.iter_mut() {
                 match slot {
                     None => {
@@ -227,7 +276,23 @@ impl TcpReceiver {
                 }
             }
         }
-        for (b, r) in blocks.iter_mut().zip(picked) {
+        picked
+    }
+
+    fn sack_blocks(&mut self) -> [(u64, u64); 3] {
+        let mut blocks = [(0, 0); 3];
+        if !self.p.sack {
+            return blocks;
+        }
+        if !self.recent_known {
+            self.recent = self.scan_recent();
+            self.recent_known = true;
+        }
+        debug_assert_eq!(
+            self.recent.map(|r| r.map(|r| r.touched)),
+            self.scan_recent().map(|r| r.map(|r| r.touched))
+        );
+        for (b, r) in blocks.iter_mut().zip(self.recent) {
             if let Some(r) = r {
                 *b = (r.start, r.end);
             }
@@ -268,5 +333,82 @@ impl TcpReceiver {
         self.stats.acks_sent += 1;
         self.unacked_segments = 0;
         self.delack_deadline = None;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tcp::TcpConfig;
+    use tcran_core::{FiveTuple, FlowId};
+
+    /// The SACK ranges kept up to date as ranges come, merge and go are
+    /// those a full scan picks, through random reordering and loss.
+    #[test]
+    fn recent_ranges_match_a_full_scan() {
+        let p = TcpConfig::default().build().unwrap();
+        let mss = u64::from(p.mss);
+        for seed in 1..200u64 {
+            let mut rx =
+                TcpReceiver::new(p.clone(), FlowSpec::new(FlowId(0), FiveTuple::default()));
+            let mut x = seed;
+            let mut next = move || {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x
+            };
+            // Segments 0..n arrive shuffled within a sliding window; some
+            // are lost and retransmitted later.
+            let n = 300;
+            let mut order: Vec<u64> = (0..n).collect();
+            for i in 0..order.len() {
+                let j = (i + (next() % 12) as usize).min(order.len() - 1);
+                order.swap(i, j);
+            }
+            let mut lost = Vec::new();
+            let mut now = Instant::ZERO;
+            let deliver = |rx: &mut TcpReceiver, k: u64, now: Instant| {
+                let meta = TcpMeta {
+                    seq: k * mss,
+                    payload: p.mss,
+                    ..TcpMeta::default()
+                };
+                let pkt = FlowSpec::new(FlowId(0), FiveTuple::default()).packet(
+                    1500,
+                    now,
+                    L4Meta::Tcp(meta),
+                );
+                rx.on_packet(&pkt, now);
+                while rx.poll_transmit(now).is_some() {}
+                if rx.recent_known {
+                    let got = rx.recent.map(|r| r.map(|r| (r.start, r.end, r.touched)));
+                    let want = rx
+                        .scan_recent()
+                        .map(|r| r.map(|r| (r.start, r.end, r.touched)));
+                    assert_eq!(got, want, "seed {seed}");
+                }
+                rx.sack_blocks();
+                assert!(rx.recent_known);
+            };
+            for k in order {
+                now += Duration::from_micros(100);
+                if next() % 10 == 0 {
+                    lost.push(k);
+                    continue;
+                }
+                deliver(&mut rx, k, now);
+                if next() % 7 == 0 {
+                    if let Some(l) = lost.pop() {
+                        deliver(&mut rx, l, now);
+                    }
+                }
+            }
+            for l in lost {
+                deliver(&mut rx, l, now);
+            }
+            assert_eq!(rx.rcv_nxt(), n * mss, "seed {seed}");
+            assert!(rx.ooo.is_empty());
+        }
     }
 }

@@ -102,6 +102,10 @@ pub struct TcpSender {
     lost_judged_below: u64,
     pipe: u64,
     lost_pending: u64,
+    /// No segment below this sequence number waits for retransmission
+    /// (lost, not retransmitted, not SACKed): where the search for the next
+    /// one starts, so that it does not walk the whole window each time.
+    retx_from: u64,
     dupacks: u32,
     /// Without SACK: bytes that duplicate ACKs say have left the network.
     reno_dup_bytes: u64,
@@ -151,6 +155,7 @@ impl TcpSender {
             lost_judged_below: 0,
             pipe: 0,
             lost_pending: 0,
+            retx_from: 0,
             dupacks: 0,
             reno_dup_bytes: 0,
             recovery: None,
@@ -290,6 +295,16 @@ impl TcpSender {
         if self.segs.front().is_some_and(|s| s.seq != self.snd_una) {
             return Err("retransmission queue does not start at snd_una".into());
         }
+        if let Some(s) = self
+            .segs
+            .iter()
+            .find(|s| s.lost && !s.retransmitted && !s.sacked && s.seq < self.retx_from)
+        {
+            return Err(format!(
+                "segment {} awaits retransmission below the search start {}",
+                s.seq, self.retx_from
+            ));
+        }
         Ok(())
     }
 
@@ -341,9 +356,20 @@ impl TcpSender {
     /// The next packet to send now, if cwnd, the receive window and pacing allow.
     pub fn poll_transmit(&mut self, now: Instant) -> Option<Packet> {
         let retransmit = if self.lost_pending > 0 {
-            self.segs
-                .iter()
+            let from = self.segs.partition_point(|s| s.seq < self.retx_from);
+            let found = self
+                .segs
+                .range(from..)
                 .position(|s| s.lost && !s.retransmitted && !s.sacked)
+                .map(|k| from + k);
+            debug_assert_eq!(
+                found,
+                self.segs
+                    .iter()
+                    .position(|s| s.lost && !s.retransmitted && !s.sacked)
+            );
+            self.retx_from = found.map_or(self.snd_nxt, |i| self.segs[i].seq);
+            found
         } else {
             None
         };
@@ -473,6 +499,7 @@ impl TcpSender {
         self.rtt.on_timeout();
         self.pipe = 0;
         self.lost_pending = 0;
+        self.retx_from = self.snd_una;
         for s in self.segs.iter_mut() {
             if !s.sacked {
                 s.lost = true;
@@ -502,6 +529,7 @@ impl TcpSender {
         }
         s.lost = true;
         s.retransmitted = false;
+        self.retx_from = self.retx_from.min(s.seq);
         if s.in_pipe {
             s.in_pipe = false;
             self.pipe -= s.len as u64;
