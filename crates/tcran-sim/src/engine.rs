@@ -337,6 +337,18 @@ impl Sim {
                 format!("must be shorter than duration ({})", cfg.duration),
             ));
         }
+        // A run without UEs or flows measures nothing: an empty table is
+        // never what was meant.
+        if cfg.ues.is_empty() {
+            return Err(ConfigError::new("ues", "[]", "must hold at least one UE"));
+        }
+        if cfg.flows.is_empty() {
+            return Err(ConfigError::new(
+                "flows",
+                "[]",
+                "must hold at least one flow (a run without traffic measures nothing)",
+            ));
+        }
         if let Some(t) = cfg.tc_tick {
             tcran_core::config::check_range(
                 "tc_tick",

@@ -67,7 +67,11 @@ pub struct SimConfig {
     /// and mark timeline): 1 ms up to the duration. Default 100 ms.
     #[serde(default = "default_series_bin")]
     pub series_bin: Duration,
+    /// At least one.
+    #[schemars(length(min = 1))]
     pub ues: Vec<UeConfig>,
+    /// At least one.
+    #[schemars(length(min = 1))]
     pub flows: Vec<FlowConfig>,
     /// Variants compared by one run: each replaces the TC pipeline of every
     /// DRB (absent pipeline = the 3GPP baseline) and may change the
@@ -260,16 +264,19 @@ pub fn builtin_trace(path: &str) -> Option<(&'static str, &'static str)> {
     BUILTIN_TRACES.iter().copied().find(|(n, _)| *n == name)
 }
 
-/// Reads a capacity trace in whichever supported format its content has.
-/// UCC 5G CSVs are used through their CQI column, as the thesis used the 4G
+/// Reads a capacity trace in whichever supported format its content has;
+/// the error says what is wrong without the file name (the caller shows
+/// the path). UCC 5G CSVs are used through their CQI column, as the thesis used the 4G
 /// dataset (1 sample per second).
 pub fn load_trace(path: &Path) -> Result<AnyChannel, String> {
     use tcran_ran::channel::{MahimahiTrace, ThesisTrace, TraceFormat, UccTrace};
     let (name, text) = match builtin_trace(&path.to_string_lossy()) {
         Some((name, text)) => (name.to_string(), text.to_string()),
-        None => tcran_ran::channel::read_trace_file(path).map_err(|e| e.to_string())?,
+        None => tcran_ran::channel::read_trace_file(path).map_err(|e| e.detail())?,
     };
-    let err = |e: tcran_ran::TraceError| e.to_string();
+    // The caller names the file (the field's value): say what is wrong
+    // with it without repeating its name.
+    let err = |e: tcran_ran::TraceError| e.detail();
     match TraceFormat::detect(&text) {
         Some(TraceFormat::Mahimahi) => MahimahiTrace::parse(&name, &text)
             .map(AnyChannel::Mahimahi)

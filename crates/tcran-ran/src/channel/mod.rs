@@ -238,6 +238,24 @@ impl TraceError {
     }
 }
 
+impl TraceError {
+    /// The message without the file name, for callers that already name
+    /// the file (a scenario error shows the path as the field's value):
+    /// `line 7: "abc": not a number` or `cannot read: No such file or
+    /// directory`.
+    pub fn detail(&self) -> String {
+        let mut s = String::new();
+        if let Some(l) = self.line {
+            s.push_str(&format!("line {l}: "));
+        }
+        if let Some(v) = &self.value {
+            s.push_str(&format!("{v:?}: "));
+        }
+        s.push_str(&self.problem);
+        s
+    }
+}
+
 impl fmt::Display for TraceError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}", self.file)?;
@@ -290,8 +308,15 @@ pub(crate) fn not_a_number_hint(l: &str) -> &'static str {
 /// one place this crate does I/O.
 pub fn read_trace_file(path: &std::path::Path) -> Result<(String, String), TraceError> {
     let name = path.display().to_string();
-    let bytes =
-        std::fs::read(path).map_err(|e| TraceError::file(&name, format!("cannot read: {e}")))?;
+    let bytes = std::fs::read(path).map_err(|e| {
+        // The OS reason without Rust's " (os error N)" suffix: the code
+        // tells a user nothing the words do not.
+        let reason = e.to_string();
+        let reason = reason
+            .find(" (os error")
+            .map_or(reason.as_str(), |i| &reason[..i]);
+        TraceError::file(&name, format!("cannot read: {reason}"))
+    })?;
     match String::from_utf8(bytes) {
         Ok(s) => Ok((name, s)),
         Err(e) => {
@@ -383,6 +408,15 @@ mod tests {
         let e = TraceError::at("x.down", 7, "abc", "not a number");
         assert_eq!(e.to_string(), "x.down:7: \"abc\": not a number");
         assert_eq!(TraceError::file("x", "empty").to_string(), "x: empty");
+        assert_eq!(e.detail(), "line 7: \"abc\": not a number");
+        assert_eq!(TraceError::file("x", "empty").detail(), "empty");
+    }
+
+    #[test]
+    fn unreadable_file_says_why_once_without_the_os_code() {
+        let e = read_trace_file(std::path::Path::new("/no/such/trace.down")).unwrap_err();
+        assert_eq!(e.file, "/no/such/trace.down");
+        assert_eq!(e.detail(), "cannot read: No such file or directory");
     }
 
     #[test]
