@@ -197,12 +197,24 @@ pub enum L4Meta {
     },
 }
 
-/// Where a packet was when, for the per-layer delay breakdown.
+/// Where a packet was when, for the per-layer delay breakdown (creation ->
+/// `upf_in` -> `tc_in` -> `rlc_in` -> `mac_in` -> delivery; each layer's
+/// delay is the gap between two consecutive stamps, so they add up to the
+/// one-way delay).
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Default, Serialize, Deserialize)]
 pub struct LayerStamps {
+    /// Reached the UPF (end of the core network).
     pub upf_in: Option<Instant>,
+    /// Entered the TC pipeline of its DRB (after the UPF queue, if any).
     pub tc_in: Option<Instant>,
+    /// Entered the RLC transmit buffer.
     pub rlc_in: Option<Instant>,
+    /// The SDU's last byte was first handed to the MAC: the first
+    /// transmission of its last segment. Before it the SDU waited in RLC
+    /// (queueing, segmentation); after it, only the air (transmission,
+    /// HARQ, RLC ARQ retransmissions, reassembly) stands between it and
+    /// the UE.
+    pub mac_in: Option<Instant>,
 }
 
 /// A packet.

@@ -1638,6 +1638,7 @@ impl Sim {
                     f.name.clone(),
                     f.kind.to_string(),
                     f.delay.cdf(CDF_POINTS - 1),
+                    f.layers.cdfs(CDF_POINTS - 1),
                 )
             })
             .collect();
@@ -1686,7 +1687,7 @@ impl Sim {
                     delay_ms: f.delay.summary(),
                     rtt_ms: rtt,
                     page_ms: pages,
-                    layers_ms: f.layers.means(),
+                    layers_ms: f.layers.summaries(),
                     lost_packets: f.lost,
                 }
             })

@@ -8,7 +8,7 @@
 //! every `stride`-th slot, where `stride` is 1 unless the run has more than
 //! [`MAX_SLOT_SAMPLES`] slots.
 
-use crate::series::{EventCount, FlowSeries, Reconfiguration, RunSeries, SlotSeries};
+use crate::series::{EventCount, FlowSeries, LayerCdfs, Reconfiguration, RunSeries, SlotSeries};
 use std::collections::BTreeMap;
 use tcran_core::{Duration, Instant};
 
@@ -19,8 +19,9 @@ pub const MAX_SLOT_SAMPLES: u64 = 1_000_000;
 /// Points of each flow's delay CDF.
 pub const CDF_POINTS: usize = 200;
 
-/// Name, kind and delay CDF of a flow, for [`SeriesRecorder::finish`].
-pub(crate) type FlowLabel = (String, String, Vec<(f64, f64)>);
+/// Name, kind, delay CDF and per-layer delay CDFs of a flow, for
+/// [`SeriesRecorder::finish`].
+pub(crate) type FlowLabel = (String, String, Vec<(f64, f64)>, LayerCdfs);
 
 /// Per-bin accumulators of one flow.
 #[derive(Debug, Default)]
@@ -179,7 +180,7 @@ impl SeriesRecorder {
         }
     }
 
-    /// The finished series; `names[i]` = (name, kind, delay CDF) of flow `i`.
+    /// The finished series; `names[i]` = (name, kind, delay CDFs) of flow `i`.
     pub(crate) fn finish(self, names: Vec<FlowLabel>) -> RunSeries {
         let bin_s = self.bin.as_secs_f64();
         let run_s = self.end.as_secs_f64();
@@ -191,7 +192,7 @@ impl SeriesRecorder {
             .flows
             .into_iter()
             .zip(names)
-            .map(|(f, (name, kind, delay_cdf))| FlowSeries {
+            .map(|(f, (name, kind, delay_cdf, layer_delay_cdf))| FlowSeries {
                 name,
                 kind,
                 t_s: t.clone(),
@@ -211,6 +212,7 @@ impl SeriesRecorder {
                 cwnd_bytes: f.cwnd,
                 srtt_ms: f.srtt_ms,
                 delay_cdf,
+                layer_delay_cdf,
             })
             .collect();
         let events = self

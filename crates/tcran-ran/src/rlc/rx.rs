@@ -119,19 +119,31 @@ impl RlcRx {
                 e.total = Some(pdu.so + pdu.len);
             }
             if !e.ranges.complete(e.total) {
-                if e.packet.is_none() {
-                    e.packet = Some(Box::new(pdu.packet));
+                match &mut e.packet {
+                    None => e.packet = Some(Box::new(pdu.packet)),
+                    // A PDU cloned before the last byte was first sent
+                    // lacks `mac_in`; keep it from any that has it.
+                    Some(p) => {
+                        p.stamps.mac_in = p.stamps.mac_in.or(pdu.packet.stamps.mac_in);
+                    }
                 }
                 return false;
             }
         }
         e.delivered = true;
         e.ranges = Ranges::default();
+        // Every PDU of an SDU carries the same metadata: deliver this one's,
+        // except that a retransmission of an early segment made before the
+        // last byte was first sent lacks `mac_in` (set by the transmitter
+        // at that moment); an earlier PDU of the SDU then has it.
+        let mut packet = pdu.packet;
+        if packet.stamps.mac_in.is_none() {
+            packet.stamps.mac_in = e.packet.as_ref().and_then(|p| p.stamps.mac_in);
+        }
         e.packet = None;
-        // Every PDU of an SDU carries the same metadata: deliver this one's.
         self.stats.delivered_sdus += 1;
-        self.stats.delivered_bytes += u64::from(pdu.packet.len);
-        delivered.push(pdu.packet);
+        self.stats.delivered_bytes += u64::from(packet.len);
+        delivered.push(packet);
         true
     }
 

@@ -344,6 +344,12 @@ impl RlcTx {
             let sdu = &mut self.sdus[self.new_idx];
             sdu.sent += d;
             sdu.sn = sn;
+            if last {
+                // The first transmission of the last byte: the SDU's wait
+                // in RLC ends here (every PDU cloned from now on, including
+                // retransmissions, carries the stamp).
+                sdu.packet.stamps.mac_in = Some(now);
+            }
             out.push(RlcPdu {
                 drb: self.drb,
                 sn,
