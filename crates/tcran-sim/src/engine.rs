@@ -6,14 +6,21 @@
 //! - Deterministic: events run in `(time, sequence)` order and every random
 //!   draw comes from a stream seeded by the run seed and the entity's name,
 //!   so a scenario and a seed give byte-identical results.
-//! - Time: the MAC runs one event per slot. The TC egress runs right after
+//! - Time: the MAC runs one event per slot, or per scheduling period when
+//!   `cell.scheduling_period` is set (the thesis emulator's 10-ms TTI): it
+//!   then schedules the resources of all the period's DL slots at once,
+//!   every pipeline gets its per-TTI report once per period with `tti` =
+//!   the period, and the channel is sampled once per period (a capacity
+//!   trace for the bytes of the whole period, an MCS channel at the
+//!   period's start). The TC egress runs right after
 //!   every arrival and every slot report, and again whenever the pipeline's
 //!   `next_wakeup()` says a refusal may turn into a yes (pacers release
 //!   bytes as the TTI elapses, thesis Fig. 3.4; shapers refill), rounded up
 //!   to the `tc_tick` timer grid when one is configured. Endpoints and RLC
 //!   entities wake at their own `next_wakeup`.
 //! - A transport block sent in slot n reaches the UE at the end of slot n
-//!   (or later, after HARQ retransmissions).
+//!   (with a scheduling period: at the end of the period), or later, after
+//!   HARQ retransmissions.
 //! - Every packet that leaves the data path is counted with its layer and
 //!   reason; the summary's packet ledger checks `created = delivered +
 //!   dropped + in flight` for the downlink.
@@ -291,8 +298,11 @@ pub struct Sim {
     next_id: u64,
     mac: Mac,
     out: SlotOutput,
+    /// First slot of the next scheduling decision.
     slot: u64,
-    slot_dur: Duration,
+    /// The scheduling period (one slot unless configured) and its slots.
+    period: Duration,
+    period_slots: u64,
     ues: Vec<Ue>,
     flows: Vec<Flow>,
     prbs_used: u64,
@@ -360,7 +370,8 @@ impl Sim {
         let mut mac_cfg = cfg.cell.clone();
         mac_cfg.seed ^= cfg.seed;
         let mac = Mac::new(mac_cfg.build().map_err(|e| e.within("cell"))?);
-        let slot_dur = mac.slot_duration();
+        let period = mac.period();
+        let period_slots = u64::from(mac.period_slots());
         let mut ues = Vec::new();
         for (u, uc) in cfg.ues.iter().enumerate() {
             let at = |e: ConfigError| e.within(format!("ues[{u}]"));
@@ -595,7 +606,7 @@ impl Sim {
                 format!("must be between 1ms and the duration ({})", cfg.duration),
             ));
         }
-        let series = SeriesRecorder::new(cfg.series_bin, end, slot_dur, flows.len(), |i| {
+        let series = SeriesRecorder::new(cfg.series_bin, end, period, flows.len(), |i| {
             matches!(flows[i].ends, Endpoints::Tcp { .. })
         });
         let mut sim = Sim {
@@ -610,7 +621,8 @@ impl Sim {
             mac,
             out: SlotOutput::default(),
             slot: 0,
-            slot_dur,
+            period,
+            period_slots,
             ues,
             flows,
             prbs_used: 0,
@@ -1043,7 +1055,10 @@ impl Sim {
         // Channel and buffer status of every UE.
         let mut lcs: Vec<Vec<LcInput<'_>>> = Vec::with_capacity(self.ues.len());
         for ue in &mut self.ues {
-            ue.sample = ue.channel.sample(now, self.slot_dur);
+            // Once per decision, for all of it: exact for capacity traces
+            // (their bytes over the period); an MCS channel's value at the
+            // period's start holds for the period.
+            ue.sample = ue.channel.sample(now, self.period);
         }
         for ue in &self.ues {
             lcs.push(
@@ -1072,10 +1087,16 @@ impl Sim {
         drop(inputs);
         let rlc_bytes: u64 = lcs.iter().flatten().map(|l| l.buffer_bytes).sum();
         drop(lcs);
-        if self.series.samples_slot(slot) && now < self.end {
+        let dl_slots = u32::from(out.dl_slots);
+        if self.series.samples_slot(slot / self.period_slots) && now < self.end {
             let capacity = slot_capacity(&out);
-            self.series
-                .slot(now, rlc_bytes, capacity, out.prbs_used, out.prbs_available);
+            self.series.slot(
+                now,
+                rlc_bytes,
+                capacity,
+                u32::from(out.prbs_used) * dl_slots,
+                u32::from(out.prbs_available) * dl_slots,
+            );
         }
 
         // Fill each grant from the UE's logical channels, then let HARQ decide.
@@ -1108,10 +1129,12 @@ impl Sim {
             self.mac.transmit(&g, pdus, &mut out);
         }
         if self.counting() {
-            self.prbs_used += out.prbs_used as u64;
-            self.prbs_available += out.prbs_available as u64;
+            // PRB·slots: a grant of n PRBs holds them in every DL slot of
+            // the period.
+            self.prbs_used += u64::from(out.prbs_used) * u64::from(dl_slots);
+            self.prbs_available += u64::from(out.prbs_available) * u64::from(dl_slots);
         }
-        let arrive = now + self.slot_dur;
+        let arrive = now + self.period;
         for tb in out.delivered.drain(..) {
             if let Some(u) = self.ues.iter().position(|x| x.rnti == tb.rnti) {
                 self.events.schedule(arrive, Ev::AtUe(u, tb.pdus));
@@ -1159,7 +1182,7 @@ impl Sim {
                     .map_or(0, |l| l.granted_bytes as u64)
                     .max(max_bytes / sharing);
                 let report = LowerLayerReport {
-                    tti: self.slot_dur,
+                    tti: self.period,
                     backlog_bytes: bs.new_payload_bytes + bs.retx_bytes,
                     backlog_sdus: bs.sdus_held,
                     pulled_bytes,
@@ -1177,8 +1200,8 @@ impl Sim {
             self.report_to_upf(u, &out);
         }
         self.out = out;
-        self.slot += 1;
-        self.events.schedule(now + self.slot_dur, Ev::Slot);
+        self.slot += self.period_slots;
+        self.events.schedule(now + self.period, Ev::Slot);
     }
 
     // ------------------------------------------------------ reconfiguration
@@ -1413,7 +1436,7 @@ impl Sim {
             .find(|l| l.rnti == rnti)
             .map_or(0, |l| u64::from(l.max_bytes));
         let report = LowerLayerReport {
-            tti: self.slot_dur,
+            tti: self.period,
             backlog_bytes: bytes,
             backlog_sdus: packets as u32,
             pulled_bytes: std::mem::take(&mut upf.released),
@@ -1757,7 +1780,7 @@ fn by_layer(
     m
 }
 
-/// What the slot could carry with every PRB (see
+/// What the slot (or scheduling period) could carry with every PRB (see
 /// [`crate::series::SlotSeries::capacity_bytes`]): the full-cell TBS of the
 /// scheduled UEs weighted by the PRBs each got, or the mean over all UEs in
 /// a slot that schedules nobody.

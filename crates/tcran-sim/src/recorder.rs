@@ -6,7 +6,8 @@
 //! from the start of the run (warm-up included); a packet counts in the bin
 //! of the instant it is delivered (or dropped). Per-slot samples are taken
 //! every `stride`-th slot, where `stride` is 1 unless the run has more than
-//! [`MAX_SLOT_SAMPLES`] slots.
+//! [`MAX_SLOT_SAMPLES`] slots; with a MAC scheduling period, "slot" means
+//! the period here (one sample per scheduling decision).
 
 use crate::series::{EventCount, FlowSeries, LayerCdfs, Reconfiguration, RunSeries, SlotSeries};
 use std::collections::BTreeMap;
@@ -48,6 +49,7 @@ pub(crate) struct SeriesRecorder {
 }
 
 impl SeriesRecorder {
+    /// `slot` is the MAC's step: a slot, or the scheduling period.
     pub(crate) fn new(
         bin: Duration,
         end: Instant,
@@ -101,7 +103,8 @@ impl SeriesRecorder {
         ((at.as_nanos() / self.bin.as_nanos()) as usize).min(self.bins.saturating_sub(1))
     }
 
-    /// Whether slot number `slot` is sampled.
+    /// Whether MAC step number `slot` (a slot, or a scheduling period) is
+    /// sampled.
     pub(crate) fn samples_slot(&self, slot: u64) -> bool {
         slot.is_multiple_of(self.stride)
     }
@@ -111,15 +114,15 @@ impl SeriesRecorder {
         at: Instant,
         rlc_bytes: u64,
         capacity: u64,
-        used: u16,
-        available: u16,
+        used: u32,
+        available: u32,
     ) {
         let s = &mut self.slots;
         s.t_s.push(at.as_secs_f64());
         s.rlc_bytes.push(rlc_bytes);
         s.capacity_bytes.push(capacity);
-        s.prbs_used.push(u32::from(used));
-        s.prbs_available.push(u32::from(available));
+        s.prbs_used.push(used);
+        s.prbs_available.push(available);
     }
 
     pub(crate) fn delivered(&mut self, flow: usize, at: Instant, bytes: u32, delay: Duration) {

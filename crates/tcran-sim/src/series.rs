@@ -26,7 +26,10 @@ pub struct RunSeries {
     pub failed_reconfigurations: Vec<Reconfiguration>,
 }
 
-/// One sample per slot, for the whole cell (all UEs and DRBs).
+/// One sample per slot, for the whole cell (all UEs and DRBs). With a MAC
+/// scheduling period (`cell.scheduling_period`), one sample per period
+/// instead: a "slot" below is then the whole period, and PRBs are PRB·slots
+/// (the PRBs of each DL slot of the period, summed).
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct SlotSeries {
     /// Slot start, seconds.

@@ -13,7 +13,17 @@
 //!   should use the bytes as the grant (summed over whatever it serves) and
 //!   not apply a TBS on top.
 //!
-//! [`ChannelSample`] carries either. Every channel is sans-IO: it answers for
+//! [`ChannelSample`] carries either. The MAC asks once per scheduling
+//! decision for the interval it covers: one slot, or the whole scheduling
+//! period when the cell has one (`MacConfig::scheduling_period`, the thesis
+//! emulator's 10-ms TTI). For a capacity trace that is exact: the bytes of
+//! the whole period (the thesis traces offer a constant rate within each
+//! second, so a 10-ms period gets exactly the emulator's per-TTI amount).
+//! An MCS channel answers for the period's start, and that MCS holds for
+//! the period, as the emulator held one capacity per TTI: a change of MCS
+//! mid-period takes effect at the next period.
+//!
+//! Every channel is sans-IO: it answers for
 //! a time the caller passes and never reads a clock; trace time 0 is
 //! [`Instant::ZERO`], and traces loop at their end like mahimahi's `mm-link`.
 //! The parsers take text; [`read_trace_file`] is the one function that
