@@ -24,6 +24,10 @@
 //! - Every packet that leaves the data path is counted with its layer and
 //!   reason; the summary's packet ledger checks `created = delivered +
 //!   dropped + in flight` for the downlink.
+//! - Uplink: ACKs, echo replies and RLC status PDUs take `ul_delay`; with
+//!   the scenario's `uplink` scheduling-request model they first wait for
+//!   the UE's next SR occasion, the grant delay and (TDD) a U slot, and go
+//!   up together with everything the UE queued by then ([`SrModel`]).
 //! - A UE may have a queue at the UPF (its own pipeline) before SDAP; its
 //!   per-TTI report describes the UE's TC queues below it.
 //! - Scheduled events and controllers run as events of their own, between
@@ -91,6 +95,67 @@ enum Ev {
     AtUe(usize, Vec<RlcPdu>),
     /// An RLC status PDU reached the gNB for (UE, DRB).
     StatusAtGnb(usize, usize, StatusPdu),
+    /// UE `usize`'s uplink grant: what it queued goes up now.
+    UlGrant(usize),
+}
+
+/// Something a UE sends in the uplink.
+#[derive(Debug)]
+enum UlItem {
+    /// A TCP ACK or echo reply for its server.
+    Server(Box<Packet>),
+    /// An RLC status PDU for DRB `usize` of the UE.
+    Status(usize, StatusPdu),
+}
+
+/// The uplink scheduling-request / grant model (scenario `uplink`).
+#[derive(Debug)]
+struct SrModel {
+    /// SR period in slots; `None`: a request can go at any instant.
+    period_slots: Option<u64>,
+    grant_delay: Duration,
+    slot: Duration,
+    /// TDD: slots per pattern and the indexes of its U slots (empty: FDD or
+    /// a pattern without U slot, no rounding).
+    pattern_slots: u64,
+    u_slots: Vec<u64>,
+}
+
+impl SrModel {
+    /// When UE `rnti`, which has uplink data from `t` on and no grant,
+    /// transmits: its next SR occasion at or after `t` (slot s with
+    /// (s - rnti) mod P = 0), plus the grant delay, rounded up to the start
+    /// of the next U slot in TDD.
+    fn transmit_at(&self, rnti: u16, t: Instant) -> Instant {
+        let slot = self.slot.as_nanos();
+        let mut at = t;
+        if let Some(p) = self.period_slots {
+            let s0 = t.as_nanos().div_ceil(slot);
+            let r = u64::from(rnti) % p;
+            let s = s0 + (r + p - s0 % p) % p;
+            at = Instant::from_nanos(s * slot);
+        }
+        at += self.grant_delay;
+        if !self.u_slots.is_empty() {
+            let s0 = at.as_nanos().div_ceil(slot);
+            let base = s0 - s0 % self.pattern_slots;
+            let s = self
+                .u_slots
+                .iter()
+                .map(|&u| {
+                    let c = base + u;
+                    if c < s0 {
+                        c + self.pattern_slots
+                    } else {
+                        c
+                    }
+                })
+                .min()
+                .expect("at least one U slot");
+            at = Instant::from_nanos(s * slot);
+        }
+        at
+    }
 }
 
 #[derive(Debug)]
@@ -165,6 +230,9 @@ struct Ue {
     sdap: Sdap,
     drbs: Vec<Drb>,
     upf: Option<Upf>,
+    /// Uplink items waiting for the grant at `ul_grant` (SR model only).
+    ul_queue: Vec<UlItem>,
+    ul_grant: Option<Instant>,
 }
 
 /// The UE's queue at the UPF, before SDAP (thesis ch. 3, second scenario).
@@ -276,6 +344,8 @@ struct Flow {
     delivered_bytes: u64,
     lost: u64,
     rnti: u16,
+    /// Index of the flow's UE.
+    ue: usize,
     tuple: FiveTuple,
     /// DRB of the flow's last packet at the gNB.
     drb: Option<u8>,
@@ -293,6 +363,7 @@ pub struct Sim {
     warmup_end: Instant,
     core_delay: Duration,
     ul_delay: Duration,
+    sr: Option<SrModel>,
     tc_tick: Option<Duration>,
     events: EventQueue<Ev>,
     next_id: u64,
@@ -453,19 +524,21 @@ impl Sim {
                 sdap,
                 drbs,
                 upf,
+                ul_queue: Vec::new(),
+                ul_grant: None,
             });
         }
         let end = Instant::ZERO + cfg.duration;
         let mut flows = Vec::new();
         for (i, fc) in cfg.flows.iter().enumerate() {
             let at = |e: ConfigError| e.within(format!("flows[{i}]"));
-            if !ues.iter().any(|u| u.rnti == Rnti(fc.ue)) {
+            let Some(ue_index) = ues.iter().position(|u| u.rnti == Rnti(fc.ue)) else {
                 return Err(ConfigError::new(
                     format!("flows[{i}].ue"),
                     fc.ue,
                     "must be the rnti of a configured UE",
                 ));
-            }
+            };
             tcran_core::config::check_range("qfi", fc.qfi, 0, 63).map_err(at)?;
             tcran_core::config::check_range("dscp", fc.dscp, 0, 63).map_err(at)?;
             let proto = match fc.kind {
@@ -592,6 +665,7 @@ impl Sim {
                 delivered_bytes: 0,
                 lost: 0,
                 rnti: fc.ue,
+                ue: ue_index,
                 tuple: spec.tuple,
                 drb: None,
                 total_bytes: 0,
@@ -606,6 +680,7 @@ impl Sim {
                 format!("must be between 1ms and the duration ({})", cfg.duration),
             ));
         }
+        let sr = sr_model(cfg, &mac).map_err(|e| e.within("uplink"))?;
         let series = SeriesRecorder::new(cfg.series_bin, end, period, flows.len(), |i| {
             matches!(flows[i].ends, Endpoints::Tcp { .. })
         });
@@ -615,6 +690,7 @@ impl Sim {
             warmup_end: Instant::ZERO + cfg.warmup,
             core_delay: cfg.core_delay,
             ul_delay: cfg.ul_delay,
+            sr,
             tc_tick: cfg.tc_tick,
             events: EventQueue::default(),
             next_id: 0,
@@ -838,6 +914,47 @@ impl Sim {
                 self.abandoned(u, d);
                 self.arm_rlc(u, d);
             }
+            Ev::UlGrant(u) => {
+                let ue = &mut self.ues[u];
+                ue.ul_grant = None;
+                let mut items = std::mem::take(&mut ue.ul_queue);
+                for item in items.drain(..) {
+                    self.send_up(u, item);
+                }
+                // Keep the allocation for the next grant.
+                self.ues[u].ul_queue = items;
+            }
+        }
+    }
+
+    /// Hands an uplink item of UE `u` to the uplink: at once without the SR
+    /// model, else at the UE's next grant (asking for one if none is
+    /// pending).
+    fn uplink(&mut self, u: usize, item: UlItem) {
+        let Some(sr) = &self.sr else {
+            self.send_up(u, item);
+            return;
+        };
+        let ue = &mut self.ues[u];
+        if ue.ul_grant.is_none() {
+            let at = sr.transmit_at(ue.rnti.0, self.now);
+            ue.ul_grant = Some(at);
+            self.events.schedule(at, Ev::UlGrant(u));
+        }
+        ue.ul_queue.push(item);
+    }
+
+    /// Transmits an uplink item now: `ul_delay` to the gNB (and the core
+    /// delay on to a server).
+    fn send_up(&mut self, u: usize, item: UlItem) {
+        let now = self.now;
+        match item {
+            UlItem::Server(p) => self
+                .events
+                .schedule(now + self.ul_delay + self.core_delay, Ev::AtServer(p)),
+            UlItem::Status(d, status) => self
+                .events
+                .schedule(now + self.ul_delay, Ev::StatusAtGnb(u, d, status)),
         }
     }
 
@@ -1548,8 +1665,7 @@ impl Sim {
     fn send_status(&mut self, u: usize, d: usize) {
         let now = self.now;
         if let Some(status) = self.ues[u].drbs[d].rx.poll_status(now) {
-            self.events
-                .schedule(now + self.ul_delay, Ev::StatusAtGnb(u, d, status));
+            self.uplink(u, UlItem::Status(d, status));
         }
     }
 
@@ -1618,7 +1734,6 @@ impl Sim {
     /// Sends what flow `i`'s UE side has for the uplink and re-arms its timer.
     fn client_send(&mut self, i: usize) {
         let now = self.now;
-        let delay = self.ul_delay + self.core_delay;
         let mut up = Vec::new();
         let next = match &mut self.flows[i].ends {
             Endpoints::Tcp { rx, .. } => {
@@ -1635,10 +1750,11 @@ impl Sim {
             }
             Endpoints::Udp { .. } => None,
         };
+        let u = self.flows[i].ue;
         for mut p in up {
             self.next_id += 1;
             p.id = PacketId(self.next_id);
-            self.events.schedule(now + delay, Ev::AtServer(Box::new(p)));
+            self.uplink(u, UlItem::Server(Box::new(p)));
         }
         if let Some(t) = next.filter(|t| *t <= self.end) {
             self.wake_client(i, t.max(now));
@@ -1765,6 +1881,51 @@ impl Sim {
             },
         }
     }
+}
+
+/// The scenario's uplink SR/grant model, checked; `None` when it is off.
+fn sr_model(cfg: &SimConfig, mac: &Mac) -> Result<Option<SrModel>, ConfigError> {
+    let c = &cfg.uplink;
+    if !c.is_on() {
+        return Ok(None);
+    }
+    let slot = mac.slot_duration();
+    let period_slots = match c.sr_period {
+        None => None,
+        Some(p) => {
+            let k = p.as_nanos() / slot.as_nanos();
+            if p.is_zero() || !p.as_nanos().is_multiple_of(slot.as_nanos()) || k > 640 {
+                return Err(ConfigError::new(
+                    "sr_period",
+                    p,
+                    format!("must be a whole number of slots ({slot} each) from 1 to 640 slots"),
+                ));
+            }
+            Some(k)
+        }
+    };
+    tcran_core::config::check_range(
+        "grant_delay",
+        c.grant_delay,
+        Duration::ZERO,
+        Duration::from_millis(100),
+    )?;
+    let pattern = &mac.params().pattern;
+    let pattern_slots = pattern.period_slots() as u64;
+    let u_slots = if pattern.is_fdd() {
+        Vec::new()
+    } else {
+        (0..pattern_slots)
+            .filter(|&s| pattern.kind(s) == tcran_ran::phy::tdd::SlotKind::Uplink)
+            .collect()
+    };
+    Ok(Some(SrModel {
+        period_slots,
+        grant_delay: c.grant_delay,
+        slot,
+        pattern_slots,
+        u_slots,
+    }))
 }
 
 /// `(layer, reason) -> n` as the summary's nested `layer -> reason -> n`.
