@@ -414,14 +414,14 @@ fn delivered_sdu_carries_when_its_last_byte_was_first_sent() {
         tx.fill(400, t(3), &mut out, &mut dep);
         assert_eq!(out.len(), 3, "{mode:?}");
         assert!(out[0].packet.stamps.mac_in.is_none());
-        assert_eq!(out[2].packet.stamps.mac_in, Some(t(3)));
+        assert_eq!(out[2].packet.stamps.mac_in.get(), Some(t(3)));
         let mut pdus = std::mem::take(&mut out);
         pdus.rotate_left(1); // middle, last, then first
         for p in pdus {
             rx.on_pdu(p, t(4), &mut got);
         }
         assert_eq!(got.len(), 1, "{mode:?}");
-        assert_eq!(got[0].stamps.mac_in, Some(t(3)), "{mode:?}");
-        assert_eq!(got[0].stamps.rlc_in, Some(t(0)), "{mode:?}");
+        assert_eq!(got[0].stamps.mac_in.get(), Some(t(3)), "{mode:?}");
+        assert_eq!(got[0].stamps.rlc_in.get(), Some(t(0)), "{mode:?}");
     }
 }

@@ -57,7 +57,7 @@ use tcran_core::reason::MarkCounts;
 use tcran_core::rng::RngStream;
 use tcran_core::{
     ConfigError, DrbId, DropReason, Dscp, Duration, FiveTuple, FlowId, Instant, MarkReason, Packet,
-    PacketId, Protocol, Qfi, Rnti,
+    PacketId, Protocol, Qfi, Rnti, Stamp,
 };
 use tcran_ran::mac::{LcInput, Mac, SlotOutput, UeInput};
 use tcran_ran::rlc::{RlcMode, RlcPdu, RlcRx, RlcTx, SduDeparture, StatusPdu};
@@ -1030,7 +1030,7 @@ impl Sim {
 
     fn at_gnb(&mut self, mut p: Packet) {
         let now = self.now;
-        p.stamps.upf_in = Some(now);
+        p.stamps.upf_in = Stamp::at(now);
         let Some(u) = self
             .ues
             .iter()
@@ -1122,7 +1122,7 @@ impl Sim {
             let Some(mut p) = drb.pipeline.pull(now) else {
                 break;
             };
-            p.stamps.rlc_in = Some(now);
+            p.stamps.rlc_in = Stamp::at(now);
             if let Some(upf) = self.ues[u].upf.as_mut() {
                 upf.released += u64::from(p.len);
             }
@@ -1682,7 +1682,7 @@ impl Sim {
             let drb = &mut self.ues[u].drbs[d];
             drb.rx.on_pdu(pdu, now, &mut delivered);
             for p in &delivered[first..] {
-                if let Some(t) = p.stamps.rlc_in {
+                if let Some(t) = p.stamps.rlc_in.get() {
                     drb.delivered += 1;
                     drb.rlc_delay_sum_ns += now.saturating_since(t).as_nanos();
                 }

@@ -132,12 +132,17 @@ pub struct LayerSummaries {
 impl LayerDelays {
     /// Records the layers of a packet delivered at `delivered`; a packet
     /// missing a stamp (it never crossed that layer) is not recorded.
+    #[inline]
     pub fn add(&mut self, p: &Packet, delivered: Instant) {
         // `tc_in` is stamped by the last pipeline the packet entered: the
         // DRB's, after the UPF queue if there is one.
         let s = &p.stamps;
-        let (Some(upf), Some(tc), Some(rlc), Some(mac)) = (s.upf_in, s.tc_in, s.rlc_in, s.mac_in)
-        else {
+        let (Some(upf), Some(tc), Some(rlc), Some(mac)) = (
+            s.upf_in.get(),
+            s.tc_in.get(),
+            s.rlc_in.get(),
+            s.mac_in.get(),
+        ) else {
             return;
         };
         self.core.record(upf.saturating_since(p.created));

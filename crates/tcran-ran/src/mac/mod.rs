@@ -797,8 +797,14 @@ impl Mac {
         }
         let k = u64::from(self.p.period_slots);
         let mut dl = DlSlots::default();
-        for s in slot..slot + k {
-            dl.add(self.pdsch_symbols(s));
+        if k == 1 {
+            // Every slot on its own (the default): no loop.
+            let symbols = self.pdsch_symbols(slot);
+            dl.0[0] = (symbols, u16::from(symbols > 0));
+        } else {
+            for s in slot..slot + k {
+                dl.add(self.pdsch_symbols(s));
+            }
         }
         let dl_slots = dl.count();
         out.dl_symbols = self.p.pattern.dl_symbols(slot);

@@ -10,7 +10,7 @@
 
 use super::{Nack, Ranges, RlcMode, RlcParams, RlcPdu, SoRange, StatusPdu};
 use std::collections::{BTreeMap, BTreeSet};
-use tcran_core::{DrbId, Instant, Packet};
+use tcran_core::{DrbId, Instant, Packet, Stamp};
 
 #[derive(Debug, Default)]
 struct RxSdu {
@@ -138,7 +138,7 @@ impl RlcRx {
         // at that moment); an earlier PDU of the SDU then has it.
         let mut packet = pdu.packet;
         if packet.stamps.mac_in.is_none() {
-            packet.stamps.mac_in = e.packet.as_ref().and_then(|p| p.stamps.mac_in);
+            packet.stamps.mac_in = e.packet.as_ref().map_or(Stamp::NONE, |p| p.stamps.mac_in);
         }
         e.packet = None;
         self.stats.delivered_sdus += 1;
