@@ -31,9 +31,12 @@ fn scenario(
     } else {
         format!("uplink = {{ sr_period = \"{sr_ms}ms\", grant_delay = \"4ms\" }}")
     };
+    // Long enough for the 3 MB download to finish even with heavy losses
+    // and a slow uplink (it needs about 35 s with bler 0.24, a 20 kB RLC
+    // buffer and a 20-ms SR period).
     format!(
         r#"
-    duration = "30s"
+    duration = "45s"
     seed = {seed}
     {uplink}
     [cell]
