@@ -1,6 +1,7 @@
 //! The time series of every variant as CSV files, one directory per
 //! variant (`DIR/<variant>/slots.csv`, `flows.csv`, `delay_cdf.csv`,
-//! `events.csv`, `reconfigurations.csv`; columns in docs/report.md). A bin
+//! `layer_delay_cdf.csv`, `events.csv`, `reconfigurations.csv`; columns in
+//! docs/report.md). A bin
 //! without a sample is an empty field, never a made-up zero.
 
 use serde::Serialize;
@@ -65,6 +66,14 @@ struct CdfRow<'a> {
     fraction: f64,
 }
 
+#[derive(Serialize)]
+struct LayerCdfRow<'a> {
+    flow: &'a str,
+    layer: &'a str,
+    delay_ms: f64,
+    fraction: f64,
+}
+
 /// Writes the CSV files of one variant into `dir` (created if needed).
 pub fn write(dir: &Path, s: &RunSeries) -> Result<(), csv::Error> {
     std::fs::create_dir_all(dir)?;
@@ -92,8 +101,11 @@ pub fn write(dir: &Path, s: &RunSeries) -> Result<(), csv::Error> {
 
     let mut w = csv::Writer::from_path(dir.join("flows.csv"))?;
     let mut cdf = csv::Writer::from_path(dir.join("delay_cdf.csv"))?;
+    // A file of its own, so delay_cdf.csv keeps its columns.
+    let mut layer_cdf = csv::Writer::from_path(dir.join("layer_delay_cdf.csv"))?;
     let mut any_bin = false;
     let mut any_cdf = false;
+    let mut any_layer_cdf = false;
     for f in &s.flows {
         for (i, t) in f.t_s.iter().enumerate() {
             any_bin = true;
@@ -116,6 +128,17 @@ pub fn write(dir: &Path, s: &RunSeries) -> Result<(), csv::Error> {
                 fraction: *p,
             })?;
         }
+        for (layer, points) in f.layer_delay_cdf.iter() {
+            for (d, p) in points {
+                any_layer_cdf = true;
+                layer_cdf.serialize(LayerCdfRow {
+                    flow: &f.name,
+                    layer,
+                    delay_ms: *d,
+                    fraction: *p,
+                })?;
+            }
+        }
     }
     if !any_bin {
         w.write_record([
@@ -131,8 +154,12 @@ pub fn write(dir: &Path, s: &RunSeries) -> Result<(), csv::Error> {
     if !any_cdf {
         cdf.write_record(["flow", "delay_ms", "fraction"])?;
     }
+    if !any_layer_cdf {
+        layer_cdf.write_record(["flow", "layer", "delay_ms", "fraction"])?;
+    }
     w.flush()?;
     cdf.flush()?;
+    layer_cdf.flush()?;
 
     let mut w = csv::Writer::from_path(dir.join("events.csv"))?;
     if s.events.is_empty() {
@@ -157,7 +184,7 @@ pub fn write(dir: &Path, s: &RunSeries) -> Result<(), csv::Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tcran_sim::series::{EventCount, FlowSeries, Reconfiguration};
+    use tcran_sim::series::{EventCount, FlowSeries, LayerCdfs, Reconfiguration};
 
     #[test]
     fn names_are_safe_and_distinct() {
@@ -199,6 +226,12 @@ mod tests {
             cwnd_bytes: vec![None, None],
             srtt_ms: vec![None, None],
             delay_cdf: vec![(12.5, 1.0)],
+            layer_delay_cdf: LayerCdfs {
+                core: vec![(10.0, 1.0)],
+                rlc: vec![(0.5, 0.5), (1.5, 1.0)],
+                air: vec![(1.0, 1.0)],
+                ..LayerCdfs::default()
+            },
         });
         s.events.push(EventCount {
             t_s: 0.1,
@@ -228,6 +261,10 @@ mod tests {
             "flow,delay_ms,fraction\nvoip,12.5,1.0\n"
         );
         assert_eq!(
+            read(&dir.join("layer_delay_cdf.csv")),
+            "flow,layer,delay_ms,fraction\nvoip,core,10.0,1.0\nvoip,rlc,0.5,0.5\nvoip,rlc,1.5,1.0\nvoip,air,1.0,1.0\n"
+        );
+        assert_eq!(
             read(&dir.join("events.csv")),
             "t_s,what,layer,reason,count\n0.1,drop,rlc,buffer_full,3\n"
         );
@@ -244,6 +281,10 @@ mod tests {
         assert_eq!(
             read(&dir.join("flows.csv")),
             "flow,kind,t_s,goodput_mbps,delay_ms,cwnd_bytes,srtt_ms\n"
+        );
+        assert_eq!(
+            read(&dir.join("layer_delay_cdf.csv")),
+            "flow,layer,delay_ms,fraction\n"
         );
         std::fs::remove_dir_all(&dir).unwrap();
     }

@@ -41,20 +41,15 @@ impl Document {
                 file: src.name.clone(),
                 error,
             }),
-            // Builds every variant's simulator (channels and traces loaded,
-            // every stage checked) without running it.
+            // Builds the scenario and every variant's simulator (channels
+            // and traces loaded, every stage checked) without running it.
             Document::Scenario(c, base) => {
-                for (i, (_, run)) in c.runs().into_iter().enumerate() {
-                    tcran_sim::Sim::new(&run, base).map_err(|error| CliError::Config {
+                tcran_sim::build_scenario(c, base)
+                    .map(drop)
+                    .map_err(|error| CliError::Config {
                         file: src.name.clone(),
-                        error: if c.variants.is_empty() {
-                            error
-                        } else {
-                            error.within(format!("variants[{i}]"))
-                        },
-                    })?;
-                }
-                Ok(())
+                        error,
+                    })
             }
         }
     }

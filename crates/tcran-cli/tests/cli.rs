@@ -529,6 +529,56 @@ fn validate_names_the_variant_field_of_a_bad_scenario() {
     );
 }
 
+/// A mistake in the scenario itself is reported at its own path, even when
+/// the scenario has variants (they all inherit it): `ues[0].channel.path`,
+/// not `variants[0].ues[0].channel.path`. Validate and run agree.
+#[test]
+fn a_mistake_in_the_base_scenario_is_not_blamed_on_a_variant() {
+    let f = fixture("missing_trace_with_variants.toml");
+    for cmd in ["validate", "run"] {
+        let e = user_error(&[cmd, &f]);
+        assert!(e.contains(": ues[0].channel.path = "), "{cmd}: {e}");
+        assert!(!e.contains("variants["), "{cmd}: {e}");
+    }
+}
+
+/// A scenario without UEs or without flows would print an empty table:
+/// both commands refuse it, exit code 2, naming the key.
+#[test]
+fn a_scenario_without_ues_or_flows_is_refused() {
+    for cmd in ["validate", "run"] {
+        let e = user_error(&[cmd, &fixture("no_ues.toml")]);
+        assert!(
+            e.ends_with("no_ues.toml: ues = []: must hold at least one UE"),
+            "{cmd}: {e}"
+        );
+        let e = user_error(&[cmd, &fixture("no_flows.toml")]);
+        assert!(
+            e.contains("no_flows.toml: flows = []: must hold at least one flow"),
+            "{cmd}: {e}"
+        );
+    }
+}
+
+/// An unreadable trace names its path once (as the field's value) and the
+/// OS reason without Rust's "(os error N)".
+#[test]
+fn an_unreadable_trace_names_its_path_once_without_the_os_code() {
+    let f = fixture("missing_trace.toml");
+    let path = Path::new(&f)
+        .parent()
+        .unwrap()
+        .join("no-such-trace.down")
+        .display()
+        .to_string();
+    let e = user_error(&["validate", &f]);
+    assert_eq!(
+        e,
+        format!("error: {f}: ues[0].channel.path = {path}: cannot read: No such file or directory")
+    );
+    assert_eq!(e.matches("no-such-trace.down").count(), 1, "{e}");
+}
+
 fn temp(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("tcran-cli-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
@@ -816,7 +866,13 @@ fn schema_scenario_accepts_every_shipped_scenario_and_rejects_mistakes() {
     let unknown_key: serde_json::Value =
         toml::from_str("duration = \"5s\"\nues = []\nflows = []\ncolour = \"red\"").unwrap();
     assert!(!validator.is_valid(&unknown_key));
-    let good: serde_json::Value =
+    let empty: serde_json::Value =
         toml::from_str("duration = \"5s\"\nues = []\nflows = []").unwrap();
+    assert!(!validator.is_valid(&empty), "a run needs a UE and a flow");
+    let good: serde_json::Value = toml::from_str(
+        "duration = \"5s\"\nues = [{ rnti = 1, channel = { kind = \"mcs\", mcs = 9 } }]\n\
+         flows = [{ name = \"p\", ue = 1, kind = \"ping\", interval = \"1s\" }]",
+    )
+    .unwrap();
     assert!(validator.is_valid(&good));
 }

@@ -13,7 +13,15 @@ use tcran_sim::series::{EventCount, FlowSeries, Reconfiguration, RunSeries};
 use tcran_sim::SimConfig;
 
 const TIME_PLOTS: [&str; 5] = ["rlc", "prb", "throughput", "delay", "events"];
-const PLOTS: [&str; 6] = ["rlc", "prb", "throughput", "delay", "delay-cdf", "events"];
+const PLOTS: [&str; 7] = [
+    "rlc",
+    "prb",
+    "throughput",
+    "delay",
+    "delay-cdf",
+    "layer-cdf",
+    "events",
+];
 
 fn temp_dir(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("tcran-report-{name}-{}", std::process::id()));
@@ -47,7 +55,7 @@ fn check_page(page: &Path, variants: usize, flows: usize) -> String {
         "errors caught on the page"
     );
     // The status script ran last and counted every plot as laid out.
-    // The scatter, one CDF comparison per flow, six plots per variant.
+    // The scatter, one CDF comparison per flow, seven plots per variant.
     let plots = 1 + flows + PLOTS.len() * variants;
     assert_eq!(
         chromium::text_of(&dom, "report-status"),
@@ -94,6 +102,7 @@ fn a_real_run_renders_every_plot_without_script_errors() {
         "slots.csv",
         "flows.csv",
         "delay_cdf.csv",
+        "layer_delay_cdf.csv",
         "events.csv",
         "reconfigurations.csv",
     ] {
@@ -163,6 +172,17 @@ fn long_series(k: u64) -> RunSeries {
             cwnd_bytes: vec![None; bins],
             srtt_ms: vec![None; bins],
             delay_cdf: (1..=200).map(|i| (i as f64, i as f64 / 200.0)).collect(),
+            layer_delay_cdf: tcran_sim::series::LayerCdfs {
+                core: vec![(10.0, 1.0)],
+                tc: (1..=200)
+                    .map(|i| (i as f64 * 0.5, i as f64 / 200.0))
+                    .collect(),
+                rlc: (1..=200)
+                    .map(|i| (i as f64 * 0.1, i as f64 / 200.0))
+                    .collect(),
+                air: vec![(1.0, 0.9), (9.0, 1.0)],
+                ..Default::default()
+            },
             t_s: t,
         });
     }

@@ -26,7 +26,7 @@ pub mod units;
 
 pub use config::ConfigError;
 pub use ids::{DrbId, FlowId, Qfi, QueueId, Rnti};
-pub use packet::{Dscp, Ecn, FiveTuple, Packet, PacketId, Protocol};
+pub use packet::{Dscp, Ecn, FiveTuple, LayerStamps, Packet, PacketId, Protocol, Stamp};
 pub use reason::{DropReason, Dropped, MarkReason, ReasonCounts};
 pub use time::{Duration, Instant};
 pub use units::{BitRate, ByteSize};

@@ -565,3 +565,113 @@ fn rat_reads_from_toml() {
     assert!(toml::from_str::<MacConfig>("rat = \"umts\"").is_err());
     assert_eq!(MacConfig::default().rat, Rat::Nr);
 }
+
+/// A 10-slot scheduling period (thesis emulator, 10 ms at 15 kHz): one
+/// decision whose grant is the sum of the ten slots' TBS for its PRBs;
+/// a failed TB is retransmitted in the next period (harq_rtt = 8 < 10);
+/// a capacity trace's sample covers the period, less its U slots' share.
+#[test]
+fn a_scheduling_period_grants_the_sum_of_its_slots() {
+    let per_slot = |n| {
+        TbsInput {
+            n_symb_sh: 12,
+            n_dmrs_prb: 12,
+            n_oh_prb: 0,
+            n_prb: n,
+            layers: 1,
+            tb_scaling: Default::default(),
+        }
+        .tbs(Mcs::new(McsTable::Qam64, 20).unwrap())
+        .unwrap()
+            / 8
+    };
+    let mut m = mac(MacConfig {
+        scheduling_period: Some(tcran_core::Duration::from_millis(10)),
+        ..MacConfig::default()
+    });
+    assert_eq!(m.period_slots(), 10);
+    assert_eq!(m.period(), tcran_core::Duration::from_millis(10));
+    let mut out = SlotOutput::default();
+    // A small demand: the fewest PRBs whose ten slots carry it.
+    let l = lc(3000);
+    let ues = [UeInput {
+        rnti: Rnti(1),
+        channel: mcs(20),
+        lcs: &l,
+    }];
+    m.schedule(0, Instant::ZERO, &ues, &mut out);
+    let g = out.grants[0];
+    assert_eq!(out.dl_slots, 10);
+    assert_eq!(g.tbs_bytes, 10 * per_slot(g.prbs));
+    assert!(10 * per_slot(g.prbs) >= 3000 && 10 * per_slot(g.prbs - 1) < 3000);
+    assert_eq!(out.lc_grants[0].max_bytes, 10 * per_slot(25));
+    // Bytes from a trace: the whole period's, all DL.
+    let l = lc(BIG);
+    let ues = [UeInput {
+        rnti: Rnti(1),
+        channel: ChannelSample::Bytes(50_000),
+        lcs: &l,
+    }];
+    m.schedule(10, Instant::from_millis(10), &ues, &mut out);
+    assert_eq!((out.grants[0].tbs_bytes, out.grants[0].prbs), (50_000, 25));
+
+    // TDD DDDSU at 15 kHz, period 10 slots: 6 D, 2 S, 2 U; a trace's
+    // period sample loses the U slots' 2/10.
+    let mut m = mac(MacConfig {
+        slot_pattern: "DDDSU".into(),
+        scheduling_period: Some(tcran_core::Duration::from_millis(10)),
+        ..MacConfig::default()
+    });
+    m.schedule(0, Instant::ZERO, &ues, &mut out);
+    assert_eq!(out.dl_slots, 8);
+    assert_eq!(out.grants[0].tbs_bytes, 40_000);
+
+    // HARQ: every first transmission fails; the retransmission goes in
+    // the next period, before new data.
+    let mut m = mac(MacConfig {
+        scheduling_period: Some(tcran_core::Duration::from_millis(10)),
+        bler: 0.99,
+        seed: 1,
+        ..MacConfig::default()
+    });
+    let l = lc(3000);
+    let ues = [UeInput {
+        rnti: Rnti(1),
+        channel: mcs(20),
+        lcs: &l,
+    }];
+    m.schedule(0, Instant::ZERO, &ues, &mut out);
+    let g = out.grants[0];
+    m.transmit(&g, Vec::new(), &mut out);
+    assert_eq!(m.harq_pending(), 1);
+    m.schedule(10, Instant::from_millis(10), &ues, &mut out);
+    assert_eq!(out.retx.len(), 1);
+    assert_eq!(
+        (out.retx[0].prbs, out.retx[0].tbs_bytes),
+        (g.prbs, g.tbs_bytes)
+    );
+    assert!(out.grants.is_empty(), "one PDSCH per UE per period");
+}
+
+#[test]
+fn scheduling_period_must_be_whole_slots() {
+    for (p_us, numerology) in [(0u64, 0u8), (1500, 0), (250, 1), (100_500, 0), (101_000, 0)] {
+        let e = MacConfig {
+            numerology,
+            scheduling_period: Some(tcran_core::Duration::from_micros(p_us)),
+            ..MacConfig::default()
+        }
+        .build()
+        .unwrap_err();
+        assert_eq!(e.field, "scheduling_period", "{p_us} us");
+    }
+    let p = MacConfig {
+        numerology: 2,
+        bandwidth_mhz: Some(20),
+        scheduling_period: Some(tcran_core::Duration::from_micros(750)),
+        ..MacConfig::default()
+    }
+    .build()
+    .unwrap();
+    assert_eq!(p.period_slots, 3);
+}

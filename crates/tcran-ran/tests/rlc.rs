@@ -398,3 +398,30 @@ fn am_poll_retransmit_recovers_a_lost_last_pdu() {
     assert_eq!(dep.len(), 1);
     assert_eq!(tx.next_wakeup(), None);
 }
+
+/// `mac_in` is the first transmission of the SDU's last byte, whichever
+/// PDU completes the SDU at the receiver: here the first segment (cloned
+/// before the last byte was sent, so without the stamp) arrives last.
+#[test]
+fn delivered_sdu_carries_when_its_last_byte_was_first_sent() {
+    for mode in [RlcMode::Um, RlcMode::Am] {
+        let (mut tx, mut rx) = pair(&cfg(mode, 12));
+        let (mut out, mut dep, mut got) = (Vec::new(), Vec::new(), Vec::new());
+        let t = |ms| Instant::from_millis(ms);
+        tx.enqueue(pkt(7, 1000), t(0)).unwrap();
+        tx.fill(400, t(1), &mut out, &mut dep);
+        tx.fill(400, t(2), &mut out, &mut dep);
+        tx.fill(400, t(3), &mut out, &mut dep);
+        assert_eq!(out.len(), 3, "{mode:?}");
+        assert!(out[0].packet.stamps.mac_in.is_none());
+        assert_eq!(out[2].packet.stamps.mac_in.get(), Some(t(3)));
+        let mut pdus = std::mem::take(&mut out);
+        pdus.rotate_left(1); // middle, last, then first
+        for p in pdus {
+            rx.on_pdu(p, t(4), &mut got);
+        }
+        assert_eq!(got.len(), 1, "{mode:?}");
+        assert_eq!(got[0].stamps.mac_in.get(), Some(t(3)), "{mode:?}");
+        assert_eq!(got[0].stamps.rlc_in.get(), Some(t(0)), "{mode:?}");
+    }
+}

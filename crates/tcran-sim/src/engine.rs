@@ -6,17 +6,28 @@
 //! - Deterministic: events run in `(time, sequence)` order and every random
 //!   draw comes from a stream seeded by the run seed and the entity's name,
 //!   so a scenario and a seed give byte-identical results.
-//! - Time: the MAC runs one event per slot. The TC egress runs right after
+//! - Time: the MAC runs one event per slot, or per scheduling period when
+//!   `cell.scheduling_period` is set (the thesis emulator's 10-ms TTI): it
+//!   then schedules the resources of all the period's DL slots at once,
+//!   every pipeline gets its per-TTI report once per period with `tti` =
+//!   the period, and the channel is sampled once per period (a capacity
+//!   trace for the bytes of the whole period, an MCS channel at the
+//!   period's start). The TC egress runs right after
 //!   every arrival and every slot report, and again whenever the pipeline's
 //!   `next_wakeup()` says a refusal may turn into a yes (pacers release
 //!   bytes as the TTI elapses, thesis Fig. 3.4; shapers refill), rounded up
 //!   to the `tc_tick` timer grid when one is configured. Endpoints and RLC
 //!   entities wake at their own `next_wakeup`.
 //! - A transport block sent in slot n reaches the UE at the end of slot n
-//!   (or later, after HARQ retransmissions).
+//!   (with a scheduling period: at the end of the period), or later, after
+//!   HARQ retransmissions.
 //! - Every packet that leaves the data path is counted with its layer and
 //!   reason; the summary's packet ledger checks `created = delivered +
 //!   dropped + in flight` for the downlink.
+//! - Uplink: ACKs, echo replies and RLC status PDUs take `ul_delay`; with
+//!   the scenario's `uplink` scheduling-request model they first wait for
+//!   the UE's next SR occasion, the grant delay and (TDD) a U slot, and go
+//!   up together with everything the UE queued by then ([`SrModel`]).
 //! - A UE may have a queue at the UPF (its own pipeline) before SDAP; its
 //!   per-TTI report describes the UE's TC queues below it.
 //! - Scheduled events and controllers run as events of their own, between
@@ -46,7 +57,7 @@ use tcran_core::reason::MarkCounts;
 use tcran_core::rng::RngStream;
 use tcran_core::{
     ConfigError, DrbId, DropReason, Dscp, Duration, FiveTuple, FlowId, Instant, MarkReason, Packet,
-    PacketId, Protocol, Qfi, Rnti,
+    PacketId, Protocol, Qfi, Rnti, Stamp,
 };
 use tcran_ran::mac::{LcInput, Mac, SlotOutput, UeInput};
 use tcran_ran::rlc::{RlcMode, RlcPdu, RlcRx, RlcTx, SduDeparture, StatusPdu};
@@ -84,6 +95,67 @@ enum Ev {
     AtUe(usize, Vec<RlcPdu>),
     /// An RLC status PDU reached the gNB for (UE, DRB).
     StatusAtGnb(usize, usize, StatusPdu),
+    /// UE `usize`'s uplink grant: what it queued goes up now.
+    UlGrant(usize),
+}
+
+/// Something a UE sends in the uplink.
+#[derive(Debug)]
+enum UlItem {
+    /// A TCP ACK or echo reply for its server.
+    Server(Box<Packet>),
+    /// An RLC status PDU for DRB `usize` of the UE.
+    Status(usize, StatusPdu),
+}
+
+/// The uplink scheduling-request / grant model (scenario `uplink`).
+#[derive(Debug)]
+struct SrModel {
+    /// SR period in slots; `None`: a request can go at any instant.
+    period_slots: Option<u64>,
+    grant_delay: Duration,
+    slot: Duration,
+    /// TDD: slots per pattern and the indexes of its U slots (empty: FDD or
+    /// a pattern without U slot, no rounding).
+    pattern_slots: u64,
+    u_slots: Vec<u64>,
+}
+
+impl SrModel {
+    /// When UE `rnti`, which has uplink data from `t` on and no grant,
+    /// transmits: its next SR occasion at or after `t` (slot s with
+    /// (s - rnti) mod P = 0), plus the grant delay, rounded up to the start
+    /// of the next U slot in TDD.
+    fn transmit_at(&self, rnti: u16, t: Instant) -> Instant {
+        let slot = self.slot.as_nanos();
+        let mut at = t;
+        if let Some(p) = self.period_slots {
+            let s0 = t.as_nanos().div_ceil(slot);
+            let r = u64::from(rnti) % p;
+            let s = s0 + (r + p - s0 % p) % p;
+            at = Instant::from_nanos(s * slot);
+        }
+        at += self.grant_delay;
+        if !self.u_slots.is_empty() {
+            let s0 = at.as_nanos().div_ceil(slot);
+            let base = s0 - s0 % self.pattern_slots;
+            let s = self
+                .u_slots
+                .iter()
+                .map(|&u| {
+                    let c = base + u;
+                    if c < s0 {
+                        c + self.pattern_slots
+                    } else {
+                        c
+                    }
+                })
+                .min()
+                .expect("at least one U slot");
+            at = Instant::from_nanos(s * slot);
+        }
+        at
+    }
 }
 
 #[derive(Debug)]
@@ -158,6 +230,9 @@ struct Ue {
     sdap: Sdap,
     drbs: Vec<Drb>,
     upf: Option<Upf>,
+    /// Uplink items waiting for the grant at `ul_grant` (SR model only).
+    ul_queue: Vec<UlItem>,
+    ul_grant: Option<Instant>,
 }
 
 /// The UE's queue at the UPF, before SDAP (thesis ch. 3, second scenario).
@@ -269,6 +344,8 @@ struct Flow {
     delivered_bytes: u64,
     lost: u64,
     rnti: u16,
+    /// Index of the flow's UE.
+    ue: usize,
     tuple: FiveTuple,
     /// DRB of the flow's last packet at the gNB.
     drb: Option<u8>,
@@ -286,13 +363,17 @@ pub struct Sim {
     warmup_end: Instant,
     core_delay: Duration,
     ul_delay: Duration,
+    sr: Option<SrModel>,
     tc_tick: Option<Duration>,
     events: EventQueue<Ev>,
     next_id: u64,
     mac: Mac,
     out: SlotOutput,
+    /// First slot of the next scheduling decision.
     slot: u64,
-    slot_dur: Duration,
+    /// The scheduling period (one slot unless configured) and its slots.
+    period: Duration,
+    period_slots: u64,
     ues: Vec<Ue>,
     flows: Vec<Flow>,
     prbs_used: u64,
@@ -337,6 +418,18 @@ impl Sim {
                 format!("must be shorter than duration ({})", cfg.duration),
             ));
         }
+        // A run without UEs or flows measures nothing: an empty table is
+        // never what was meant.
+        if cfg.ues.is_empty() {
+            return Err(ConfigError::new("ues", "[]", "must hold at least one UE"));
+        }
+        if cfg.flows.is_empty() {
+            return Err(ConfigError::new(
+                "flows",
+                "[]",
+                "must hold at least one flow (a run without traffic measures nothing)",
+            ));
+        }
         if let Some(t) = cfg.tc_tick {
             tcran_core::config::check_range(
                 "tc_tick",
@@ -348,7 +441,8 @@ impl Sim {
         let mut mac_cfg = cfg.cell.clone();
         mac_cfg.seed ^= cfg.seed;
         let mac = Mac::new(mac_cfg.build().map_err(|e| e.within("cell"))?);
-        let slot_dur = mac.slot_duration();
+        let period = mac.period();
+        let period_slots = u64::from(mac.period_slots());
         let mut ues = Vec::new();
         for (u, uc) in cfg.ues.iter().enumerate() {
             let at = |e: ConfigError| e.within(format!("ues[{u}]"));
@@ -430,19 +524,21 @@ impl Sim {
                 sdap,
                 drbs,
                 upf,
+                ul_queue: Vec::new(),
+                ul_grant: None,
             });
         }
         let end = Instant::ZERO + cfg.duration;
         let mut flows = Vec::new();
         for (i, fc) in cfg.flows.iter().enumerate() {
             let at = |e: ConfigError| e.within(format!("flows[{i}]"));
-            if !ues.iter().any(|u| u.rnti == Rnti(fc.ue)) {
+            let Some(ue_index) = ues.iter().position(|u| u.rnti == Rnti(fc.ue)) else {
                 return Err(ConfigError::new(
                     format!("flows[{i}].ue"),
                     fc.ue,
                     "must be the rnti of a configured UE",
                 ));
-            }
+            };
             tcran_core::config::check_range("qfi", fc.qfi, 0, 63).map_err(at)?;
             tcran_core::config::check_range("dscp", fc.dscp, 0, 63).map_err(at)?;
             let proto = match fc.kind {
@@ -569,6 +665,7 @@ impl Sim {
                 delivered_bytes: 0,
                 lost: 0,
                 rnti: fc.ue,
+                ue: ue_index,
                 tuple: spec.tuple,
                 drb: None,
                 total_bytes: 0,
@@ -583,7 +680,8 @@ impl Sim {
                 format!("must be between 1ms and the duration ({})", cfg.duration),
             ));
         }
-        let series = SeriesRecorder::new(cfg.series_bin, end, slot_dur, flows.len(), |i| {
+        let sr = sr_model(cfg, &mac).map_err(|e| e.within("uplink"))?;
+        let series = SeriesRecorder::new(cfg.series_bin, end, period, flows.len(), |i| {
             matches!(flows[i].ends, Endpoints::Tcp { .. })
         });
         let mut sim = Sim {
@@ -592,13 +690,15 @@ impl Sim {
             warmup_end: Instant::ZERO + cfg.warmup,
             core_delay: cfg.core_delay,
             ul_delay: cfg.ul_delay,
+            sr,
             tc_tick: cfg.tc_tick,
             events: EventQueue::default(),
             next_id: 0,
             mac,
             out: SlotOutput::default(),
             slot: 0,
-            slot_dur,
+            period,
+            period_slots,
             ues,
             flows,
             prbs_used: 0,
@@ -814,6 +914,47 @@ impl Sim {
                 self.abandoned(u, d);
                 self.arm_rlc(u, d);
             }
+            Ev::UlGrant(u) => {
+                let ue = &mut self.ues[u];
+                ue.ul_grant = None;
+                let mut items = std::mem::take(&mut ue.ul_queue);
+                for item in items.drain(..) {
+                    self.send_up(u, item);
+                }
+                // Keep the allocation for the next grant.
+                self.ues[u].ul_queue = items;
+            }
+        }
+    }
+
+    /// Hands an uplink item of UE `u` to the uplink: at once without the SR
+    /// model, else at the UE's next grant (asking for one if none is
+    /// pending).
+    fn uplink(&mut self, u: usize, item: UlItem) {
+        let Some(sr) = &self.sr else {
+            self.send_up(u, item);
+            return;
+        };
+        let ue = &mut self.ues[u];
+        if ue.ul_grant.is_none() {
+            let at = sr.transmit_at(ue.rnti.0, self.now);
+            ue.ul_grant = Some(at);
+            self.events.schedule(at, Ev::UlGrant(u));
+        }
+        ue.ul_queue.push(item);
+    }
+
+    /// Transmits an uplink item now: `ul_delay` to the gNB (and the core
+    /// delay on to a server).
+    fn send_up(&mut self, u: usize, item: UlItem) {
+        let now = self.now;
+        match item {
+            UlItem::Server(p) => self
+                .events
+                .schedule(now + self.ul_delay + self.core_delay, Ev::AtServer(p)),
+            UlItem::Status(d, status) => self
+                .events
+                .schedule(now + self.ul_delay, Ev::StatusAtGnb(u, d, status)),
         }
     }
 
@@ -889,7 +1030,7 @@ impl Sim {
 
     fn at_gnb(&mut self, mut p: Packet) {
         let now = self.now;
-        p.stamps.upf_in = Some(now);
+        p.stamps.upf_in = Stamp::at(now);
         let Some(u) = self
             .ues
             .iter()
@@ -981,7 +1122,7 @@ impl Sim {
             let Some(mut p) = drb.pipeline.pull(now) else {
                 break;
             };
-            p.stamps.rlc_in = Some(now);
+            p.stamps.rlc_in = Stamp::at(now);
             if let Some(upf) = self.ues[u].upf.as_mut() {
                 upf.released += u64::from(p.len);
             }
@@ -1034,7 +1175,10 @@ impl Sim {
         // Channel and buffer status of every UE.
         let mut lcs: Vec<Vec<LcInput<'_>>> = Vec::with_capacity(self.ues.len());
         for ue in &mut self.ues {
-            ue.sample = ue.channel.sample(now, self.slot_dur);
+            // Once per decision, for all of it: exact for capacity traces
+            // (their bytes over the period); an MCS channel's value at the
+            // period's start holds for the period.
+            ue.sample = ue.channel.sample(now, self.period);
         }
         for ue in &self.ues {
             lcs.push(
@@ -1063,10 +1207,16 @@ impl Sim {
         drop(inputs);
         let rlc_bytes: u64 = lcs.iter().flatten().map(|l| l.buffer_bytes).sum();
         drop(lcs);
-        if self.series.samples_slot(slot) && now < self.end {
+        let dl_slots = u32::from(out.dl_slots);
+        if self.series.samples_slot(slot / self.period_slots) && now < self.end {
             let capacity = slot_capacity(&out);
-            self.series
-                .slot(now, rlc_bytes, capacity, out.prbs_used, out.prbs_available);
+            self.series.slot(
+                now,
+                rlc_bytes,
+                capacity,
+                u32::from(out.prbs_used) * dl_slots,
+                u32::from(out.prbs_available) * dl_slots,
+            );
         }
 
         // Fill each grant from the UE's logical channels, then let HARQ decide.
@@ -1099,10 +1249,12 @@ impl Sim {
             self.mac.transmit(&g, pdus, &mut out);
         }
         if self.counting() {
-            self.prbs_used += out.prbs_used as u64;
-            self.prbs_available += out.prbs_available as u64;
+            // PRB·slots: a grant of n PRBs holds them in every DL slot of
+            // the period.
+            self.prbs_used += u64::from(out.prbs_used) * u64::from(dl_slots);
+            self.prbs_available += u64::from(out.prbs_available) * u64::from(dl_slots);
         }
-        let arrive = now + self.slot_dur;
+        let arrive = now + self.period;
         for tb in out.delivered.drain(..) {
             if let Some(u) = self.ues.iter().position(|x| x.rnti == tb.rnti) {
                 self.events.schedule(arrive, Ev::AtUe(u, tb.pdus));
@@ -1150,7 +1302,7 @@ impl Sim {
                     .map_or(0, |l| l.granted_bytes as u64)
                     .max(max_bytes / sharing);
                 let report = LowerLayerReport {
-                    tti: self.slot_dur,
+                    tti: self.period,
                     backlog_bytes: bs.new_payload_bytes + bs.retx_bytes,
                     backlog_sdus: bs.sdus_held,
                     pulled_bytes,
@@ -1168,8 +1320,8 @@ impl Sim {
             self.report_to_upf(u, &out);
         }
         self.out = out;
-        self.slot += 1;
-        self.events.schedule(now + self.slot_dur, Ev::Slot);
+        self.slot += self.period_slots;
+        self.events.schedule(now + self.period, Ev::Slot);
     }
 
     // ------------------------------------------------------ reconfiguration
@@ -1404,7 +1556,7 @@ impl Sim {
             .find(|l| l.rnti == rnti)
             .map_or(0, |l| u64::from(l.max_bytes));
         let report = LowerLayerReport {
-            tti: self.slot_dur,
+            tti: self.period,
             backlog_bytes: bytes,
             backlog_sdus: packets as u32,
             pulled_bytes: std::mem::take(&mut upf.released),
@@ -1516,8 +1668,7 @@ impl Sim {
     fn send_status(&mut self, u: usize, d: usize) {
         let now = self.now;
         if let Some(status) = self.ues[u].drbs[d].rx.poll_status(now) {
-            self.events
-                .schedule(now + self.ul_delay, Ev::StatusAtGnb(u, d, status));
+            self.uplink(u, UlItem::Status(d, status));
         }
     }
 
@@ -1534,7 +1685,7 @@ impl Sim {
             let drb = &mut self.ues[u].drbs[d];
             drb.rx.on_pdu(pdu, now, &mut delivered);
             for p in &delivered[first..] {
-                if let Some(t) = p.stamps.rlc_in {
+                if let Some(t) = p.stamps.rlc_in.get() {
                     drb.delivered += 1;
                     drb.rlc_delay_sum_ns += now.saturating_since(t).as_nanos();
                 }
@@ -1586,7 +1737,6 @@ impl Sim {
     /// Sends what flow `i`'s UE side has for the uplink and re-arms its timer.
     fn client_send(&mut self, i: usize) {
         let now = self.now;
-        let delay = self.ul_delay + self.core_delay;
         let mut up = Vec::new();
         let next = match &mut self.flows[i].ends {
             Endpoints::Tcp { rx, .. } => {
@@ -1603,10 +1753,11 @@ impl Sim {
             }
             Endpoints::Udp { .. } => None,
         };
+        let u = self.flows[i].ue;
         for mut p in up {
             self.next_id += 1;
             p.id = PacketId(self.next_id);
-            self.events.schedule(now + delay, Ev::AtServer(Box::new(p)));
+            self.uplink(u, UlItem::Server(Box::new(p)));
         }
         if let Some(t) = next.filter(|t| *t <= self.end) {
             self.wake_client(i, t.max(now));
@@ -1629,6 +1780,7 @@ impl Sim {
                     f.name.clone(),
                     f.kind.to_string(),
                     f.delay.cdf(CDF_POINTS - 1),
+                    f.layers.cdfs(CDF_POINTS - 1),
                 )
             })
             .collect();
@@ -1677,7 +1829,7 @@ impl Sim {
                     delay_ms: f.delay.summary(),
                     rtt_ms: rtt,
                     page_ms: pages,
-                    layers_ms: f.layers.means(),
+                    layers_ms: f.layers.summaries(),
                     lost_packets: f.lost,
                 }
             })
@@ -1734,6 +1886,51 @@ impl Sim {
     }
 }
 
+/// The scenario's uplink SR/grant model, checked; `None` when it is off.
+fn sr_model(cfg: &SimConfig, mac: &Mac) -> Result<Option<SrModel>, ConfigError> {
+    let c = &cfg.uplink;
+    if !c.is_on() {
+        return Ok(None);
+    }
+    let slot = mac.slot_duration();
+    let period_slots = match c.sr_period {
+        None => None,
+        Some(p) => {
+            let k = p.as_nanos() / slot.as_nanos();
+            if p.is_zero() || !p.as_nanos().is_multiple_of(slot.as_nanos()) || k > 640 {
+                return Err(ConfigError::new(
+                    "sr_period",
+                    p,
+                    format!("must be a whole number of slots ({slot} each) from 1 to 640 slots"),
+                ));
+            }
+            Some(k)
+        }
+    };
+    tcran_core::config::check_range(
+        "grant_delay",
+        c.grant_delay,
+        Duration::ZERO,
+        Duration::from_millis(100),
+    )?;
+    let pattern = &mac.params().pattern;
+    let pattern_slots = pattern.period_slots() as u64;
+    let u_slots = if pattern.is_fdd() {
+        Vec::new()
+    } else {
+        (0..pattern_slots)
+            .filter(|&s| pattern.kind(s) == tcran_ran::phy::tdd::SlotKind::Uplink)
+            .collect()
+    };
+    Ok(Some(SrModel {
+        period_slots,
+        grant_delay: c.grant_delay,
+        slot,
+        pattern_slots,
+        u_slots,
+    }))
+}
+
 /// `(layer, reason) -> n` as the summary's nested `layer -> reason -> n`.
 fn by_layer(
     counts: &BTreeMap<(&'static str, &'static str), u64>,
@@ -1747,7 +1944,7 @@ fn by_layer(
     m
 }
 
-/// What the slot could carry with every PRB (see
+/// What the slot (or scheduling period) could carry with every PRB (see
 /// [`crate::series::SlotSeries::capacity_bytes`]): the full-cell TBS of the
 /// scheduled UEs weighted by the PRBs each got, or the mean over all UEs in
 /// a slot that schedules nobody.

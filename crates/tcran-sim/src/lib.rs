@@ -69,6 +69,33 @@ pub fn run_scenario(
     run_scenario_with_progress(name, cfg, base, &mut |_| {})
 }
 
+/// Builds the simulator of every run a scenario asks for (its variants, or
+/// itself once), checking everything without running anything: what
+/// `tcran validate` does, and the first step of [`run_scenario`].
+///
+/// The scenario as written is built first, so a mistake in it is reported
+/// with its own path (`ues[0].channel.path`); only then is each variant
+/// built, and a mistake that only a variant makes is reported under
+/// `variants[i].` (`variants[1].ues[0].drbs[0].pipeline.pacer.offset`).
+/// Building the scenario as written also checks the parts that every
+/// variant replaces (e.g. the DRB pipelines): a wrong value is a mistake
+/// even where a variant overrides it.
+pub fn build_scenario(cfg: &SimConfig, base: &Path) -> Result<Vec<(String, Sim)>, ConfigError> {
+    if cfg.variants.is_empty() {
+        return Ok(vec![("default".to_string(), Sim::new(cfg, base)?)]);
+    }
+    Sim::new(cfg, base)?;
+    cfg.variants
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            let sim = Sim::new(&cfg.for_variant(v), base)
+                .map_err(|e| e.within(format!("variants[{i}]")))?;
+            Ok((v.name.clone(), sim))
+        })
+        .collect()
+}
+
 /// [`run_scenario`], calling `progress` as simulated time advances (about
 /// every simulated second) and once at the end of each variant.
 pub fn run_scenario_with_progress(
@@ -77,17 +104,7 @@ pub fn run_scenario_with_progress(
     base: &Path,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<ScenarioOutput, ConfigError> {
-    let mut sims = Vec::new();
-    for (i, (variant, c)) in cfg.runs().into_iter().enumerate() {
-        let at = |e: ConfigError| {
-            if cfg.variants.is_empty() {
-                e
-            } else {
-                e.within(format!("variants[{i}]"))
-            }
-        };
-        sims.push((variant, Sim::new(&c, base).map_err(at)?));
-    }
+    let sims = build_scenario(cfg, base)?;
     let n = sims.len();
     let duration_s = cfg.duration.as_secs_f64();
     let mut variants = Vec::with_capacity(n);

@@ -58,22 +58,59 @@ fn radix_sort(v: &mut Vec<u64>) {
 }
 
 /// Collects delay samples (ns) and summarises them exactly.
+///
+/// While every sample has the same value (a layer that never holds a
+/// packet, the constant core delay, one slot of air on a clean channel)
+/// only that value and the count are kept: no memory per sample and no
+/// sort; the first different sample turns them into the sample vector.
+/// Either way the results are the same.
 #[derive(Debug, Clone, Default)]
 pub struct DelayRecorder {
     samples: Vec<u64>,
     sorted: bool,
+    /// While `samples` is empty: every sample so far was `same_value`, and
+    /// there were `same_count` of them.
+    same_value: u64,
+    same_count: u64,
 }
 
 impl DelayRecorder {
+    #[inline]
     pub fn record(&mut self, d: Duration) {
-        self.samples.push(d.as_nanos());
+        let v = d.as_nanos();
+        if self.samples.is_empty() && (self.same_count == 0 || self.same_value == v) {
+            self.same_value = v;
+            self.same_count += 1;
+            return;
+        }
+        self.keep(v);
+    }
+
+    /// Keeps `v` in the sample vector, moving the equal samples counted so
+    /// far there first.
+    #[inline]
+    fn keep(&mut self, v: u64) {
+        if self.samples.is_empty() {
+            self.samples = vec![self.same_value; self.same_count as usize];
+            self.same_count = 0;
+        }
+        self.samples.push(v);
         self.sorted = false;
     }
+
+    /// `(value, count)` while every sample so far had the same value.
+    fn same(&self) -> Option<(u64, u64)> {
+        (self.same_count > 0).then_some((self.same_value, self.same_count))
+    }
+
     pub fn len(&self) -> usize {
-        self.samples.len()
+        match self.same() {
+            Some((_, n)) => n as usize,
+            None => self.samples.len(),
+        }
     }
     pub fn is_empty(&self) -> bool {
-        self.samples.is_empty()
+        self.len() == 0
     }
     fn sort(&mut self) {
         if !self.sorted {
@@ -81,25 +118,38 @@ impl DelayRecorder {
             self.sorted = true;
         }
     }
+    /// The `i`-th smallest sample (0-based, `i < len`).
+    fn nth(&mut self, i: usize) -> u64 {
+        match self.same() {
+            Some((x, _)) => x,
+            None => {
+                self.sort();
+                self.samples[i]
+            }
+        }
+    }
     /// Nearest-rank percentile, `p` in [0, 100].
     pub fn percentile(&mut self, p: f64) -> Option<Duration> {
-        if self.samples.is_empty() {
+        let n = self.len();
+        if n == 0 {
             return None;
         }
-        self.sort();
-        let n = self.samples.len();
         let rank = ((p / 100.0) * n as f64).ceil() as usize;
-        Some(Duration::from_nanos(self.samples[rank.clamp(1, n) - 1]))
+        Some(Duration::from_nanos(self.nth(rank.clamp(1, n) - 1)))
     }
     pub fn summary(&mut self) -> DelaySummary {
-        if self.samples.is_empty() {
+        let n = self.len();
+        if n == 0 {
             return DelaySummary::default();
         }
         let ms = |d: Option<Duration>| d.map_or(0.0, Duration::as_millis_f64);
-        let sum: u128 = self.samples.iter().map(|s| *s as u128).sum();
+        let sum: u128 = match self.same() {
+            Some((x, k)) => u128::from(x) * u128::from(k),
+            None => self.samples.iter().map(|s| *s as u128).sum(),
+        };
         DelaySummary {
-            count: self.samples.len() as u64,
-            mean: sum as f64 / self.samples.len() as f64 / 1e6,
+            count: n as u64,
+            mean: sum as f64 / n as f64 / 1e6,
             p50: ms(self.percentile(50.0)),
             p95: ms(self.percentile(95.0)),
             p99: ms(self.percentile(99.0)),
@@ -109,18 +159,17 @@ impl DelayRecorder {
     /// `(delay_ms, cumulative fraction)` points of the empirical CDF, thinned
     /// to at most `points` evenly spaced ranks (for plots).
     pub fn cdf(&mut self, points: usize) -> Vec<(f64, f64)> {
-        self.sort();
-        let n = self.samples.len();
+        let n = self.len();
         if n == 0 || points == 0 {
             return Vec::new();
         }
         let step = n.div_ceil(points).max(1);
         let mut out: Vec<(f64, f64)> = (step - 1..n)
             .step_by(step)
-            .map(|i| (self.samples[i] as f64 / 1e6, (i + 1) as f64 / n as f64))
+            .map(|i| (self.nth(i) as f64 / 1e6, (i + 1) as f64 / n as f64))
             .collect();
         if out.last().is_none_or(|(_, f)| *f < 1.0) {
-            out.push((self.samples[n - 1] as f64 / 1e6, 1.0));
+            out.push((self.nth(n - 1) as f64 / 1e6, 1.0));
         }
         out
     }
@@ -218,6 +267,32 @@ mod tests {
         assert_eq!(r.percentile(100.0), Some(Duration::from_millis(50)));
         let s = r.summary();
         assert_eq!((s.count, s.mean, s.max), (5, 32.0, 50.0));
+    }
+
+    #[test]
+    fn equal_samples_summarise_as_if_each_was_kept() {
+        let mut same = DelayRecorder::default();
+        let mut kept = DelayRecorder::default();
+        for _ in 0..1000 {
+            same.record(Duration::from_millis(10));
+        }
+        // The same values, but kept one by one (a different one first).
+        kept.record(Duration::from_millis(3));
+        for _ in 0..1000 {
+            kept.record(Duration::from_millis(10));
+        }
+        assert!(same.samples.is_empty(), "no memory per sample");
+        assert_eq!(same.len(), 1000);
+        let (s, k) = (same.summary(), kept.summary());
+        assert_eq!((s.count, s.mean, s.p50, s.max), (1000, 10.0, 10.0, 10.0));
+        assert_eq!((k.count, k.p50, k.p99, k.max), (1001, 10.0, 10.0, 10.0));
+        assert_eq!(same.cdf(200).len(), 200);
+        assert_eq!(same.cdf(200).last(), Some(&(10.0, 1.0)));
+        // A different value later: everything is kept from then on.
+        same.record(Duration::from_millis(2));
+        assert_eq!(same.len(), 1001);
+        assert_eq!(same.percentile(0.0), Some(Duration::from_millis(2)));
+        assert_eq!(same.summary().max, 10.0);
     }
 
     #[test]

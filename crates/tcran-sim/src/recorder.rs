@@ -6,9 +6,10 @@
 //! from the start of the run (warm-up included); a packet counts in the bin
 //! of the instant it is delivered (or dropped). Per-slot samples are taken
 //! every `stride`-th slot, where `stride` is 1 unless the run has more than
-//! [`MAX_SLOT_SAMPLES`] slots.
+//! [`MAX_SLOT_SAMPLES`] slots; with a MAC scheduling period, "slot" means
+//! the period here (one sample per scheduling decision).
 
-use crate::series::{EventCount, FlowSeries, Reconfiguration, RunSeries, SlotSeries};
+use crate::series::{EventCount, FlowSeries, LayerCdfs, Reconfiguration, RunSeries, SlotSeries};
 use std::collections::BTreeMap;
 use tcran_core::{Duration, Instant};
 
@@ -19,8 +20,9 @@ pub const MAX_SLOT_SAMPLES: u64 = 1_000_000;
 /// Points of each flow's delay CDF.
 pub const CDF_POINTS: usize = 200;
 
-/// Name, kind and delay CDF of a flow, for [`SeriesRecorder::finish`].
-pub(crate) type FlowLabel = (String, String, Vec<(f64, f64)>);
+/// Name, kind, delay CDF and per-layer delay CDFs of a flow, for
+/// [`SeriesRecorder::finish`].
+pub(crate) type FlowLabel = (String, String, Vec<(f64, f64)>, LayerCdfs);
 
 /// Per-bin accumulators of one flow.
 #[derive(Debug, Default)]
@@ -47,6 +49,7 @@ pub(crate) struct SeriesRecorder {
 }
 
 impl SeriesRecorder {
+    /// `slot` is the MAC's step: a slot, or the scheduling period.
     pub(crate) fn new(
         bin: Duration,
         end: Instant,
@@ -100,7 +103,8 @@ impl SeriesRecorder {
         ((at.as_nanos() / self.bin.as_nanos()) as usize).min(self.bins.saturating_sub(1))
     }
 
-    /// Whether slot number `slot` is sampled.
+    /// Whether MAC step number `slot` (a slot, or a scheduling period) is
+    /// sampled.
     pub(crate) fn samples_slot(&self, slot: u64) -> bool {
         slot.is_multiple_of(self.stride)
     }
@@ -110,15 +114,15 @@ impl SeriesRecorder {
         at: Instant,
         rlc_bytes: u64,
         capacity: u64,
-        used: u16,
-        available: u16,
+        used: u32,
+        available: u32,
     ) {
         let s = &mut self.slots;
         s.t_s.push(at.as_secs_f64());
         s.rlc_bytes.push(rlc_bytes);
         s.capacity_bytes.push(capacity);
-        s.prbs_used.push(u32::from(used));
-        s.prbs_available.push(u32::from(available));
+        s.prbs_used.push(used);
+        s.prbs_available.push(available);
     }
 
     pub(crate) fn delivered(&mut self, flow: usize, at: Instant, bytes: u32, delay: Duration) {
@@ -179,7 +183,7 @@ impl SeriesRecorder {
         }
     }
 
-    /// The finished series; `names[i]` = (name, kind, delay CDF) of flow `i`.
+    /// The finished series; `names[i]` = (name, kind, delay CDFs) of flow `i`.
     pub(crate) fn finish(self, names: Vec<FlowLabel>) -> RunSeries {
         let bin_s = self.bin.as_secs_f64();
         let run_s = self.end.as_secs_f64();
@@ -191,7 +195,7 @@ impl SeriesRecorder {
             .flows
             .into_iter()
             .zip(names)
-            .map(|(f, (name, kind, delay_cdf))| FlowSeries {
+            .map(|(f, (name, kind, delay_cdf, layer_delay_cdf))| FlowSeries {
                 name,
                 kind,
                 t_s: t.clone(),
@@ -211,6 +215,7 @@ impl SeriesRecorder {
                 cwnd_bytes: f.cwnd,
                 srtt_ms: f.srtt_ms,
                 delay_cdf,
+                layer_delay_cdf,
             })
             .collect();
         let events = self

@@ -2,7 +2,8 @@
 //! per-layer breakdown, PRB utilisation, RLC occupancy and sojourn, and every
 //! drop by layer and reason. Serde-serializable (the summary JSON).
 
-use crate::metrics::DelaySummary;
+use crate::metrics::{DelayRecorder, DelaySummary};
+use crate::series::LayerCdfs;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use tcran_core::{Instant, Packet};
@@ -76,8 +77,9 @@ pub struct FlowSummary {
     /// server) of the pages requested after warm-up.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub page_ms: Option<DelaySummary>,
-    /// Mean delay per layer.
-    pub layers_ms: LayerMeans,
+    /// The one-way delay split by layer (core, UPF queue, TC queues, RLC,
+    /// air), each with its distribution.
+    pub layers_ms: LayerSummaries,
     /// Packets of this flow dropped anywhere (all layers, whole run).
     pub lost_packets: u64,
 }
@@ -91,52 +93,83 @@ pub struct RlcSummary {
     pub mean_sojourn_ms: f64,
 }
 
-/// Sums of per-layer delays of delivered packets.
+/// Per-layer delays of the delivered packets (after warm-up), each layer
+/// with its exact distribution. A packet's layers are the gaps between its
+/// consecutive stamps ([`tcran_core::packet::LayerStamps`]), so per packet
+/// they add up to its one-way delay in integer nanoseconds, and the layer
+/// means add up to the flow's mean delay (up to float rounding).
+///
+/// Memory: one 8-byte sample per layer and delivered packet, like the
+/// flow's own [`DelayRecorder`].
 #[derive(Debug, Clone, Default)]
 pub struct LayerDelays {
-    n: u64,
-    core: f64,
-    upf: f64,
-    tc: f64,
-    rlc_air: f64,
+    core: DelayRecorder,
+    upf: DelayRecorder,
+    tc: DelayRecorder,
+    rlc: DelayRecorder,
+    air: DelayRecorder,
 }
 
+/// The delay of each layer, from the server to delivery at the UE.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
-pub struct LayerMeans {
+pub struct LayerSummaries {
     /// Server to the UPF (core network).
-    pub core: f64,
+    pub core: DelaySummary,
     /// The UE's UPF queue (0 without one).
-    pub upf: f64,
+    pub upf: DelaySummary,
     /// TC pipeline queues (SDAP to RLC).
-    pub tc: f64,
-    /// RLC buffer, MAC scheduling, HARQ and air until delivery.
-    pub rlc_air: f64,
+    pub tc: DelaySummary,
+    /// RLC: from entering the RLC buffer until the SDU's last byte was
+    /// first handed to the MAC (queueing behind other SDUs, waiting for a
+    /// grant, segmentation across grants).
+    pub rlc: DelaySummary,
+    /// Air: from that first transmission of the last byte to delivery at
+    /// the UE (the transport block's time on the air, HARQ and RLC ARQ
+    /// retransmissions, waiting for the other segments to be reassembled).
+    pub air: DelaySummary,
 }
 
 impl LayerDelays {
+    /// Records the layers of a packet delivered at `delivered`; a packet
+    /// missing a stamp (it never crossed that layer) is not recorded.
+    #[inline]
     pub fn add(&mut self, p: &Packet, delivered: Instant) {
         // `tc_in` is stamped by the last pipeline the packet entered: the
         // DRB's, after the UPF queue if there is one.
-        let (Some(upf), Some(tc), Some(rlc)) = (p.stamps.upf_in, p.stamps.tc_in, p.stamps.rlc_in)
-        else {
+        let s = &p.stamps;
+        let (Some(upf), Some(tc), Some(rlc), Some(mac)) = (
+            s.upf_in.get(),
+            s.tc_in.get(),
+            s.rlc_in.get(),
+            s.mac_in.get(),
+        ) else {
             return;
         };
-        self.n += 1;
-        self.core += upf.saturating_since(p.created).as_millis_f64();
-        self.upf += tc.saturating_since(upf).as_millis_f64();
-        self.tc += rlc.saturating_since(tc).as_millis_f64();
-        self.rlc_air += delivered.saturating_since(rlc).as_millis_f64();
+        self.core.record(upf.saturating_since(p.created));
+        self.upf.record(tc.saturating_since(upf));
+        self.tc.record(rlc.saturating_since(tc));
+        self.rlc.record(mac.saturating_since(rlc));
+        self.air.record(delivered.saturating_since(mac));
     }
-    pub fn means(&self) -> LayerMeans {
-        if self.n == 0 {
-            return LayerMeans::default();
+
+    pub fn summaries(&mut self) -> LayerSummaries {
+        LayerSummaries {
+            core: self.core.summary(),
+            upf: self.upf.summary(),
+            tc: self.tc.summary(),
+            rlc: self.rlc.summary(),
+            air: self.air.summary(),
         }
-        let n = self.n as f64;
-        LayerMeans {
-            core: self.core / n,
-            upf: self.upf / n,
-            tc: self.tc / n,
-            rlc_air: self.rlc_air / n,
+    }
+
+    /// Each layer's CDF thinned to at most `points` + 1 points.
+    pub fn cdfs(&mut self, points: usize) -> LayerCdfs {
+        LayerCdfs {
+            core: self.core.cdf(points),
+            upf: self.upf.cdf(points),
+            tc: self.tc.cdf(points),
+            rlc: self.rlc.cdf(points),
+            air: self.air.cdf(points),
         }
     }
 }

@@ -55,9 +55,14 @@ pub struct SimConfig {
     #[serde(default = "default_core_delay")]
     pub core_delay: Duration,
     /// Uplink delay from the UE to the gNB (scheduling request, grant,
-    /// transmission) for ACKs, echo replies and RLC status PDUs.
+    /// transmission) for ACKs, echo replies and RLC status PDUs. With the
+    /// `uplink` scheduling-request model on, only the transmission: the
+    /// wait for the SR occasion and the grant comes first.
     #[serde(default = "default_ul_delay")]
     pub ul_delay: Duration,
+    /// Optional uplink scheduling-request / grant model; default off.
+    #[serde(default)]
+    pub uplink: UplinkConfig,
     /// Granularity of the TC egress timer (TC-RAN sec. IV-C drives egress
     /// with a timer fd): pacer and shaper wake-ups are rounded up to
     /// multiples of it. Absent: wake-ups happen exactly when due.
@@ -67,7 +72,11 @@ pub struct SimConfig {
     /// and mark timeline): 1 ms up to the duration. Default 100 ms.
     #[serde(default = "default_series_bin")]
     pub series_bin: Duration,
+    /// At least one.
+    #[schemars(length(min = 1))]
     pub ues: Vec<UeConfig>,
+    /// At least one.
+    #[schemars(length(min = 1))]
     pub flows: Vec<FlowConfig>,
     /// Variants compared by one run: each replaces the TC pipeline of every
     /// DRB (absent pipeline = the 3GPP baseline) and may change the
@@ -81,6 +90,42 @@ pub struct SimConfig {
     /// Closed-loop controllers (xApps).
     #[serde(default)]
     pub controllers: Vec<ControllerConfig>,
+}
+
+/// How a UE gets to send in the uplink (ACKs, echo replies, RLC status
+/// PDUs). Off by default: every uplink packet then takes `ul_delay`.
+///
+/// On (`sr_period` or `grant_delay` given): a UE with uplink data and no
+/// grant waits for its next scheduling-request occasion, then
+/// `grant_delay` for the grant, and at that instant everything it has
+/// queued for the uplink goes together, each packet taking `ul_delay`. In
+/// a TDD cell the transmission waits for the start of the next U slot
+/// (if the pattern has one). Kumar et al. (Fig. 5) see status PDUs every
+/// 30 ms with a 25-ms tStatusProhibit and put the rest down to LTE's SR
+/// periodicity; a status PDU riding a grant asked for by a TCP ACK (their
+/// Fig. 7 discussion) happens here too.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct UplinkConfig {
+    /// Scheduling-request period: a whole number of slots, 1 to 640 slots
+    /// (TS 38.331 `SchedulingRequestResourceConfig` periodicities go up to
+    /// 640 slots; LTE's SR periods are 5-80 ms). The UE with RNTI r has its
+    /// occasions at the slots s with (s - r) mod P = 0, P the period in
+    /// slots: a fixed per-UE offset, as the gNB assigns one to each UE (TS
+    /// 38.213 §9.2.4), spreading the UEs over the period. Absent: a request
+    /// can go at any instant.
+    pub sr_period: Option<Duration>,
+    /// From the scheduling request to the granted uplink transmission
+    /// (0 to 100 ms; e.g. LTE FDD's 4 ms from SR to grant plus 4 ms from
+    /// grant to PUSCH). Default 0.
+    pub grant_delay: Duration,
+}
+
+impl UplinkConfig {
+    /// Whether the SR/grant model is on.
+    pub fn is_on(&self) -> bool {
+        self.sr_period.is_some() || !self.grant_delay.is_zero()
+    }
 }
 
 /// One way of running the scenario.
@@ -260,16 +305,19 @@ pub fn builtin_trace(path: &str) -> Option<(&'static str, &'static str)> {
     BUILTIN_TRACES.iter().copied().find(|(n, _)| *n == name)
 }
 
-/// Reads a capacity trace in whichever supported format its content has.
-/// UCC 5G CSVs are used through their CQI column, as the thesis used the 4G
+/// Reads a capacity trace in whichever supported format its content has;
+/// the error says what is wrong without the file name (the caller shows
+/// the path). UCC 5G CSVs are used through their CQI column, as the thesis used the 4G
 /// dataset (1 sample per second).
 pub fn load_trace(path: &Path) -> Result<AnyChannel, String> {
     use tcran_ran::channel::{MahimahiTrace, ThesisTrace, TraceFormat, UccTrace};
     let (name, text) = match builtin_trace(&path.to_string_lossy()) {
         Some((name, text)) => (name.to_string(), text.to_string()),
-        None => tcran_ran::channel::read_trace_file(path).map_err(|e| e.to_string())?,
+        None => tcran_ran::channel::read_trace_file(path).map_err(|e| e.detail())?,
     };
-    let err = |e: tcran_ran::TraceError| e.to_string();
+    // The caller names the file (the field's value): say what is wrong
+    // with it without repeating its name.
+    let err = |e: tcran_ran::TraceError| e.detail();
     match TraceFormat::detect(&text) {
         Some(TraceFormat::Mahimahi) => MahimahiTrace::parse(&name, &text)
             .map(AnyChannel::Mahimahi)

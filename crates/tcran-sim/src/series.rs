@@ -26,7 +26,10 @@ pub struct RunSeries {
     pub failed_reconfigurations: Vec<Reconfiguration>,
 }
 
-/// One sample per slot, for the whole cell (all UEs and DRBs).
+/// One sample per slot, for the whole cell (all UEs and DRBs). With a MAC
+/// scheduling period (`cell.scheduling_period`), one sample per period
+/// instead: a "slot" below is then the whole period, and PRBs are PRB·slots
+/// (the PRBs of each DL slot of the period, summed).
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct SlotSeries {
     /// Slot start, seconds.
@@ -66,6 +69,35 @@ pub struct FlowSeries {
     /// Delay CDF after warm-up: (delay ms, fraction of packets <= it),
     /// at most 200 points, increasing in both.
     pub delay_cdf: Vec<(f64, f64)>,
+    /// The same for each layer of the delay (core, UPF queue, TC, RLC,
+    /// air; summary `layers_ms`), after warm-up, at most 200 points each.
+    pub layer_delay_cdf: LayerCdfs,
+}
+
+/// Per-layer delay CDFs (`(delay ms, fraction <= it)`, like the flow's
+/// delay CDF); thesis Fig. 3.22 plots the SDAP and RLC ones.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct LayerCdfs {
+    pub core: Vec<(f64, f64)>,
+    pub upf: Vec<(f64, f64)>,
+    pub tc: Vec<(f64, f64)>,
+    pub rlc: Vec<(f64, f64)>,
+    pub air: Vec<(f64, f64)>,
+}
+
+impl LayerCdfs {
+    /// `(layer name, CDF)` in data-path order.
+    pub fn iter(&self) -> impl Iterator<Item = (&'static str, &[(f64, f64)])> {
+        [
+            ("core", &self.core),
+            ("upf", &self.upf),
+            ("tc", &self.tc),
+            ("rlc", &self.rlc),
+            ("air", &self.air),
+        ]
+        .into_iter()
+        .map(|(n, v)| (n, v.as_slice()))
+    }
 }
 
 /// Packets dropped or marked in one bin for one reason.

@@ -3,22 +3,47 @@
 //! counted reason, with every layer losing packets: the UPF queue and the
 //! TC pipeline (tail drops), a full RLC buffer (a bearer without pacer), HARQ giving up on
 //! the air (UM loses the SDU; AM retransmits, then gives up), and SDAP
-//! dropping a QFI no DRB carries. The sources stop early and the run goes
+//! dropping a QFI no DRB carries; with the MAC scheduling every slot or
+//! once per scheduling period, with or without the uplink SR/grant model. The sources stop early and the run goes
 //! on long enough for everything to drain, so nothing is left in flight.
 
 use proptest::prelude::*;
 use std::path::Path;
 use tcran_sim::{RunSummary, Sim, SimConfig};
 
-fn scenario(seed: u64, bler: f64, rlc_kb: u32, tc_limit: u32) -> String {
+/// `period_ms`: the MAC's scheduling period (0: every slot); `sr_ms`: the
+/// uplink SR period (0: no SR/grant model).
+fn scenario(
+    seed: u64,
+    bler: f64,
+    rlc_kb: u32,
+    tc_limit: u32,
+    period_ms: u32,
+    sr_ms: u32,
+) -> String {
+    let period = if period_ms == 0 {
+        String::new()
+    } else {
+        format!("scheduling_period = \"{period_ms}ms\"")
+    };
+    let uplink = if sr_ms == 0 {
+        String::new()
+    } else {
+        format!("uplink = {{ sr_period = \"{sr_ms}ms\", grant_delay = \"4ms\" }}")
+    };
+    // Long enough for the 3 MB download to finish even with heavy losses
+    // and a slow uplink (it needs about 35 s with bler 0.24, a 20 kB RLC
+    // buffer and a 20-ms SR period).
     format!(
         r#"
-    duration = "30s"
+    duration = "45s"
     seed = {seed}
+    {uplink}
     [cell]
     bandwidth_mhz = 5
     bler = {bler}
     max_harq_tx = 2
+    {period}
 
     [[ues]]
     rnti = 1
@@ -137,7 +162,7 @@ fn check(s: &RunSummary) -> Result<(), TestCaseError> {
 
 #[test]
 fn every_layer_drops_and_every_packet_is_accounted_for() {
-    let s = run(&scenario(1, 0.2, 60, 30));
+    let s = run(&scenario(1, 0.2, 60, 30, 0, 0));
     check(&s).unwrap();
     for (layer, reason) in [
         ("sdap", "no_route"),
@@ -167,7 +192,9 @@ proptest! {
         bler in 0.0f64..0.3,
         rlc_kb in 20u32..400,
         tc_limit in 5u32..200,
+        period_ms in prop::sample::select(vec![0u32, 0, 2, 10]),
+        sr_ms in prop::sample::select(vec![0u32, 0, 5, 20]),
     ) {
-        check(&run(&scenario(seed, bler, rlc_kb, tc_limit)))?;
+        check(&run(&scenario(seed, bler, rlc_kb, tc_limit, period_ms, sr_ms)))?;
     }
 }

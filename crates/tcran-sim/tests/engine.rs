@@ -73,11 +73,12 @@ fn cubic_fills_the_link_and_bloats_the_default_rlc_buffer() {
         "voip mean {} ms",
         voip.delay_ms.mean
     );
-    assert!(
-        voip.layers_ms.rlc_air > 150.0,
-        "the delay is in the RLC buffer: {:?}",
-        voip.layers_ms
-    );
+    let l = &voip.layers_ms;
+    assert!(l.rlc.mean > 150.0, "the delay is in the RLC buffer: {l:?}");
+    // ... and not on the air: without HARQ errors the last byte of every
+    // SDU reaches the UE at the end of the slot it was first sent in
+    // (earlier segments arrived before), so the air is one slot, always.
+    assert_eq!((l.air.p50, l.air.max), (1.0, 1.0), "{l:?}");
     assert!(
         s.rlc.mean_bytes > 300_000.0,
         "RLC occupancy {}",
@@ -119,7 +120,7 @@ fn a_priority_queue_and_5g_bdp_keep_the_call_within_a_few_slots() {
     // Issue 5: within a few slots at >= 98 % PRB use (measured: 99.0 %).
     assert!(s.prb_utilization >= 0.98, "PRB use {}", s.prb_utilization);
     assert!(
-        voip.layers_ms.tc + voip.layers_ms.rlc_air < 5.0,
+        voip.layers_ms.tc.mean + voip.layers_ms.rlc.mean + voip.layers_ms.air.mean < 5.0,
         "{:?}",
         voip.layers_ms
     );

@@ -59,7 +59,7 @@ fn flow<'a>(s: &'a RunSummary, name: &str) -> &'a FlowSummary {
 /// core).
 fn ran_delay(s: &RunSummary, name: &str) -> f64 {
     let l = flow(s, name).layers_ms;
-    l.upf + l.tc + l.rlc_air
+    l.upf.mean + l.tc.mean + l.rlc.mean + l.air.mean
 }
 
 /// The mean RAN delay over every flow whose name starts with `prefix`.
@@ -507,7 +507,7 @@ fn brunello_lower_thresholds_trade_rate_for_delay_and_alpha_matters_little() {
     let cfg = load("brunello-l4s-thresholds.toml");
     let d = Some(secs(50));
     let r = |v: &str| run(&cfg, v, d);
-    let tc = |s: &RunSummary| flow(s, "scalable").layers_ms.tc;
+    let tc = |s: &RunSummary| flow(s, "scalable").layers_ms.tc.mean;
     let thr = |s: &RunSummary| flow(s, "scalable").throughput_mbps;
     for sched in ["rr", "dbs"] {
         let (low, high) = (

@@ -229,7 +229,7 @@ impl Pipeline {
         self.totals.in_packets += 1;
         self.totals.in_bytes += len as u64;
         packet.enqueued_at = now;
-        packet.stamps.tc_in = Some(now);
+        packet.stamps.tc_in = tcran_core::Stamp::at(now);
 
         let mut q = if packet.malformed {
             self.classifier_stats.malformed += 1;

@@ -41,7 +41,15 @@ pub struct Report<'a> {
 }
 
 /// The plots of each variant section, in page order.
-const PLOT_KINDS: [&str; 6] = ["rlc", "prb", "throughput", "delay", "delay-cdf", "events"];
+const PLOT_KINDS: [&str; 7] = [
+    "rlc",
+    "prb",
+    "throughput",
+    "delay",
+    "delay-cdf",
+    "layer-cdf",
+    "events",
+];
 
 /// Most PRB-utilisation points per plot: slots are averaged in windows.
 const PRB_WINDOWS: usize = 500;
@@ -364,7 +372,7 @@ fn variant_section(
     if let Some(dir) = csv {
         let _ = writeln!(
             out,
-            "<p class=\"note\">Time series as CSV: <a href=\"{0}/slots.csv\">slots</a>, <a href=\"{0}/flows.csv\">flows</a>, <a href=\"{0}/delay_cdf.csv\">delay CDF</a>, <a href=\"{0}/events.csv\">drops and marks</a>, <a href=\"{0}/reconfigurations.csv\">reconfigurations</a>.</p>",
+            "<p class=\"note\">Time series as CSV: <a href=\"{0}/slots.csv\">slots</a>, <a href=\"{0}/flows.csv\">flows</a>, <a href=\"{0}/delay_cdf.csv\">delay CDF</a>, <a href=\"{0}/layer_delay_cdf.csv\">delay CDF per layer</a>, <a href=\"{0}/events.csv\">drops and marks</a>, <a href=\"{0}/reconfigurations.csv\">reconfigurations</a>.</p>",
             escape(dir)
         );
     }
@@ -384,6 +392,7 @@ fn variant_section(
         throughput_chart(s),
         delay_chart(s),
         cdf_chart(s),
+        layer_cdf_chart(s),
         events_chart(s),
     ];
     debug_assert!(charts.iter().map(|c| c.kind).eq(PLOT_KINDS));
@@ -594,6 +603,36 @@ fn cdf_chart(s: &RunSeries) -> Chart {
     }
     c.log_x_if_wide();
     c.note = c.x_log.then(|| log_note(true).trim().to_string());
+    c
+}
+
+/// Thesis Fig. 3.22 (delay at SDAP, at RLC, and their sum): per flow, the
+/// CDF of each layer that holds packets at all (the core's delay is a
+/// constant and a layer that never delays is a step at 0: both left out).
+fn layer_cdf_chart(s: &RunSeries) -> Chart {
+    let mut c = Chart::new(
+        "layer-cdf",
+        "Delay CDF per layer (after warm-up)",
+        "delay in the layer (ms)",
+        "fraction of packets (≤ delay)",
+    );
+    let mut k = 0;
+    for f in &s.flows {
+        for (layer, cdf) in f.layer_delay_cdf.iter() {
+            if layer == "core" || cdf.last().is_none_or(|(d, _)| *d <= 0.0) {
+                continue;
+            }
+            c.series.push(Series::line(
+                format!("{} {layer}", f.name),
+                color(k),
+                vec![cdf.to_vec()],
+            ));
+            k += 1;
+        }
+    }
+    c.note = Some(
+        "tc: TC queues; rlc: RLC buffer until the last byte is first sent; air: from then to delivery (HARQ, ARQ, reassembly); upf: the UPF queue.".into(),
+    );
     c
 }
 

@@ -13,7 +13,17 @@
 //!   should use the bytes as the grant (summed over whatever it serves) and
 //!   not apply a TBS on top.
 //!
-//! [`ChannelSample`] carries either. Every channel is sans-IO: it answers for
+//! [`ChannelSample`] carries either. The MAC asks once per scheduling
+//! decision for the interval it covers: one slot, or the whole scheduling
+//! period when the cell has one (`MacConfig::scheduling_period`, the thesis
+//! emulator's 10-ms TTI). For a capacity trace that is exact: the bytes of
+//! the whole period (the thesis traces offer a constant rate within each
+//! second, so a 10-ms period gets exactly the emulator's per-TTI amount).
+//! An MCS channel answers for the period's start, and that MCS holds for
+//! the period, as the emulator held one capacity per TTI: a change of MCS
+//! mid-period takes effect at the next period.
+//!
+//! Every channel is sans-IO: it answers for
 //! a time the caller passes and never reads a clock; trace time 0 is
 //! [`Instant::ZERO`], and traces loop at their end like mahimahi's `mm-link`.
 //! The parsers take text; [`read_trace_file`] is the one function that
@@ -238,6 +248,24 @@ impl TraceError {
     }
 }
 
+impl TraceError {
+    /// The message without the file name, for callers that already name
+    /// the file (a scenario error shows the path as the field's value):
+    /// `line 7: "abc": not a number` or `cannot read: No such file or
+    /// directory`.
+    pub fn detail(&self) -> String {
+        let mut s = String::new();
+        if let Some(l) = self.line {
+            s.push_str(&format!("line {l}: "));
+        }
+        if let Some(v) = &self.value {
+            s.push_str(&format!("{v:?}: "));
+        }
+        s.push_str(&self.problem);
+        s
+    }
+}
+
 impl fmt::Display for TraceError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}", self.file)?;
@@ -290,8 +318,15 @@ pub(crate) fn not_a_number_hint(l: &str) -> &'static str {
 /// one place this crate does I/O.
 pub fn read_trace_file(path: &std::path::Path) -> Result<(String, String), TraceError> {
     let name = path.display().to_string();
-    let bytes =
-        std::fs::read(path).map_err(|e| TraceError::file(&name, format!("cannot read: {e}")))?;
+    let bytes = std::fs::read(path).map_err(|e| {
+        // The OS reason without Rust's " (os error N)" suffix: the code
+        // tells a user nothing the words do not.
+        let reason = e.to_string();
+        let reason = reason
+            .find(" (os error")
+            .map_or(reason.as_str(), |i| &reason[..i]);
+        TraceError::file(&name, format!("cannot read: {reason}"))
+    })?;
     match String::from_utf8(bytes) {
         Ok(s) => Ok((name, s)),
         Err(e) => {
@@ -383,6 +418,15 @@ mod tests {
         let e = TraceError::at("x.down", 7, "abc", "not a number");
         assert_eq!(e.to_string(), "x.down:7: \"abc\": not a number");
         assert_eq!(TraceError::file("x", "empty").to_string(), "x: empty");
+        assert_eq!(e.detail(), "line 7: \"abc\": not a number");
+        assert_eq!(TraceError::file("x", "empty").detail(), "empty");
+    }
+
+    #[test]
+    fn unreadable_file_says_why_once_without_the_os_code() {
+        let e = read_trace_file(std::path::Path::new("/no/such/trace.down")).unwrap_err();
+        assert_eq!(e.file, "/no/such/trace.down");
+        assert_eq!(e.detail(), "cannot read: No such file or directory");
     }
 
     #[test]

@@ -1,8 +1,9 @@
-//! Downlink MAC scheduler of one cell, one call per slot (TS 38.321,
-//! TS 38.214 §5.1.2.2 resource allocation, §5.1.3.2 TBS).
+//! Downlink MAC scheduler of one cell, one call per slot or per scheduling
+//! period (TS 38.321, TS 38.214 §5.1.2.2 resource allocation, §5.1.3.2 TBS).
 //!
-//! Per slot the caller passes every UE's channel sample and the buffer
-//! status of its logical channels; [`Mac::schedule`] returns the grants.
+//! Per slot (or period) the caller passes every UE's channel sample and the
+//! buffer status of its logical channels; [`Mac::schedule`] returns the
+//! grants.
 //! The caller then pulls the RLC entities ([`crate::rlc::RlcTx::fill`]) with
 //! the per-logical-channel bytes and hands the resulting PDUs back with
 //! [`Mac::transmit`], which draws the HARQ outcome.
@@ -40,6 +41,19 @@
 //!   scale N_PRB, TS 36.213 §7.1.7; two layers need Table 7.1.7.2.2-1):
 //!   other values are configuration errors. The RLC/MAC header model stays
 //!   NR's (no LTE RLC concatenation).
+//! - **Scheduling period** (`scheduling_period`, default one slot): the
+//!   thesis emulator's MAC pulls the RLC once every 10 ms (Irazabal thesis
+//!   sec. 3.6.1) and its traces give packets per 10 ms. With a period of K
+//!   slots the MAC decides once per period, at its first slot, with the
+//!   resources of all the period's downlink slots: a UE granted n PRBs
+//!   gets n PRBs in every DL slot of the period, and its TB carries the sum
+//!   of those slots' TBS for n PRBs (S slots with their fewer PDSCH
+//!   symbols, U slots nothing). A capacity trace's sample covers the whole
+//!   period; as with per-slot scheduling, the share of it that falls in U
+//!   slots is not carried (K_DL / K of it is). HARQ: the period's TB counts
+//!   as sent in its first slot and is retransmitted in the first period
+//!   starting `harq_rtt` slots after it or later (so at the earliest the
+//!   next period). PF averages use the period as their step.
 //! - **HARQ** (simplified): a new TB fails with probability `bler`; it is
 //!   retransmitted `harq_rtt` slots later (or at the next DL slot with room)
 //!   with the same TBS and PRB count, before new data, failing again with
@@ -156,6 +170,11 @@ pub struct MacConfig {
     pub max_harq_tx: u8,
     /// Seed of the HARQ error draws.
     pub seed: u64,
+    /// How often the MAC schedules: a whole number of slots, from one slot
+    /// to 100 ms (e.g. `"10ms"`, the thesis emulator's TTI). Absent: every
+    /// slot. Each decision uses the resources of all the period's DL slots
+    /// (module docs).
+    pub scheduling_period: Option<Duration>,
 }
 
 impl Default for MacConfig {
@@ -181,6 +200,7 @@ impl Default for MacConfig {
             harq_rtt: 8,
             max_harq_tx: 4,
             seed: 0,
+            scheduling_period: None,
         }
     }
 }
@@ -227,6 +247,8 @@ pub struct MacParams {
     pub harq_rtt: u64,
     pub max_harq_tx: u8,
     pub seed: u64,
+    /// Slots per scheduling decision (1 unless `scheduling_period` is set).
+    pub period_slots: u32,
 }
 
 impl MacConfig {
@@ -324,12 +346,33 @@ impl MacConfig {
             None if self.rat == Rat::Lte => rbg_size_lte(n_prb),
             None => rbg_size_config1(n_prb),
         };
-        let tc = self.pf_time_constant.ratio(numerology.slot_duration());
+        let slot = numerology.slot_duration();
+        let period_slots = match self.scheduling_period {
+            None => 1,
+            Some(p) => {
+                let max = Duration::from_millis(100);
+                let k = p.as_nanos() / slot.as_nanos();
+                if p.is_zero() || !p.as_nanos().is_multiple_of(slot.as_nanos()) || p > max {
+                    return Err(ConfigError::new(
+                        "scheduling_period",
+                        p,
+                        format!(
+                            "must be a whole number of slots ({slot} each at numerology {}) \
+                             from {slot} to {max}",
+                            self.numerology
+                        ),
+                    ));
+                }
+                k as u32
+            }
+        };
+        let period = Duration::from_nanos(slot.as_nanos() * u64::from(period_slots));
+        let tc = self.pf_time_constant.ratio(period);
         if tc < 1.0 {
             return Err(ConfigError::new(
                 "pf_time_constant",
                 self.pf_time_constant,
-                "must be at least one slot",
+                "must be at least one slot (one scheduling period)",
             ));
         }
         let mut slices = Vec::new();
@@ -391,6 +434,7 @@ impl MacConfig {
             harq_rtt: u64::from(harq_rtt),
             max_harq_tx,
             seed: self.seed,
+            period_slots,
         })
     }
 }
@@ -463,11 +507,17 @@ pub struct HarqRetx {
 #[derive(Debug, Default)]
 pub struct SlotOutput {
     pub slot: u64,
-    /// DL symbols of the slot (14, the S-slot DL symbols, or 0).
+    /// DL symbols of the slot (14, the S-slot DL symbols, or 0); with a
+    /// scheduling period, of its first slot.
     pub dl_symbols: u8,
-    /// PRBs the slot offers in DL (0 in U slots).
+    /// Slots of the period that carry a PDSCH (0 or 1 without a scheduling
+    /// period). PRB counts below are per such slot: PRB·slots are them
+    /// times this.
+    pub dl_slots: u16,
+    /// PRBs the slot offers in DL (0 in U slots; with a period, 0 when none
+    /// of its slots is DL).
     pub prbs_available: u16,
-    /// PRBs granted (new data + HARQ retransmissions).
+    /// PRBs granted (new data + HARQ retransmissions), in each DL slot.
     pub prbs_used: u16,
     pub grants: Vec<UeGrant>,
     pub lc_grants: Vec<LcGrant>,
@@ -488,6 +538,7 @@ impl SlotOutput {
         self.prbs_used = 0;
         self.prbs_available = 0;
         self.dl_symbols = 0;
+        self.dl_slots = 0;
     }
 
     /// The grant of `rnti` in this slot, if any.
@@ -510,6 +561,35 @@ struct UeState {
     harq: Vec<HarqTb>,
 }
 
+/// The downlink slots of one scheduling decision, by PDSCH symbols: at
+/// most two kinds (D slots and S slots), each `(symbols, slots)`, larger
+/// symbol count first, `(0, 0)` when unused.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+struct DlSlots([(u8, u16); 2]);
+
+impl DlSlots {
+    fn add(&mut self, symbols: u8) {
+        if symbols == 0 {
+            return;
+        }
+        let k = &mut self.0;
+        if k[0].1 == 0 || k[0].0 == symbols {
+            k[0] = (symbols, k[0].1 + 1);
+        } else if k[1].1 == 0 || k[1].0 == symbols {
+            k[1] = (symbols, k[1].1 + 1);
+        } else {
+            unreachable!("a slot pattern has two kinds of DL slot at most");
+        }
+        if k[1].0 > k[0].0 {
+            k.swap(0, 1);
+        }
+    }
+
+    fn count(&self) -> u16 {
+        self.0[0].1 + self.0[1].1
+    }
+}
+
 /// Bytes as a function of PRBs for one UE in one slot.
 #[derive(Debug, Clone)]
 pub(crate) enum Rate {
@@ -527,8 +607,9 @@ pub struct Mac {
     ues: BTreeMap<Rnti, UeState>,
     rng: RngStream,
     rr_offset: usize,
-    /// TBS bytes by n_PRB (index) for (MCS, PDSCH symbols).
-    tbs_cache: Vec<((Mcs, u8), Vec<u32>)>,
+    /// Bytes by n_PRB (index) for (MCS, DL slots of the decision): the
+    /// sum of the slots' TBS.
+    tbs_cache: Vec<((Mcs, DlSlots), Vec<u32>)>,
     quantum: Vec<f64>,
     // Scratch.
     order: Vec<usize>,
@@ -614,39 +695,54 @@ impl Mac {
         self.p.slices.iter().position(|(_, u)| u.contains(&rnti))
     }
 
-    /// TBS bytes for n PRBs (`n <= N`).
-    fn tbs_index(&mut self, mcs: Mcs, symbols: u8) -> usize {
-        if let Some(i) = self
-            .tbs_cache
-            .iter()
-            .position(|(k, _)| *k == (mcs, symbols))
-        {
+    /// Index of the bytes-by-n_PRB table of `mcs` over `slots`.
+    fn tbs_index(&mut self, mcs: Mcs, slots: DlSlots) -> usize {
+        if let Some(i) = self.tbs_cache.iter().position(|(k, _)| *k == (mcs, slots)) {
             return i;
         }
+        let one_slot = |n: u16, symbols: u8| -> u32 {
+            if n == 0 {
+                return 0;
+            }
+            if self.p.rat == Rat::Lte {
+                // Every index of the three NR tables that `Mcs::new`
+                // accepts is a valid LTE I_MCS (0..=28).
+                return lte_tbs_for_mcs(mcs.index, n).map_or(0, |b| b / 8);
+            }
+            TbsInput {
+                n_symb_sh: symbols,
+                n_dmrs_prb: self.p.dmrs_re_per_prb,
+                n_oh_prb: 0,
+                n_prb: n,
+                layers: self.p.layers,
+                tb_scaling: Default::default(),
+            }
+            .tbs(mcs)
+            .map_or(0, |b| b / 8)
+        };
+        // At most 800 slots (100 ms at µ = 3) of at most ~160 kB: far
+        // below u32::MAX.
         let v = (0..=self.p.n_prb)
             .map(|n| {
-                if n == 0 {
-                    return 0;
-                }
-                if self.p.rat == Rat::Lte {
-                    // Every index of the three NR tables that `Mcs::new`
-                    // accepts is a valid LTE I_MCS (0..=28).
-                    return lte_tbs_for_mcs(mcs.index, n).map_or(0, |b| b / 8);
-                }
-                TbsInput {
-                    n_symb_sh: symbols,
-                    n_dmrs_prb: self.p.dmrs_re_per_prb,
-                    n_oh_prb: 0,
-                    n_prb: n,
-                    layers: self.p.layers,
-                    tb_scaling: Default::default(),
-                }
-                .tbs(mcs)
-                .map_or(0, |b| b / 8)
+                slots
+                    .0
+                    .iter()
+                    .map(|&(symbols, k)| u32::from(k) * one_slot(n, symbols))
+                    .sum()
             })
             .collect();
-        self.tbs_cache.push(((mcs, symbols), v));
+        self.tbs_cache.push(((mcs, slots), v));
         self.tbs_cache.len() - 1
+    }
+
+    /// Slots per scheduling decision.
+    pub fn period_slots(&self) -> u32 {
+        self.p.period_slots
+    }
+
+    /// The scheduling period (one slot unless configured).
+    pub fn period(&self) -> Duration {
+        Duration::from_nanos(self.slot_duration().as_nanos() * u64::from(self.p.period_slots))
     }
 
     pub(crate) fn bytes(&self, rate: &Rate, n: u16) -> u32 {
@@ -675,8 +771,10 @@ impl Mac {
         lo
     }
 
-    /// Schedules slot `slot` (its start time is `now`): HARQ
-    /// retransmissions first, then new data with the configured scheduler.
+    /// Schedules slot `slot` (its start time is `now`), or with a
+    /// scheduling period the period of [`Mac::period_slots`] slots starting
+    /// at `slot`: HARQ retransmissions first, then new data with the
+    /// configured scheduler. Channel samples must cover the same span.
     /// `ues` should list every attached UE with its logical channels, in any
     /// order; `out` is cleared first.
     pub fn schedule(&mut self, slot: u64, now: Instant, ues: &[UeInput<'_>], out: &mut SlotOutput) {
@@ -697,17 +795,34 @@ impl Mac {
                 );
             }
         }
-        let symbols = self.pdsch_symbols(slot);
+        let k = u64::from(self.p.period_slots);
+        let mut dl = DlSlots::default();
+        if k == 1 {
+            // Every slot on its own (the default): no loop.
+            let symbols = self.pdsch_symbols(slot);
+            dl.0[0] = (symbols, u16::from(symbols > 0));
+        } else {
+            for s in slot..slot + k {
+                dl.add(self.pdsch_symbols(s));
+            }
+        }
+        let dl_slots = dl.count();
         out.dl_symbols = self.p.pattern.dl_symbols(slot);
-        let n = if symbols == 0 { 0 } else { self.p.n_prb };
+        out.dl_slots = dl_slots;
+        let n = if dl_slots == 0 { 0 } else { self.p.n_prb };
         out.prbs_available = n;
         // Rates.
         self.rates.clear();
         for u in ues {
-            let r = match (u.channel, symbols) {
-                (_, 0) | (ChannelSample::Outage, _) => Rate::None,
-                (ChannelSample::Mcs(m), s) => Rate::Tbs(self.tbs_index(m, s)),
-                (ChannelSample::Bytes(b), _) => Rate::Bytes(b),
+            let r = match u.channel {
+                _ if dl_slots == 0 => Rate::None,
+                ChannelSample::Outage => Rate::None,
+                ChannelSample::Mcs(m) => Rate::Tbs(self.tbs_index(m, dl)),
+                // The trace's bytes of the U slots are not carried, as
+                // when every slot is scheduled on its own (exact for a
+                // trace at a constant rate over the period).
+                ChannelSample::Bytes(b) if u64::from(dl_slots) == k => Rate::Bytes(b),
+                ChannelSample::Bytes(b) => Rate::Bytes(b * u64::from(dl_slots) / k),
             };
             self.rates.push(r);
         }

@@ -190,23 +190,35 @@ impl RlcRx {
                 e.total = Some(pdu.so + pdu.len);
             }
             if !e.ranges.complete(e.total) {
-                if e.packet.is_none() {
-                    e.packet = Some(pdu.packet);
+                match &mut e.packet {
+                    None => e.packet = Some(pdu.packet),
+                    // A segment sent before the SDU's last byte was first
+                    // sent shares a handle without `mac_in` (the
+                    // transmitter stamps it at that moment); keep a
+                    // stamped one.
+                    Some(held) if held.stamps.mac_in.is_none() => *held = pdu.packet,
+                    Some(_) => {}
                 }
                 return false;
             }
         }
         e.delivered = true;
         let mut v = std::mem::take(&mut e.ranges.v);
-        e.packet = None;
+        let held = e.packet.take();
         if v.capacity() > 0 && self.spare.len() < SPARE_RANGES {
             v.clear();
             self.spare.push(v);
         }
-        // Every PDU of an SDU carries the same metadata: deliver this one's.
+        // Every PDU of an SDU carries the same metadata: deliver this one's,
+        // unless it is an early segment sent before the last byte (no
+        // `mac_in`) and an earlier PDU of the SDU has the stamp.
+        let packet = match held {
+            Some(h) if pdu.packet.stamps.mac_in.is_none() && !h.stamps.mac_in.is_none() => h,
+            _ => pdu.packet,
+        };
         self.stats.delivered_sdus += 1;
-        self.stats.delivered_bytes += u64::from(pdu.packet.len);
-        delivered.push(Arc::unwrap_or_clone(pdu.packet));
+        self.stats.delivered_bytes += u64::from(packet.len);
+        delivered.push(Arc::unwrap_or_clone(packet));
         true
     }
 

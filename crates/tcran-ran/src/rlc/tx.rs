@@ -13,7 +13,7 @@ use super::{
 use std::collections::VecDeque;
 use std::sync::Arc;
 use tcran_core::reason::MarkCounts;
-use tcran_core::{DrbId, DropReason, Ecn, Instant, Packet};
+use tcran_core::{DrbId, DropReason, Ecn, Instant, Packet, Stamp};
 use tcran_tc::queue::Codel;
 use tcran_tc::stage::{Events, Queue};
 
@@ -163,7 +163,7 @@ impl RlcTx {
             return Err(packet);
         }
         packet.enqueued_at = now;
-        packet.stamps.rlc_in = Some(now);
+        packet.stamps.rlc_in = Stamp::at(now);
         if let Some(aqm) = &mut self.aqm {
             // The copy leaves the real bytes behind: the AQM only needs the
             // size, the ECN field and the enqueue time.
@@ -362,6 +362,12 @@ impl RlcTx {
             let sdu = &mut self.sdus[self.new_idx];
             sdu.sent += d;
             sdu.sn = sn;
+            if last {
+                // The first transmission of the last byte: the SDU's wait
+                // in RLC ends here (every PDU cloned from now on, including
+                // retransmissions, carries the stamp).
+                Arc::make_mut(&mut sdu.packet).stamps.mac_in = Stamp::at(now);
+            }
             out.push(RlcPdu {
                 drb: self.drb,
                 sn,
