@@ -23,25 +23,43 @@ pub struct Source {
     pub syntax: Syntax,
 }
 
-/// Reads a text file; errors name the file and the OS reason.
-pub fn read_text(path: &Path) -> Result<(String, String), CliError> {
+/// The largest configuration file read: scenarios are a few kilobytes.
+pub const MAX_CONFIG_FILE_BYTES: u64 = 16 << 20;
+
+/// Reads a text file of at most `max_bytes`; errors name the file and the
+/// OS reason. Reading stops one byte past the limit, so that a device or a
+/// pipe that never ends (`/dev/zero`) is refused instead of filling memory.
+pub fn read_text(path: &Path, what: &str, max_bytes: u64) -> Result<(String, String), CliError> {
+    use std::io::Read;
     let name = path.display().to_string();
-    match std::fs::read(path) {
-        Err(e) => Err(CliError::Read {
+    let mut bytes = Vec::new();
+    let read =
+        std::fs::File::open(path).and_then(|f| f.take(max_bytes + 1).read_to_end(&mut bytes));
+    if let Err(e) = read {
+        return Err(CliError::Read {
             file: name,
             reason: io_reason(&e),
-        }),
-        Ok(bytes) => match String::from_utf8(bytes) {
-            Ok(text) => Ok((name, text)),
-            Err(e) => {
-                let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
-                let line = valid.iter().filter(|b| **b == b'\n').count() + 1;
-                Err(CliError::Read {
-                    file: name,
-                    reason: format!("not UTF-8 text (line {line}): a binary file?"),
-                })
-            }
-        },
+        });
+    }
+    if bytes.len() as u64 > max_bytes {
+        return Err(CliError::Read {
+            file: name,
+            reason: format!(
+                "larger than {} MiB, the largest {what} accepted",
+                max_bytes >> 20
+            ),
+        });
+    }
+    match String::from_utf8(bytes) {
+        Ok(text) => Ok((name, text)),
+        Err(e) => {
+            let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+            let line = valid.iter().filter(|b| **b == b'\n').count() + 1;
+            Err(CliError::Read {
+                file: name,
+                reason: format!("not UTF-8 text (line {line}): a binary file?"),
+            })
+        }
     }
 }
 
@@ -74,7 +92,7 @@ pub fn read_config(path: &Path) -> Result<Source, CliError> {
             })
         }
     };
-    let (name, text) = read_text(path)?;
+    let (name, text) = read_text(path, "configuration file", MAX_CONFIG_FILE_BYTES)?;
     Ok(Source { name, text, syntax })
 }
 

@@ -31,7 +31,7 @@ pub fn short_name(f: TraceFormat) -> &'static str {
 
 /// Reads and summarises a trace file.
 pub fn info(path: &Path, format: FormatArg) -> Result<(String, TraceInfo), CliError> {
-    let (name, text) = read_text(path)?;
+    let (name, text) = read_text(path, "trace file", tcran_ran::channel::MAX_TRACE_FILE_BYTES)?;
     if text.trim().is_empty() {
         return Err(CliError::EmptyTrace { file: name });
     }

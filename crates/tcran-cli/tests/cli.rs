@@ -249,6 +249,12 @@ fn trace_file_missing_or_a_directory() {
     let d = trace("mahimahi");
     let e = user_error(&["trace", "info", &d]);
     assert!(e.starts_with(&format!("error: {d}: cannot read:")), "{e}");
+    // A file that never ends is refused at the size limit, not read forever.
+    let e = user_error(&["trace", "info", "/dev/zero"]);
+    assert_eq!(
+        e,
+        "error: /dev/zero: cannot read: larger than 256 MiB, the largest trace file accepted"
+    );
 }
 
 // ------------------------------------------------------------------ validate
@@ -367,6 +373,22 @@ fn validate_file_problems() {
     let f = fixture("binary.toml");
     let e = user_error(&["validate", &f]);
     assert!(e.contains(&f) && e.contains("not UTF-8"), "{e}");
+    // A scenario name that leads to a file that never ends is refused at
+    // the size limit.
+    let dir = std::env::temp_dir().join(format!("tcran-endless-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let endless = dir.join("endless.toml");
+    let _ = std::fs::remove_file(&endless);
+    std::os::unix::fs::symlink("/dev/zero", &endless).unwrap();
+    let f = endless.display().to_string();
+    let e = user_error(&["validate", &f]);
+    assert_eq!(
+        e,
+        format!(
+            "error: {f}: cannot read: larger than 16 MiB, the largest configuration file accepted"
+        )
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 // ------------------------------------------------------------------ the command line

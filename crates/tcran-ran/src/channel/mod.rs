@@ -314,11 +314,16 @@ pub(crate) fn not_a_number_hint(l: &str) -> &'static str {
     }
 }
 
+/// The largest trace file read: real traces are kilobytes to a few
+/// megabytes; an hour of mahimahi opportunities at 50 Mbit/s is ~135 MB.
+pub const MAX_TRACE_FILE_BYTES: u64 = 256 << 20;
+
 /// Reads a trace file as UTF-8 text and returns (display name, text). The
 /// one place this crate does I/O.
 pub fn read_trace_file(path: &std::path::Path) -> Result<(String, String), TraceError> {
+    use std::io::Read;
     let name = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|e| {
+    let cannot = |e: std::io::Error| {
         // The OS reason without Rust's " (os error N)" suffix: the code
         // tells a user nothing the words do not.
         let reason = e.to_string();
@@ -326,7 +331,22 @@ pub fn read_trace_file(path: &std::path::Path) -> Result<(String, String), Trace
             .find(" (os error")
             .map_or(reason.as_str(), |i| &reason[..i]);
         TraceError::file(&name, format!("cannot read: {reason}"))
-    })?;
+    };
+    // Read at most one byte past the limit, so that a device or a pipe
+    // that never ends (`/dev/zero`) is refused instead of filling memory.
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|f| f.take(MAX_TRACE_FILE_BYTES + 1).read_to_end(&mut bytes))
+        .map_err(cannot)?;
+    if bytes.len() as u64 > MAX_TRACE_FILE_BYTES {
+        return Err(TraceError::file(
+            &name,
+            format!(
+                "larger than {} MiB, the largest trace file accepted",
+                MAX_TRACE_FILE_BYTES >> 20
+            ),
+        ));
+    }
     match String::from_utf8(bytes) {
         Ok(s) => Ok((name, s)),
         Err(e) => {
