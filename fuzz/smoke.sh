@@ -64,6 +64,10 @@ for t in "${targets[@]}"; do
   if [[ -d "seeds/$t" ]]; then
     seeds+=("seeds/$t")
   fi
+  if [[ "$t" == scenario_config ]]; then
+    # Every shipped scenario is a seed too.
+    seeds+=("../scenarios" "../scenarios/reproduction")
+  fi
   log "running $t for ${seconds}s"
   # New inputs go to the temporary corpus; the committed seeds are read only.
   if ! cargo fuzz run "${flags[@]}" "$t" "$corpus" "${seeds[@]}" -- "${args[@]}" \

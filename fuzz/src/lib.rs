@@ -1,8 +1,10 @@
 //! Shared bodies of the fuzz targets that cannot live in the crate they
 //! test without changing its manifest. `pipeline_config.rs` is also compiled
 //! into `crates/tcran-tc/tests/fuzz_config.rs` and `channel_trace.rs` into
-//! `crates/tcran-ran/tests/fuzz_trace.rs` (via `#[path]`), so stable
+//! `crates/tcran-ran/tests/fuzz_trace.rs`, `scenario_config.rs` into
+//! `crates/tcran-sim/tests/fuzz_scenario.rs` (via `#[path]`), so stable
 //! `cargo test` runs them.
 
 pub mod channel_trace;
 pub mod pipeline_config;
+pub mod scenario_config;

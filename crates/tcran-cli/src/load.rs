@@ -150,8 +150,20 @@ impl Source {
     }
 
     fn toml_error(&self, e: &toml::de::Error) -> CliError {
-        let message = fold_lines(e.message());
         let span = e.span().unwrap_or(0..0);
+        let mut message = fold_lines(e.message());
+        if message.is_empty() {
+            // The toml crate gives no words for some syntax errors, e.g. a
+            // control character in a comment: name the character found.
+            message = match self.text.get(span.start..).and_then(|t| t.chars().next()) {
+                Some(c) if c.is_control() => format!(
+                    "control character U+{:04X} is not allowed in TOML, not even in a comment",
+                    u32::from(c)
+                ),
+                Some(c) => format!("invalid TOML syntax at {c:?}"),
+                None => "invalid TOML syntax at the end of the file".to_string(),
+            };
+        }
         // serde reports errors inside flattened or buffered tables (a queue's
         // kind-specific keys) at the whole table: look for the key or value
         // the message names inside that span.

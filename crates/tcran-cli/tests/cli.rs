@@ -323,6 +323,11 @@ const PARSE_ERRORS: &[(&str, &str, &[&str])] = &[
         ":1:18: ",
         &["unknown variant `bdpp`", "`e5g_bdp`"],
     ),
+    (
+        "control_char_in_comment.toml",
+        ":2:26: ",
+        &["control character U+0003 is not allowed in TOML"],
+    ),
 ];
 
 #[test]
