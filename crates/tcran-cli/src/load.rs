@@ -26,53 +26,20 @@ pub struct Source {
 /// The largest configuration file read: scenarios are a few kilobytes.
 pub const MAX_CONFIG_FILE_BYTES: u64 = 16 << 20;
 
-/// Reads a text file of at most `max_bytes`; errors name the file and the
-/// OS reason. Reading stops one byte past the limit, so that a device or a
-/// pipe that never ends (`/dev/zero`) is refused instead of filling memory.
-pub fn read_text(path: &Path, what: &str, max_bytes: u64) -> Result<(String, String), CliError> {
-    use std::io::Read;
+/// Reads a text file of at most `max_bytes`; errors name the file and
+/// what is wrong with it.
+pub fn read_text(
+    path: &Path,
+    what: &'static str,
+    max_bytes: u64,
+) -> Result<(String, String), CliError> {
     let name = path.display().to_string();
-    let mut bytes = Vec::new();
-    let read =
-        std::fs::File::open(path).and_then(|f| f.take(max_bytes + 1).read_to_end(&mut bytes));
-    if let Err(e) = read {
-        return Err(CliError::Read {
-            file: name,
-            reason: io_reason(&e),
-        });
-    }
-    if bytes.len() as u64 > max_bytes {
-        return Err(CliError::Read {
-            file: name,
-            reason: format!(
-                "larger than {} MiB, the largest {what} accepted",
-                max_bytes >> 20
-            ),
-        });
-    }
-    match String::from_utf8(bytes) {
+    match tcran_core::text_file::read_text_file(path, what, max_bytes) {
         Ok(text) => Ok((name, text)),
-        Err(e) => {
-            let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
-            let line = valid.iter().filter(|b| **b == b'\n').count() + 1;
-            Err(CliError::Read {
-                file: name,
-                reason: format!("not UTF-8 text (line {line}): a binary file?"),
-            })
-        }
-    }
-}
-
-/// The OS error without Rust's "(os error N)" suffix.
-fn io_reason(e: &std::io::Error) -> String {
-    without_os_code(&e.to_string())
-}
-
-/// An error message without Rust's "(os error N)" suffix.
-pub fn without_os_code(s: &str) -> String {
-    match s.find(" (os error") {
-        Some(i) => s[..i].to_string(),
-        None => s.to_string(),
+        Err(e) => Err(CliError::Read {
+            file: name,
+            reason: e.to_string(),
+        }),
     }
 }
 

@@ -149,7 +149,7 @@ pub fn to_text(s: &ScenarioSummary) -> String {
 pub fn write_outputs(dir: &Path, o: &Outcome) -> Result<(), CliError> {
     let io = |path: &Path, e: &dyn std::fmt::Display| CliError::Write {
         file: path.display().to_string(),
-        reason: crate::load::without_os_code(&e.to_string()),
+        reason: tcran_core::text_file::without_os_code(&e.to_string()).to_string(),
     };
     std::fs::create_dir_all(dir).map_err(|e| io(dir, &e))?;
     let s = &o.output.summary;

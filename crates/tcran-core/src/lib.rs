@@ -15,12 +15,15 @@
 //!   (principle 5).
 //! - [`config`]: the error every `build()` returns for a bad value, naming the
 //!   field, the value and the allowed range.
+//! - [`text_file`]: reading a user's text file with a size limit and errors
+//!   a user can act on.
 
 pub mod config;
 pub mod ids;
 pub mod packet;
 pub mod reason;
 pub mod rng;
+pub mod text_file;
 pub mod time;
 pub mod units;
 

@@ -321,44 +321,17 @@ pub const MAX_TRACE_FILE_BYTES: u64 = 256 << 20;
 /// Reads a trace file as UTF-8 text and returns (display name, text). The
 /// one place this crate does I/O.
 pub fn read_trace_file(path: &std::path::Path) -> Result<(String, String), TraceError> {
-    use std::io::Read;
+    use tcran_core::text_file::{read_text_file, TextFileError};
     let name = path.display().to_string();
-    let cannot = |e: std::io::Error| {
-        // The OS reason without Rust's " (os error N)" suffix: the code
-        // tells a user nothing the words do not.
-        let reason = e.to_string();
-        let reason = reason
-            .find(" (os error")
-            .map_or(reason.as_str(), |i| &reason[..i]);
-        TraceError::file(&name, format!("cannot read: {reason}"))
-    };
-    // Read at most one byte past the limit, so that a device or a pipe
-    // that never ends (`/dev/zero`) is refused instead of filling memory.
-    let mut bytes = Vec::new();
-    std::fs::File::open(path)
-        .and_then(|f| f.take(MAX_TRACE_FILE_BYTES + 1).read_to_end(&mut bytes))
-        .map_err(cannot)?;
-    if bytes.len() as u64 > MAX_TRACE_FILE_BYTES {
-        return Err(TraceError::file(
+    match read_text_file(path, "trace file", MAX_TRACE_FILE_BYTES) {
+        Ok(text) => Ok((name, text)),
+        Err(TextFileError::NotUtf8 { line }) => Err(TraceError::at(
             &name,
-            format!(
-                "larger than {} MiB, the largest trace file accepted",
-                MAX_TRACE_FILE_BYTES >> 20
-            ),
-        ));
-    }
-    match String::from_utf8(bytes) {
-        Ok(s) => Ok((name, s)),
-        Err(e) => {
-            let ok = &e.as_bytes()[..e.utf8_error().valid_up_to()];
-            let line = ok.iter().filter(|b| **b == b'\n').count() + 1;
-            Err(TraceError::at(
-                &name,
-                line,
-                "",
-                "not UTF-8 text (a binary file?)",
-            ))
-        }
+            line,
+            "",
+            "not UTF-8 text (a binary file?)",
+        )),
+        Err(e) => Err(TraceError::file(&name, format!("cannot read: {e}"))),
     }
 }
 
