@@ -388,6 +388,19 @@ pub struct Sim {
     scratch_departures: Vec<SduDeparture>,
     scratch_packets: Vec<Packet>,
     scratch_aqm_drops: Vec<(Packet, DropReason)>,
+    scratch_up: Vec<Packet>,
+    /// UE index by RNTI, sorted by RNTI.
+    ue_index: Vec<(Rnti, usize)>,
+    /// Per-slot buffers kept between slots for their allocations: the
+    /// logical channels of every UE in UE order (UE `u`'s from
+    /// `lc_base[u]`), what each handed to the MAC, and whether each UE got a
+    /// grant.
+    slot_lcs: Vec<LcInput<'static>>,
+    lc_base: Vec<usize>,
+    slot_pulled: Vec<u64>,
+    slot_granted: Vec<bool>,
+    /// Emptied PDU lists of delivered or lost TBs, for the next TBs.
+    pdu_lists: Vec<Vec<RlcPdu>>,
 }
 
 /// Takes every packet `src` has due by `now`; returns when it is next due.
@@ -403,6 +416,17 @@ fn server_addr(flow: usize) -> IpAddr {
 }
 fn ue_addr(rnti: u16) -> IpAddr {
     IpAddr::V4(Ipv4Addr::new(10, 45, (rnti >> 8) as u8, rnti as u8))
+}
+
+/// The RNTI whose [`ue_addr`] is `addr`, if any.
+fn addr_rnti(addr: IpAddr) -> Option<Rnti> {
+    match addr {
+        IpAddr::V4(a) => match a.octets() {
+            [10, 45, hi, lo] => Some(Rnti(u16::from_be_bytes([hi, lo]))),
+            _ => None,
+        },
+        IpAddr::V6(_) => None,
+    }
 }
 
 impl Sim {
@@ -713,7 +737,21 @@ impl Sim {
             scratch_departures: Vec::new(),
             scratch_packets: Vec::new(),
             scratch_aqm_drops: Vec::new(),
+            scratch_up: Vec::new(),
+            ue_index: Vec::new(),
+            slot_lcs: Vec::new(),
+            lc_base: Vec::new(),
+            slot_pulled: Vec::new(),
+            slot_granted: Vec::new(),
+            pdu_lists: Vec::new(),
         };
+        sim.ue_index = sim
+            .ues
+            .iter()
+            .enumerate()
+            .map(|(u, ue)| (ue.rnti, u))
+            .collect();
+        sim.ue_index.sort_unstable();
         sim.events.schedule(Instant::ZERO, Ev::Slot);
         let first_bin = Instant::ZERO + sim.series.bin();
         sim.events.schedule(first_bin.min(end), Ev::Bin);
@@ -840,6 +878,14 @@ impl Sim {
         self.now = self.end;
         progress(self.end.as_secs_f64());
         self.finish()
+    }
+
+    /// Index in `ues` of the UE with `rnti`.
+    fn ue_of(&self, rnti: Rnti) -> Option<usize> {
+        self.ue_index
+            .binary_search_by_key(&rnti, |&(r, _)| r)
+            .ok()
+            .map(|i| self.ue_index[i].1)
     }
 
     fn counting(&self) -> bool {
@@ -1031,11 +1077,7 @@ impl Sim {
     fn at_gnb(&mut self, mut p: Packet) {
         let now = self.now;
         p.stamps.upf_in = Stamp::at(now);
-        let Some(u) = self
-            .ues
-            .iter()
-            .position(|u| ue_addr(u.rnti.0) == p.tuple.dst)
-        else {
+        let Some(u) = addr_rnti(p.tuple.dst).and_then(|r| self.ue_of(r)) else {
             self.count_drop("sdap", DropReason::NoRoute, &p);
             return;
         };
@@ -1173,40 +1215,40 @@ impl Sim {
         let slot = self.slot;
         let mut out = std::mem::take(&mut self.out);
         // Channel and buffer status of every UE.
-        let mut lcs: Vec<Vec<LcInput<'_>>> = Vec::with_capacity(self.ues.len());
         for ue in &mut self.ues {
             // Once per decision, for all of it: exact for capacity traces
             // (their bytes over the period); an MCS channel's value at the
             // period's start holds for the period.
             ue.sample = ue.channel.sample(now, self.period);
         }
+        let mut lcs = std::mem::take(&mut self.slot_lcs);
+        lcs.clear();
+        self.lc_base.clear();
         for ue in &self.ues {
-            lcs.push(
-                ue.drbs
-                    .iter()
-                    .map(|d| LcInput {
-                        drb: d.id,
-                        priority: d.priority,
-                        buffer_bytes: d.tx.buffer_status().total(),
-                        sdu_sizes: &[],
-                    })
-                    .collect(),
-            );
+            self.lc_base.push(lcs.len());
+            lcs.extend(ue.drbs.iter().map(|d| LcInput {
+                drb: d.id,
+                priority: d.priority,
+                buffer_bytes: d.tx.buffer_status().total(),
+                sdu_sizes: &[],
+            }));
         }
+        let lc_base = &self.lc_base;
         let inputs: Vec<UeInput<'_>> = self
             .ues
             .iter()
-            .zip(&lcs)
-            .map(|(ue, l)| UeInput {
+            .zip(lc_base)
+            .map(|(ue, &base)| UeInput {
                 rnti: ue.rnti,
                 channel: ue.sample,
-                lcs: l,
+                lcs: &lcs[base..base + ue.drbs.len()],
             })
             .collect();
         self.mac.schedule(slot, now, &inputs, &mut out);
         drop(inputs);
-        let rlc_bytes: u64 = lcs.iter().flatten().map(|l| l.buffer_bytes).sum();
-        drop(lcs);
+        let rlc_bytes: u64 = lcs.iter().map(|l| l.buffer_bytes).sum();
+        let n_lcs = lcs.len();
+        self.slot_lcs = lcs;
         let dl_slots = u32::from(out.dl_slots);
         if self.series.samples_slot(slot / self.period_slots) && now < self.end {
             let capacity = slot_capacity(&out);
@@ -1220,28 +1262,35 @@ impl Sim {
         }
 
         // Fill each grant from the UE's logical channels, then let HARQ decide.
-        let mut pulled: Vec<Vec<u64>> = self.ues.iter().map(|u| vec![0; u.drbs.len()]).collect();
+        // `lc_grants` holds one entry per logical channel of the input, in
+        // its order: UE `u`'s DRB `d` is at `lc_base[u] + d`.
+        let mut pulled = std::mem::take(&mut self.slot_pulled);
+        pulled.clear();
+        pulled.resize(n_lcs, 0);
+        let mut granted = std::mem::take(&mut self.slot_granted);
+        granted.clear();
+        granted.resize(self.ues.len(), false);
         for gi in 0..out.grants.len() {
             // `UeGrant` is Copy: no clone of the grant list per slot.
             let g = out.grants[gi];
-            let Some(u) = self.ues.iter().position(|x| x.rnti == g.rnti) else {
+            let Some(u) = self.ue_of(g.rnti) else {
                 continue;
             };
-            let mut pdus = Vec::new();
-            for lg in out
-                .lc_grants
-                .iter()
-                .filter(|l| l.rnti == g.rnti && l.granted_bytes > 0)
-            {
-                let Some(d) = self.ues[u].drbs.iter().position(|x| x.id == lg.drb) else {
+            granted[u] = true;
+            let mut pdus = self.pdu_lists.pop().unwrap_or_default();
+            let base = self.lc_base[u];
+            for d in 0..self.ues[u].drbs.len() {
+                let lg = out.lc_grants[base + d];
+                debug_assert!(lg.rnti == g.rnti && lg.drb == self.ues[u].drbs[d].id);
+                if lg.granted_bytes == 0 {
                     continue;
-                };
+                }
                 let mut departures = std::mem::take(&mut self.scratch_departures);
                 let used =
                     self.ues[u].drbs[d]
                         .tx
                         .fill(lg.granted_bytes, now, &mut pdus, &mut departures);
-                pulled[u][d] += used as u64;
+                pulled[base + d] += used as u64;
                 self.departed(u, d, &mut departures);
                 self.scratch_departures = departures;
                 self.rlc_aqm_drops(u, d);
@@ -1256,12 +1305,12 @@ impl Sim {
         }
         let arrive = now + self.period;
         for tb in out.delivered.drain(..) {
-            if let Some(u) = self.ues.iter().position(|x| x.rnti == tb.rnti) {
+            if let Some(u) = self.ue_of(tb.rnti) {
                 self.events.schedule(arrive, Ev::AtUe(u, tb.pdus));
             }
         }
-        for tb in out.lost.drain(..) {
-            let Some(u) = self.ues.iter().position(|x| x.rnti == tb.rnti) else {
+        for mut tb in out.lost.drain(..) {
+            let Some(u) = self.ue_of(tb.rnti) else {
                 continue;
             };
             let mut lost = std::mem::take(&mut self.scratch_packets);
@@ -1274,20 +1323,22 @@ impl Sim {
                 self.count_drop("air", DropReason::AirLoss, &p);
             }
             self.scratch_packets = lost;
+            tb.pdus.clear();
+            self.pdu_lists.push(tb.pdus);
         }
 
         // Per-TTI report to every pipeline, then its egress.
         let counting = self.counting();
-        for (u, pulled_by_drb) in pulled.iter().enumerate() {
-            let rnti = self.ues[u].rnti;
-            for (d, &pulled_bytes) in pulled_by_drb.iter().enumerate() {
+        // Grants go one per scheduled UE.
+        let n_grants = out.grants.len() as u64;
+        for (u, &has_grant) in granted.iter().enumerate() {
+            let base = self.lc_base[u];
+            for d in 0..self.ues[u].drbs.len() {
+                let pulled_bytes = pulled[base + d];
                 let drb = &mut self.ues[u].drbs[d];
                 let bs = drb.tx.buffer_status();
-                let lg = out
-                    .lc_grants
-                    .iter()
-                    .find(|l| l.rnti == rnti && l.drb == drb.id);
-                let max_bytes = lg.map_or(0, |l| l.max_bytes as u64);
+                let lg = &out.lc_grants[base + d];
+                let max_bytes = lg.max_bytes as u64;
                 // 5G-BDP's channel capacity is what the channel offers this
                 // bearer (thesis sec. 3.3: CQI and RBs turned into bytes; the
                 // thesis emulator's MAC offered the trace capacity whatever
@@ -1297,10 +1348,8 @@ impl Sim {
                 // non-virtuous cycle of sec. 3.4). So the report carries the
                 // larger of the grant and a fair share of the cell at the
                 // bearer's MCS among the UEs scheduled in this slot.
-                let sharing = out.grants.iter().filter(|g| g.rnti != rnti).count() as u64 + 1;
-                let granted_bytes = lg
-                    .map_or(0, |l| l.granted_bytes as u64)
-                    .max(max_bytes / sharing);
+                let sharing = n_grants - u64::from(has_grant) + 1;
+                let granted_bytes = (lg.granted_bytes as u64).max(max_bytes / sharing);
                 let report = LowerLayerReport {
                     tti: self.period,
                     backlog_bytes: bs.new_payload_bytes + bs.retx_bytes,
@@ -1319,6 +1368,8 @@ impl Sim {
             }
             self.report_to_upf(u, &out);
         }
+        self.slot_pulled = pulled;
+        self.slot_granted = granted;
         self.out = out;
         self.slot += self.period_slots;
         self.events.schedule(now + self.period, Ev::Slot);
@@ -1674,10 +1725,10 @@ impl Sim {
 
     // ------------------------------------------------------------- UE side
 
-    fn at_ue(&mut self, u: usize, pdus: Vec<RlcPdu>) {
+    fn at_ue(&mut self, u: usize, mut pdus: Vec<RlcPdu>) {
         let now = self.now;
         let mut delivered = std::mem::take(&mut self.scratch_packets);
-        for pdu in pdus {
+        for pdu in pdus.drain(..) {
             let Some(d) = self.ues[u].drbs.iter().position(|x| x.id == pdu.drb) else {
                 continue;
             };
@@ -1699,6 +1750,7 @@ impl Sim {
             self.send_status(u, d);
             self.arm_rlc(u, d);
         }
+        self.pdu_lists.push(pdus);
         let counting = self.counting();
         for p in delivered.drain(..) {
             let Some(i) = p.flow.map(|f| f.0 as usize) else {
@@ -1737,7 +1789,7 @@ impl Sim {
     /// Sends what flow `i`'s UE side has for the uplink and re-arms its timer.
     fn client_send(&mut self, i: usize) {
         let now = self.now;
-        let mut up = Vec::new();
+        let mut up = std::mem::take(&mut self.scratch_up);
         let next = match &mut self.flows[i].ends {
             Endpoints::Tcp { rx, .. } => {
                 while let Some(p) = rx.poll_transmit(now) {
@@ -1754,11 +1806,12 @@ impl Sim {
             Endpoints::Udp { .. } => None,
         };
         let u = self.flows[i].ue;
-        for mut p in up {
+        for mut p in up.drain(..) {
             self.next_id += 1;
             p.id = PacketId(self.next_id);
             self.uplink(u, UlItem::Server(Box::new(p)));
         }
+        self.scratch_up = up;
         if let Some(t) = next.filter(|t| *t <= self.end) {
             self.wake_client(i, t.max(now));
         }

@@ -519,7 +519,10 @@ pub struct SlotOutput {
     pub prbs_available: u16,
     /// PRBs granted (new data + HARQ retransmissions), in each DL slot.
     pub prbs_used: u16,
+    /// One grant per UE given PRBs for new data, in input order.
     pub grants: Vec<UeGrant>,
+    /// One entry per logical channel of every UE of the input (granted or
+    /// not), in input order: a UE's channels in the order of its `lcs`.
     pub lc_grants: Vec<LcGrant>,
     pub retx: Vec<HarqRetx>,
     /// TBs decoded in this slot (first try or retransmission).
@@ -618,6 +621,8 @@ pub struct Mac {
     rates: Vec<Rate>,
     rbgs: Vec<u16>,
     busy: Vec<bool>,
+    /// A UE's logical channels in priority order (per-slot scratch).
+    lc_order: Vec<usize>,
     last_slot: Option<u64>,
 }
 
@@ -644,6 +649,7 @@ impl Mac {
             rates: Vec::new(),
             rbgs,
             busy: Vec::new(),
+            lc_order: Vec::new(),
             last_slot: None,
         }
     }
@@ -930,9 +936,10 @@ impl Mac {
                     max_bytes,
                 });
             }
-            let mut idx: Vec<usize> = (0..u.lcs.len()).collect();
-            idx.sort_by_key(|&i| u.lcs[i].priority);
-            for i in idx {
+            self.lc_order.clear();
+            self.lc_order.extend(0..u.lcs.len());
+            self.lc_order.sort_by_key(|&i| u.lcs[i].priority);
+            for &i in &self.lc_order {
                 let g = left_bytes.min(u.lcs[i].buffer_bytes);
                 out.lc_grants[base + i].granted_bytes = g as u32;
                 left_bytes -= g;
@@ -944,6 +951,16 @@ impl Mac {
 
     /// Round robin by RBG over backlogged UEs (of `slice` if given), using
     /// at most `budget` PRBs. Returns PRBs assigned.
+    ///
+    /// The UEs take turns in RNTI order (rotated by one each slot), one RBG
+    /// per turn, a UE leaving the rotation once it holds its demand. RBGs
+    /// are handed out from the first; all but the last are P PRBs, and
+    /// `budget` never exceeds the cell, so the RBG list is never exhausted.
+    /// Whole rounds in which every UE of the rotation takes a full RBG and
+    /// none is sated before its last turn are given at once (P PRBs times
+    /// the number of rounds each); the rounds in which the rotation
+    /// changes, the last RBG or the budget's end are played turn by turn.
+    /// Same allocation as turn by turn throughout, in a few steps.
     fn round_robin(&mut self, ues: &[UeInput<'_>], budget: u16, slice: Option<usize>) -> u16 {
         self.order.clear();
         for (k, u) in ues.iter().enumerate() {
@@ -959,27 +976,56 @@ impl Mac {
         self.order.sort_by_key(|&k| ues[k].rnti);
         let m = self.order.len();
         self.order.rotate_left(self.rr_offset % m);
+        let p = self.p.rbg;
+        // RBGs of P PRBs (every one but a shorter last).
+        let full = self.rbgs.iter().take_while(|&&s| s == p).count();
         let mut left = budget;
-        let mut used = 0;
         let mut rbg_i = 0usize;
-        let mut turn = 0usize;
-        let mut idle_rounds = 0;
-        while left > 0 && idle_rounds < m {
-            let k = self.order[turn % m];
-            turn += 1;
-            if self.alloc[k] >= self.demand[k] {
-                idle_rounds += 1;
-                continue;
+        loop {
+            // UEs still in the rotation, and the fewest whole RBGs of P
+            // PRBs any of them takes before its demand is met.
+            let mut active = 0usize;
+            let mut rounds = usize::MAX;
+            for &k in &self.order {
+                if self.alloc[k] < self.demand[k] {
+                    active += 1;
+                    rounds = rounds.min(usize::from((self.demand[k] - self.alloc[k]) / p));
+                }
             }
-            idle_rounds = 0;
-            let size = self.rbgs.get(rbg_i % self.rbgs.len()).copied().unwrap_or(1);
-            rbg_i += 1;
-            let take = size.min(left);
-            self.alloc[k] += take;
-            left -= take;
-            used += take;
+            if left == 0 || active == 0 {
+                break;
+            }
+            let rounds = rounds
+                .min((full - rbg_i.min(full)) / active)
+                .min(usize::from(left) / (active * usize::from(p)));
+            if rounds > 0 {
+                // `each` is at most a UE's missing PRBs and `each * active`
+                // at most `left`: both fit in u16.
+                let each = rounds as u16 * p;
+                for &k in &self.order {
+                    if self.alloc[k] < self.demand[k] {
+                        self.alloc[k] += each;
+                    }
+                }
+                left -= each * active as u16;
+                rbg_i += rounds * active;
+            }
+            // One round turn by turn.
+            for &k in &self.order {
+                if left == 0 {
+                    break;
+                }
+                if self.alloc[k] >= self.demand[k] {
+                    continue;
+                }
+                let size = self.rbgs.get(rbg_i).copied().unwrap_or(1);
+                rbg_i += 1;
+                let take = size.min(left);
+                self.alloc[k] += take;
+                left -= take;
+            }
         }
-        used
+        budget - left
     }
 
     /// PF per RBG: metric = bytes with all PRBs / EWMA throughput.
