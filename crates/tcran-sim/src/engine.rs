@@ -37,6 +37,8 @@
 //!   drop and slot; CE marks are read from the pipelines' counters at the
 //!   end of every series bin and before every reconfiguration.
 
+mod ledger;
+
 use crate::controller::{
     deploy_controls, describe, Action, AnyController, Command, ControlView, Controller, DrbView,
     FlowView,
@@ -343,6 +345,8 @@ struct Flow {
     layers: LayerDelays,
     delivered_bytes: u64,
     lost: u64,
+    /// Whole run: packets the server sent (the ledger).
+    created: u64,
     rnti: u16,
     /// Index of the flow's UE.
     ue: usize,
@@ -664,6 +668,7 @@ impl Sim {
                 layers: LayerDelays::default(),
                 delivered_bytes: 0,
                 lost: 0,
+                created: 0,
                 rnti: fc.ue,
                 ue: ue_index,
                 tuple: spec.tuple,
@@ -991,6 +996,7 @@ impl Sim {
             Endpoints::Udp { src, .. } => drain_due(src, now, &mut sent),
             Endpoints::Ping { pinger, .. } => drain_due(pinger, now, &mut sent),
         };
+        self.flows[i].created += sent.len() as u64;
         for mut p in sent.drain(..) {
             self.packets.created += 1;
             self.next_id += 1;
@@ -1793,10 +1799,12 @@ impl Sim {
 
     fn summary(&mut self) -> RunSummary {
         let measured = self.end.saturating_since(self.warmup_end).as_secs_f64();
+        let ledger = self.ledger();
         let flows = self
             .flows
             .iter_mut()
-            .map(|f| {
+            .zip(&ledger.by_flow)
+            .map(|(f, &in_flight)| {
                 let rtt = match &f.ends {
                     Endpoints::Ping { pinger, .. } => {
                         let mut r = DelayRecorder::default();
@@ -1831,6 +1839,9 @@ impl Sim {
                     page_ms: pages,
                     layers_ms: f.layers.summaries(),
                     lost_packets: f.lost,
+                    created_packets: f.created,
+                    delivered_packets: f.total_packets,
+                    in_flight_packets: in_flight,
                 }
             })
             .collect();
@@ -1875,12 +1886,15 @@ impl Sim {
             drops: by_layer(&self.drops),
             marks: by_layer(&self.marks),
             reconfigurations: self.reconfig_counts,
-            packets: PacketCounts {
-                in_flight: self
-                    .packets
-                    .created
-                    .saturating_sub(self.packets.delivered + self.packets.dropped),
-                ..self.packets
+            packets: {
+                let p = self.packets;
+                let in_flight = ledger.by_place.total();
+                PacketCounts {
+                    in_flight,
+                    in_flight_by_place: ledger.by_place,
+                    unaccounted: p.created as i64 - (p.delivered + p.dropped + in_flight) as i64,
+                    ..p
+                }
             },
         }
     }

@@ -80,7 +80,7 @@ mod tx;
 
 pub use rx::{RlcRx, RxStats};
 pub use tcran_tc::queue::{CodelConfig, InvSqrt};
-pub use tx::RlcTx;
+pub use tx::{HeldSdu, RlcTx};
 
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;

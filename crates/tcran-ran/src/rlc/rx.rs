@@ -158,6 +158,30 @@ impl RlcRx {
         self.buf.values().filter(|s| !s.delivered).count()
     }
 
+    /// Whether the SDU of `sn` was reassembled and delivered (AM; in UM an
+    /// SN below the reassembly window may also have been discarded, see
+    /// [`RlcRx::reported_lost`]).
+    pub fn has_delivered(&self, sn: u64) -> bool {
+        (self.p.mode == RlcMode::Am && sn < self.rx_next) || self.fully_received(sn)
+    }
+
+    /// UM: whether the SDU of `sn` was reported lost (by
+    /// [`RlcRx::on_pdu_lost`], a window move or t-Reassembly).
+    pub fn reported_lost(&self, sn: u64) -> bool {
+        self.reported_lost.contains(&sn)
+    }
+
+    /// SDUs held partly received (waiting for their other segments), by SN,
+    /// and UM SDUs discarded but not yet reported (accounting only).
+    pub fn partial_sdus(&self) -> impl Iterator<Item = (Option<u64>, &Packet)> {
+        let held = self.buf.slots.iter().enumerate().filter_map(|(i, e)| {
+            let e = e.as_ref()?;
+            let p = e.packet.as_deref().filter(|_| !e.delivered)?;
+            Some((Some(self.buf.base + i as u64), p))
+        });
+        held.chain(self.pending_lost.iter().map(|p| (None, p)))
+    }
+
     /// Receives one RLC PDU; appends every SDU it completes to `delivered`.
     pub fn on_pdu(&mut self, pdu: RlcPdu, now: Instant, delivered: &mut Vec<Packet>) {
         match self.p.mode {
@@ -256,6 +280,15 @@ impl RlcRx {
         // §5.2.2.2.2: discard if RX_Next_Highest - W <= x < RX_Next_Reassembly
         // (with unbounded SNs: anything below RX_Next_Reassembly).
         if x < self.rx_next || self.reported_lost.contains(&x) {
+            // A segment of an SDU the reassembly window moved past before
+            // any of its segments arrived (the others were late on the
+            // air): discarded, and lost like those discarded in the
+            // window.
+            if x < self.rx_next && self.reported_lost.insert(x) {
+                self.stats.discarded_sdus += 1;
+                self.pending_lost.push(Arc::unwrap_or_clone(pdu.packet));
+                return;
+            }
             self.stats.duplicate_pdus += 1;
             return;
         }

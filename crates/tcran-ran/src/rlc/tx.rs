@@ -701,10 +701,33 @@ impl RlcTx {
         out.append(&mut self.abandoned);
     }
 
+    /// The SDUs the transmitter is still responsible for, oldest first:
+    /// not yet acknowledged and not given up (accounting only, e.g. the
+    /// simulator's packet ledger; an SDU the receiver already holds whose
+    /// acknowledgement is on its way is listed too).
+    pub fn held_sdus(&self) -> impl Iterator<Item = HeldSdu<'_>> {
+        self.sdus.iter().filter(|s| !s.acked).map(|s| HeldSdu {
+            packet: &s.packet,
+            sn: (s.sent > 0).then_some(s.sn),
+            to_send: s.sent < s.len || !s.retx.is_empty(),
+        })
+    }
+
     /// Whether nothing is held (no new data, nothing unacknowledged).
     pub fn is_empty(&self) -> bool {
         self.sdus.is_empty()
     }
+}
+
+/// An SDU held by [`RlcTx`] (see [`RlcTx::held_sdus`]).
+#[derive(Debug, Clone, Copy)]
+pub struct HeldSdu<'a> {
+    pub packet: &'a Packet,
+    /// Its SN, once its first byte was sent (UM: only segmented SDUs use
+    /// their SN).
+    pub sn: Option<u64>,
+    /// Bytes of it wait for their first transmission or a retransmission.
+    pub to_send: bool,
 }
 
 /// Adds `[s, e)` to sorted disjoint ranges.
