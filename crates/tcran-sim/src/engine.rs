@@ -62,6 +62,7 @@ use tcran_core::{
     PacketId, Protocol, Qfi, Rnti, Stamp,
 };
 use tcran_ran::mac::{LcInput, Mac, SlotOutput, UeInput};
+use tcran_ran::pdcp::PdcpRx;
 use tcran_ran::rlc::{RlcMode, RlcPdu, RlcRx, RlcTx, SduDeparture, StatusPdu};
 use tcran_ran::sdap::{Sdap, SdapConfig, SdapRule};
 use tcran_ran::{AnyChannel, Channel, ChannelSample};
@@ -167,6 +168,8 @@ struct Drb {
     pipeline: Pipeline,
     tx: RlcTx,
     rx: RlcRx,
+    /// The UE's PDCP receiver (reordering).
+    pdcp: PdcpRx,
     rlc_wake: Option<Instant>,
     tc_wake: Option<Instant>,
     /// RLC occupancy (payload bytes awaiting transmission) per slot.
@@ -482,6 +485,7 @@ impl Sim {
             for (d, dc) in uc.drbs.iter().enumerate() {
                 let at = |e: ConfigError| e.within(format!("ues[{u}].drbs[{d}]"));
                 let rlc = dc.rlc.build().map_err(|e| at(e.within("rlc")))?;
+                let pdcp = dc.pdcp.build().map_err(|e| at(e.within("pdcp")))?;
                 let pipeline = dc
                     .pipeline
                     .clone()
@@ -494,6 +498,7 @@ impl Sim {
                     pipeline,
                     tx: RlcTx::new(rlc.clone(), DrbId(dc.id)),
                     rx: RlcRx::new(rlc, DrbId(dc.id)),
+                    pdcp: PdcpRx::new(pdcp),
                     rlc_wake: None,
                     tc_wake: None,
                     occupancy: TimeSeries::new(Duration::from_millis(10)),
@@ -1643,10 +1648,14 @@ impl Sim {
 
     fn arm_rlc(&mut self, u: usize, d: usize) {
         let drb = &mut self.ues[u].drbs[d];
-        let next = match (drb.tx.next_wakeup(), drb.rx.next_wakeup()) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        };
+        let next = [
+            drb.tx.next_wakeup(),
+            drb.rx.next_wakeup(),
+            drb.pdcp.next_wakeup(),
+        ]
+        .into_iter()
+        .flatten()
+        .min();
         if let Some(t) = next {
             let t = t.max(self.now);
             if drb.rlc_wake.is_none_or(|w| t < w) {
@@ -1666,9 +1675,15 @@ impl Sim {
             self.count_drop("air", DropReason::AirLoss, &p);
         }
         self.scratch_packets = lost;
+        // t-Reordering: what it lets go goes up to the applications.
+        let mut up = Vec::new();
+        self.ues[u].drbs[d].pdcp.on_timer(now, &mut up);
         self.send_status(u, d);
         self.abandoned(u, d);
         self.arm_rlc(u, d);
+        if !up.is_empty() {
+            self.deliver_up(up);
+        }
     }
 
     fn send_status(&mut self, u: usize, d: usize) {
@@ -1702,9 +1717,37 @@ impl Sim {
                     self.remember_delivery(u, d, p.id);
                 }
             }
+            self.pdcp_in(u, d, &mut delivered, first);
             self.send_status(u, d);
             self.arm_rlc(u, d);
         }
+        self.deliver_up(delivered);
+    }
+
+    /// Passes the SDUs the RLC of (UE, DRB) just delivered (`sdus[first..]`)
+    /// through the UE's PDCP receiver: `sdus[first..]` becomes what PDCP
+    /// lets go up; what it discards is counted.
+    fn pdcp_in(&mut self, u: usize, d: usize, sdus: &mut Vec<Packet>, first: usize) {
+        let now = self.now;
+        let drb = &mut self.ues[u].drbs[d];
+        let mut counts = Vec::new();
+        drb.rx.drain_counts(&mut counts);
+        if counts.is_empty() {
+            return;
+        }
+        let mut dropped = Vec::new();
+        let from_rlc: Vec<Packet> = sdus.drain(first..).collect();
+        for (p, c) in from_rlc.into_iter().zip(counts) {
+            drb.pdcp.on_sdu(c, p, now, sdus, &mut dropped);
+        }
+        for (p, reason) in dropped {
+            self.count_drop("pdcp", reason, &p);
+        }
+    }
+
+    /// Hands packets the UE's PDCP delivered to the applications.
+    fn deliver_up(&mut self, mut delivered: Vec<Packet>) {
+        let now = self.now;
         let counting = self.counting();
         for p in delivered.drain(..) {
             let Some(i) = p.flow.map(|f| f.0 as usize) else {
@@ -1729,7 +1772,9 @@ impl Sim {
             }
             self.client_send(i);
         }
-        self.scratch_packets = delivered;
+        if delivered.capacity() > 0 {
+            self.scratch_packets = delivered;
+        }
     }
 
     fn client_timers(&mut self, i: usize) {

@@ -355,6 +355,11 @@ pub struct RlcPdu {
     pub poll: bool,
     /// AM: a retransmission.
     pub retx: bool,
+    /// The PDCP COUNT of the SDU (TS 38.323 §7.1). The PDCP transmitter is
+    /// not modelled apart: the RLC transmitter numbers SDUs in the order of
+    /// their first transmission, so an SDU dropped in the RLC buffer before
+    /// it leaves no COUNT gap (as if PDCP discarded it before numbering).
+    pub count: u64,
     /// The SDU's metadata, shared with the transmitter and the SDU's other
     /// PDUs.
     pub packet: Arc<Packet>,

@@ -121,6 +121,9 @@ pub struct RlcRx {
     reported_lost: BTreeSet<u64>,
     /// UM SDUs discarded outside a timer run, reported at the next one.
     pending_lost: Vec<Packet>,
+    /// The PDCP COUNTs of the SDUs delivered, in delivery order, until
+    /// [`RlcRx::drain_counts`].
+    counts: Vec<u64>,
     stats: RxStats,
 }
 
@@ -141,6 +144,7 @@ impl RlcRx {
             t_status_prohibit: None,
             reported_lost: BTreeSet::new(),
             pending_lost: Vec::new(),
+            counts: Vec::new(),
             stats: RxStats::default(),
         }
     }
@@ -182,6 +186,12 @@ impl RlcRx {
         held.chain(self.pending_lost.iter().map(|p| (None, p)))
     }
 
+    /// Moves the PDCP COUNTs ([`RlcPdu::count`]) of the SDUs delivered since
+    /// the last call to `out`, in the order the SDUs were delivered.
+    pub fn drain_counts(&mut self, out: &mut Vec<u64>) {
+        out.append(&mut self.counts);
+    }
+
     /// Receives one RLC PDU; appends every SDU it completes to `delivered`.
     pub fn on_pdu(&mut self, pdu: RlcPdu, now: Instant, delivered: &mut Vec<Packet>) {
         match self.p.mode {
@@ -192,6 +202,7 @@ impl RlcRx {
 
     /// Places the segment; returns whether the SDU just became complete.
     fn place(&mut self, pdu: RlcPdu, delivered: &mut Vec<Packet>) -> bool {
+        let pdu_count = pdu.count;
         let e = self.buf.entry(pdu.sn);
         if e.delivered {
             self.stats.duplicate_pdus += 1;
@@ -242,6 +253,7 @@ impl RlcRx {
         };
         self.stats.delivered_sdus += 1;
         self.stats.delivered_bytes += u64::from(packet.len);
+        self.counts.push(pdu_count);
         delivered.push(Arc::unwrap_or_clone(packet));
         true
     }
@@ -272,6 +284,7 @@ impl RlcRx {
             // §5.2.2.2.2: a UMD PDU with a complete SDU is delivered at once.
             self.stats.delivered_sdus += 1;
             self.stats.delivered_bytes += u64::from(pdu.packet.len);
+            self.counts.push(pdu.count);
             delivered.push(Arc::unwrap_or_clone(pdu.packet));
             return;
         }

@@ -72,6 +72,9 @@ impl Sim {
             }
             for drb in &ue.drbs {
                 drb.pipeline.for_each_queued(|p| l.add(|f| &mut f.tc, p));
+                for p in drb.pdcp.held() {
+                    l.add(|f| &mut f.reordering, p);
+                }
                 let on_air = air.get(&(u, drb.id.0)).map_or(&[][..], |v| &v[..]);
                 let air_ids: BTreeSet<PacketId> = on_air.iter().map(|p| p.packet.id).collect();
                 let partial: BTreeMap<PacketId, &Packet> =
