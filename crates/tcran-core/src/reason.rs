@@ -57,6 +57,11 @@ reason_enum!(
         AirLoss => "air_loss",
         /// No route: the QFI maps to no DRB, or the UE is unknown.
         NoRoute => "no_route",
+        /// PDCP receiver: the SDU's COUNT is below RX_DELIV, it came after
+        /// t-Reordering gave up on it (TS 38.323 §5.2.2.2.2).
+        PdcpLate => "late",
+        /// PDCP receiver: an SDU with this COUNT is already stored.
+        PdcpDuplicate => "duplicate",
     }
 );
 

@@ -18,6 +18,7 @@
 
 pub mod channel;
 pub mod mac;
+pub mod pdcp;
 pub mod phy;
 pub mod rlc;
 pub mod sdap;

@@ -37,6 +37,8 @@
 //!   drop and slot; CE marks are read from the pipelines' counters at the
 //!   end of every series bin and before every reconfiguration.
 
+mod ledger;
+
 use crate::controller::{
     deploy_controls, describe, Action, AnyController, Command, ControlView, Controller, DrbView,
     FlowView,
@@ -60,6 +62,7 @@ use tcran_core::{
     PacketId, Protocol, Qfi, Rnti, Stamp,
 };
 use tcran_ran::mac::{LcInput, Mac, SlotOutput, UeInput};
+use tcran_ran::pdcp::PdcpRx;
 use tcran_ran::rlc::{RlcMode, RlcPdu, RlcRx, RlcTx, SduDeparture, StatusPdu};
 use tcran_ran::sdap::{Sdap, SdapConfig, SdapRule};
 use tcran_ran::{AnyChannel, Channel, ChannelSample};
@@ -165,6 +168,8 @@ struct Drb {
     pipeline: Pipeline,
     tx: RlcTx,
     rx: RlcRx,
+    /// The UE's PDCP receiver (reordering).
+    pdcp: PdcpRx,
     rlc_wake: Option<Instant>,
     tc_wake: Option<Instant>,
     /// RLC occupancy (payload bytes awaiting transmission) per slot.
@@ -343,6 +348,8 @@ struct Flow {
     layers: LayerDelays,
     delivered_bytes: u64,
     lost: u64,
+    /// Whole run: packets the server sent (the ledger).
+    created: u64,
     rnti: u16,
     /// Index of the flow's UE.
     ue: usize,
@@ -502,6 +509,7 @@ impl Sim {
             for (d, dc) in uc.drbs.iter().enumerate() {
                 let at = |e: ConfigError| e.within(format!("ues[{u}].drbs[{d}]"));
                 let rlc = dc.rlc.build().map_err(|e| at(e.within("rlc")))?;
+                let pdcp = dc.pdcp.build().map_err(|e| at(e.within("pdcp")))?;
                 let pipeline = dc
                     .pipeline
                     .clone()
@@ -514,6 +522,7 @@ impl Sim {
                     pipeline,
                     tx: RlcTx::new(rlc.clone(), DrbId(dc.id)),
                     rx: RlcRx::new(rlc, DrbId(dc.id)),
+                    pdcp: PdcpRx::new(pdcp),
                     rlc_wake: None,
                     tc_wake: None,
                     occupancy: TimeSeries::new(Duration::from_millis(10)),
@@ -688,6 +697,7 @@ impl Sim {
                 layers: LayerDelays::default(),
                 delivered_bytes: 0,
                 lost: 0,
+                created: 0,
                 rnti: fc.ue,
                 ue: ue_index,
                 tuple: spec.tuple,
@@ -1037,6 +1047,7 @@ impl Sim {
             Endpoints::Udp { src, .. } => drain_due(src, now, &mut sent),
             Endpoints::Ping { pinger, .. } => drain_due(pinger, now, &mut sent),
         };
+        self.flows[i].created += sent.len() as u64;
         for mut p in sent.drain(..) {
             self.packets.created += 1;
             self.next_id += 1;
@@ -1688,10 +1699,14 @@ impl Sim {
 
     fn arm_rlc(&mut self, u: usize, d: usize) {
         let drb = &mut self.ues[u].drbs[d];
-        let next = match (drb.tx.next_wakeup(), drb.rx.next_wakeup()) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        };
+        let next = [
+            drb.tx.next_wakeup(),
+            drb.rx.next_wakeup(),
+            drb.pdcp.next_wakeup(),
+        ]
+        .into_iter()
+        .flatten()
+        .min();
         if let Some(t) = next {
             let t = t.max(self.now);
             if drb.rlc_wake.is_none_or(|w| t < w) {
@@ -1711,9 +1726,15 @@ impl Sim {
             self.count_drop("air", DropReason::AirLoss, &p);
         }
         self.scratch_packets = lost;
+        // t-Reordering: what it lets go goes up to the applications.
+        let mut up = Vec::new();
+        self.ues[u].drbs[d].pdcp.on_timer(now, &mut up);
         self.send_status(u, d);
         self.abandoned(u, d);
         self.arm_rlc(u, d);
+        if !up.is_empty() {
+            self.deliver_up(up);
+        }
     }
 
     fn send_status(&mut self, u: usize, d: usize) {
@@ -1747,10 +1768,38 @@ impl Sim {
                     self.remember_delivery(u, d, p.id);
                 }
             }
+            self.pdcp_in(u, d, &mut delivered, first);
             self.send_status(u, d);
             self.arm_rlc(u, d);
         }
         self.pdu_lists.push(pdus);
+        self.deliver_up(delivered);
+    }
+
+    /// Passes the SDUs the RLC of (UE, DRB) just delivered (`sdus[first..]`)
+    /// through the UE's PDCP receiver: `sdus[first..]` becomes what PDCP
+    /// lets go up; what it discards is counted.
+    fn pdcp_in(&mut self, u: usize, d: usize, sdus: &mut Vec<Packet>, first: usize) {
+        let now = self.now;
+        let drb = &mut self.ues[u].drbs[d];
+        let mut counts = Vec::new();
+        drb.rx.drain_counts(&mut counts);
+        if counts.is_empty() {
+            return;
+        }
+        let mut dropped = Vec::new();
+        let from_rlc: Vec<Packet> = sdus.drain(first..).collect();
+        for (p, c) in from_rlc.into_iter().zip(counts) {
+            drb.pdcp.on_sdu(c, p, now, sdus, &mut dropped);
+        }
+        for (p, reason) in dropped {
+            self.count_drop("pdcp", reason, &p);
+        }
+    }
+
+    /// Hands packets the UE's PDCP delivered to the applications.
+    fn deliver_up(&mut self, mut delivered: Vec<Packet>) {
+        let now = self.now;
         let counting = self.counting();
         for p in delivered.drain(..) {
             let Some(i) = p.flow.map(|f| f.0 as usize) else {
@@ -1775,7 +1824,9 @@ impl Sim {
             }
             self.client_send(i);
         }
-        self.scratch_packets = delivered;
+        if delivered.capacity() > 0 {
+            self.scratch_packets = delivered;
+        }
     }
 
     fn client_timers(&mut self, i: usize) {
@@ -1846,10 +1897,12 @@ impl Sim {
 
     fn summary(&mut self) -> RunSummary {
         let measured = self.end.saturating_since(self.warmup_end).as_secs_f64();
+        let ledger = self.ledger();
         let flows = self
             .flows
             .iter_mut()
-            .map(|f| {
+            .zip(&ledger.by_flow)
+            .map(|(f, &in_flight)| {
                 let rtt = match &f.ends {
                     Endpoints::Ping { pinger, .. } => {
                         let mut r = DelayRecorder::default();
@@ -1884,6 +1937,9 @@ impl Sim {
                     page_ms: pages,
                     layers_ms: f.layers.summaries(),
                     lost_packets: f.lost,
+                    created_packets: f.created,
+                    delivered_packets: f.total_packets,
+                    in_flight_packets: in_flight,
                 }
             })
             .collect();
@@ -1928,12 +1984,15 @@ impl Sim {
             drops: by_layer(&self.drops),
             marks: by_layer(&self.marks),
             reconfigurations: self.reconfig_counts,
-            packets: PacketCounts {
-                in_flight: self
-                    .packets
-                    .created
-                    .saturating_sub(self.packets.delivered + self.packets.dropped),
-                ..self.packets
+            packets: {
+                let p = self.packets;
+                let in_flight = ledger.by_place.total();
+                PacketCounts {
+                    in_flight,
+                    in_flight_by_place: ledger.by_place,
+                    unaccounted: p.created as i64 - (p.delivered + p.dropped + in_flight) as i64,
+                    ..p
+                }
             },
         }
     }

@@ -155,6 +155,12 @@ impl<E> EventQueue<E> {
         }
     }
 
+    /// Every pending event, in no particular order (inspection only, e.g.
+    /// counting what is in flight at the end of a run).
+    pub fn pending(&self) -> impl Iterator<Item = &E> {
+        self.slots.iter().flatten()
+    }
+
     pub fn pop(&mut self) -> Option<(Instant, E)> {
         if self.due_head == self.due.len() {
             self.due.clear();

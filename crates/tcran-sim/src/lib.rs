@@ -26,7 +26,9 @@ pub mod scenario;
 pub mod series;
 
 pub use engine::Sim;
-pub use report::{RunSummary, ScenarioSummary, VariantSummary};
+pub use report::{
+    FlowSummary, InFlight, PacketCounts, RunSummary, ScenarioSummary, VariantSummary,
+};
 pub use scenario::SimConfig;
 pub use series::RunSeries;
 

@@ -24,17 +24,58 @@ pub struct RunSummary {
     pub reconfigurations: ReconfigCounts,
     /// Downlink packets over the whole run: every packet a server sent
     /// (retransmissions included) was delivered to the UE, dropped (counted
-    /// in `drops`) or is still on its way: `created = delivered + dropped +
-    /// in_flight`.
+    /// in `drops`) or is still on its way, counted where it is at the end:
+    /// `created = delivered + dropped + in_flight`, and `unaccounted` (the
+    /// difference) is 0.
     pub packets: PacketCounts,
 }
 
+/// The downlink packet ledger. `in_flight` is not a difference: each packet
+/// still on its way is found and counted in the place it is in when the run
+/// ends ([`InFlight`]).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct PacketCounts {
     pub created: u64,
     pub delivered: u64,
     pub dropped: u64,
+    /// The sum of `in_flight_by_place`.
     pub in_flight: u64,
+    pub in_flight_by_place: InFlight,
+    /// `created - delivered - dropped - in_flight`: packets the simulator
+    /// lost track of. Always 0 unless the simulator has a bug.
+    pub unaccounted: i64,
+}
+
+/// Packets on their way at the end of a run, by where they are. A packet
+/// spread over several places (an RLC SDU with segments on the air and at
+/// the UE) is counted once, in the first place listed that holds a part
+/// of it still to be sent, retransmitted or received.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct InFlight {
+    /// Between the server and the gNB (core network delay).
+    pub core: u64,
+    /// The UE's UPF queue.
+    pub upf: u64,
+    /// The TC pipeline queues of the DRBs.
+    pub tc: u64,
+    /// The RLC transmitter: SDUs with bytes waiting for their first
+    /// transmission or a retransmission, and (AM) SDUs sent but lost on
+    /// the air, waiting for the receiver's NACK.
+    pub rlc: u64,
+    /// On the air: in a transport block not yet decoded, or waiting for a
+    /// HARQ retransmission.
+    pub air: u64,
+    /// The UE's RLC receiver: SDUs partly received (reassembly), and UM
+    /// SDUs just discarded whose loss is not counted yet.
+    pub reassembly: u64,
+    /// The UE's PDCP receiver: SDUs waiting for earlier COUNTs (reordering).
+    pub reordering: u64,
+}
+
+impl InFlight {
+    pub fn total(&self) -> u64 {
+        self.core + self.upf + self.tc + self.rlc + self.air + self.reassembly + self.reordering
+    }
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
@@ -82,6 +123,12 @@ pub struct FlowSummary {
     pub layers_ms: LayerSummaries,
     /// Packets of this flow dropped anywhere (all layers, whole run).
     pub lost_packets: u64,
+    /// The flow's downlink ledger (whole run): packets its server sent,
+    /// those delivered to the UE, and those still on their way at the end
+    /// (`created = delivered + lost + in_flight`).
+    pub created_packets: u64,
+    pub delivered_packets: u64,
+    pub in_flight_packets: u64,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use std::path::Path;
 use tcran_core::{BitRate, ByteSize, ConfigError, Duration, Instant};
 use tcran_ran::mac::MacConfig;
+use tcran_ran::pdcp::PdcpConfig;
 use tcran_ran::phy::mcs::{CqiTable, McsTable};
 use tcran_ran::rlc::RlcConfig;
 use tcran_ran::sdap::SdapConfig;
@@ -201,6 +202,10 @@ pub struct DrbConfig {
     /// packets go straight down to RLC).
     #[serde(default)]
     pub pipeline: Option<PipelineConfig>,
+    /// The UE's PDCP receiver: reordering with t-Reordering (default
+    /// 100 ms) or `out_of_order_delivery = true`.
+    #[serde(default)]
+    pub pdcp: PdcpConfig,
 }
 
 fn one() -> u8 {
@@ -214,6 +219,7 @@ impl Default for DrbConfig {
             priority: 0,
             rlc: RlcConfig::default(),
             pipeline: None,
+            pdcp: PdcpConfig::default(),
         }
     }
 }

@@ -518,6 +518,17 @@ impl Pipeline {
     pub fn queued_bytes(&self) -> u64 {
         self.queued_bytes
     }
+    /// Calls `f` with every packet the queues hold (a head refused
+    /// downstream included), queue by queue. Inspection only: the count
+    /// is [`Pipeline::queued_packets`] when the bookkeeping is right.
+    pub fn for_each_queued(&self, mut f: impl FnMut(&Packet)) {
+        for slot in self.slots.iter().flatten() {
+            if let Some(p) = &slot.stash {
+                f(p);
+            }
+            slot.queue.for_each_packet(&mut f);
+        }
+    }
     pub fn lower_state(&self) -> LowerState {
         self.lower
     }

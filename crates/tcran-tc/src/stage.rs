@@ -129,6 +129,9 @@ pub trait Queue: std::fmt::Debug + Send {
     /// Appends a packet bypassing the AQM, keeping its `enqueued_at` (used
     /// when packets are moved between queues).
     fn push_raw(&mut self, packet: Packet);
+    /// Calls `f` with every packet held (inspection only: e.g. the
+    /// simulator counts what is still queued at the end of a run, per flow).
+    fn for_each_packet(&self, f: &mut dyn FnMut(&Packet));
     /// When this queue next needs time to pass (periodic AQM updates); queues
     /// that catch up lazily on the next packet event return `None`.
     fn next_wakeup(&self) -> Option<Instant> {

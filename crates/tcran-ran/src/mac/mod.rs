@@ -1087,6 +1087,12 @@ impl Mac {
         self.ues.values().map(|u| u.harq.len()).sum()
     }
 
+    /// The TBs waiting for a HARQ retransmission, with the RLC PDUs they
+    /// carry (accounting only).
+    pub fn harq_tbs(&self) -> impl Iterator<Item = &TbOutcome> {
+        self.ues.values().flat_map(|u| u.harq.iter().map(|h| &h.tb))
+    }
+
     /// PF EWMA throughput (bytes per slot) of a UE.
     pub fn average_throughput(&self, rnti: Rnti) -> Option<f64> {
         self.ues.get(&rnti).map(|u| u.avg)

@@ -80,7 +80,7 @@ mod tx;
 
 pub use rx::{RlcRx, RxStats};
 pub use tcran_tc::queue::{CodelConfig, InvSqrt};
-pub use tx::RlcTx;
+pub use tx::{HeldSdu, RlcTx};
 
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -355,6 +355,11 @@ pub struct RlcPdu {
     pub poll: bool,
     /// AM: a retransmission.
     pub retx: bool,
+    /// The PDCP COUNT of the SDU (TS 38.323 §7.1). The PDCP transmitter is
+    /// not modelled apart: the RLC transmitter numbers SDUs in the order of
+    /// their first transmission, so an SDU dropped in the RLC buffer before
+    /// it leaves no COUNT gap (as if PDCP discarded it before numbering).
+    pub count: u64,
     /// The SDU's metadata, shared with the transmitter and the SDU's other
     /// PDUs.
     pub packet: Arc<Packet>,

@@ -121,6 +121,9 @@ pub struct RlcRx {
     reported_lost: BTreeSet<u64>,
     /// UM SDUs discarded outside a timer run, reported at the next one.
     pending_lost: Vec<Packet>,
+    /// The PDCP COUNTs of the SDUs delivered, in delivery order, until
+    /// [`RlcRx::drain_counts`].
+    counts: Vec<u64>,
     stats: RxStats,
 }
 
@@ -141,6 +144,7 @@ impl RlcRx {
             t_status_prohibit: None,
             reported_lost: BTreeSet::new(),
             pending_lost: Vec::new(),
+            counts: Vec::new(),
             stats: RxStats::default(),
         }
     }
@@ -158,6 +162,36 @@ impl RlcRx {
         self.buf.values().filter(|s| !s.delivered).count()
     }
 
+    /// Whether the SDU of `sn` was reassembled and delivered (AM; in UM an
+    /// SN below the reassembly window may also have been discarded, see
+    /// [`RlcRx::reported_lost`]).
+    pub fn has_delivered(&self, sn: u64) -> bool {
+        (self.p.mode == RlcMode::Am && sn < self.rx_next) || self.fully_received(sn)
+    }
+
+    /// UM: whether the SDU of `sn` was reported lost (by
+    /// [`RlcRx::on_pdu_lost`], a window move or t-Reassembly).
+    pub fn reported_lost(&self, sn: u64) -> bool {
+        self.reported_lost.contains(&sn)
+    }
+
+    /// SDUs held partly received (waiting for their other segments), by SN,
+    /// and UM SDUs discarded but not yet reported (accounting only).
+    pub fn partial_sdus(&self) -> impl Iterator<Item = (Option<u64>, &Packet)> {
+        let held = self.buf.slots.iter().enumerate().filter_map(|(i, e)| {
+            let e = e.as_ref()?;
+            let p = e.packet.as_deref().filter(|_| !e.delivered)?;
+            Some((Some(self.buf.base + i as u64), p))
+        });
+        held.chain(self.pending_lost.iter().map(|p| (None, p)))
+    }
+
+    /// Moves the PDCP COUNTs ([`RlcPdu::count`]) of the SDUs delivered since
+    /// the last call to `out`, in the order the SDUs were delivered.
+    pub fn drain_counts(&mut self, out: &mut Vec<u64>) {
+        out.append(&mut self.counts);
+    }
+
     /// Receives one RLC PDU; appends every SDU it completes to `delivered`.
     pub fn on_pdu(&mut self, pdu: RlcPdu, now: Instant, delivered: &mut Vec<Packet>) {
         match self.p.mode {
@@ -168,6 +202,7 @@ impl RlcRx {
 
     /// Places the segment; returns whether the SDU just became complete.
     fn place(&mut self, pdu: RlcPdu, delivered: &mut Vec<Packet>) -> bool {
+        let pdu_count = pdu.count;
         let e = self.buf.entry(pdu.sn);
         if e.delivered {
             self.stats.duplicate_pdus += 1;
@@ -218,6 +253,7 @@ impl RlcRx {
         };
         self.stats.delivered_sdus += 1;
         self.stats.delivered_bytes += u64::from(packet.len);
+        self.counts.push(pdu_count);
         delivered.push(Arc::unwrap_or_clone(packet));
         true
     }
@@ -248,6 +284,7 @@ impl RlcRx {
             // §5.2.2.2.2: a UMD PDU with a complete SDU is delivered at once.
             self.stats.delivered_sdus += 1;
             self.stats.delivered_bytes += u64::from(pdu.packet.len);
+            self.counts.push(pdu.count);
             delivered.push(Arc::unwrap_or_clone(pdu.packet));
             return;
         }
@@ -256,6 +293,15 @@ impl RlcRx {
         // §5.2.2.2.2: discard if RX_Next_Highest - W <= x < RX_Next_Reassembly
         // (with unbounded SNs: anything below RX_Next_Reassembly).
         if x < self.rx_next || self.reported_lost.contains(&x) {
+            // A segment of an SDU the reassembly window moved past before
+            // any of its segments arrived (the others were late on the
+            // air): discarded, and lost like those discarded in the
+            // window.
+            if x < self.rx_next && self.reported_lost.insert(x) {
+                self.stats.discarded_sdus += 1;
+                self.pending_lost.push(Arc::unwrap_or_clone(pdu.packet));
+                return;
+            }
             self.stats.duplicate_pdus += 1;
             return;
         }

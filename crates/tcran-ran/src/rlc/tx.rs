@@ -59,6 +59,8 @@ struct TxSdu {
     retx_count: u32,
     /// AM: in the retransmission queue.
     queued: bool,
+    /// The SDU's PDCP COUNT, given at its first transmission.
+    count: u64,
 }
 
 /// The transmitting side of one RLC entity.
@@ -92,6 +94,8 @@ pub struct RlcTx {
     abandoned: Vec<Packet>,
     /// Highest SN transmitted at least partly, + 1 (AM).
     tx_next_sent: u64,
+    /// The PDCP COUNT of the next SDU to start (see [`RlcPdu::count`]).
+    next_count: u64,
     aqm: Option<Aqm>,
     /// SDUs the AQM dropped, until [`RlcTx::drain_dropped`].
     dropped: Vec<(Packet, DropReason)>,
@@ -125,6 +129,7 @@ impl RlcTx {
             t_poll_retransmit: None,
             abandoned: Vec::new(),
             tx_next_sent: 0,
+            next_count: 0,
             aqm: params.aqm.as_ref().map(Aqm::new),
             dropped: Vec::new(),
             spare: Vec::new(),
@@ -196,6 +201,7 @@ impl RlcTx {
             ever_retx: false,
             retx_count: 0,
             queued: false,
+            count: 0,
         });
         Ok(())
     }
@@ -360,6 +366,10 @@ impl RlcTx {
             self.new_payload -= u64::from(d);
             left -= hdr + d + mac;
             let sdu = &mut self.sdus[self.new_idx];
+            if first {
+                sdu.count = self.next_count;
+                self.next_count += 1;
+            }
             sdu.sent += d;
             sdu.sn = sn;
             if last {
@@ -379,6 +389,7 @@ impl RlcTx {
                 mac_subheader: mac as u8,
                 poll: false,
                 retx: false,
+                count: sdu.count,
                 packet: Arc::clone(&sdu.packet),
             });
             if last {
@@ -524,6 +535,7 @@ impl RlcTx {
                 mac_subheader: mac as u8,
                 poll: false,
                 retx: true,
+                count: sdu.count,
                 packet: Arc::clone(&sdu.packet),
             });
             if done {
@@ -701,10 +713,33 @@ impl RlcTx {
         out.append(&mut self.abandoned);
     }
 
+    /// The SDUs the transmitter is still responsible for, oldest first:
+    /// not yet acknowledged and not given up (accounting only, e.g. the
+    /// simulator's packet ledger; an SDU the receiver already holds whose
+    /// acknowledgement is on its way is listed too).
+    pub fn held_sdus(&self) -> impl Iterator<Item = HeldSdu<'_>> {
+        self.sdus.iter().filter(|s| !s.acked).map(|s| HeldSdu {
+            packet: &s.packet,
+            sn: (s.sent > 0).then_some(s.sn),
+            to_send: s.sent < s.len || !s.retx.is_empty(),
+        })
+    }
+
     /// Whether nothing is held (no new data, nothing unacknowledged).
     pub fn is_empty(&self) -> bool {
         self.sdus.is_empty()
     }
+}
+
+/// An SDU held by [`RlcTx`] (see [`RlcTx::held_sdus`]).
+#[derive(Debug, Clone, Copy)]
+pub struct HeldSdu<'a> {
+    pub packet: &'a Packet,
+    /// Its SN, once its first byte was sent (UM: only segmented SDUs use
+    /// their SN).
+    pub sn: Option<u64>,
+    /// Bytes of it wait for their first transmission or a retransmission.
+    pub to_send: bool,
 }
 
 /// Adds `[s, e)` to sorted disjoint ranges.

@@ -372,6 +372,9 @@ impl Queue for DualQ {
     fn push_raw(&mut self, packet: Packet) {
         self.fifo_for(&packet).push_back(packet);
     }
+    fn for_each_packet(&self, f: &mut dyn FnMut(&Packet)) {
+        self.l.iter().chain(self.c.iter()).for_each(f);
+    }
     fn next_wakeup(&self) -> Option<Instant> {
         let idle = self.l.is_empty() && self.c.is_empty();
         if idle && self.vars.prob == 0.0 && self.vars.qdelay_old.is_zero() {

@@ -41,6 +41,10 @@ impl PacketFifo {
     pub fn len(&self) -> usize {
         self.packets.len()
     }
+    /// The packets held, oldest first.
+    pub fn iter(&self) -> impl Iterator<Item = &Packet> {
+        self.packets.iter()
+    }
     pub fn is_empty(&self) -> bool {
         self.packets.is_empty()
     }
@@ -61,7 +65,8 @@ impl PacketFifo {
 }
 
 /// Implements the storage half of [`Queue`] (`packets`, `bytes`,
-/// `oldest_enqueued_at`, `pop_oldest`, `pop_newest`, `push_raw`) for a queue
+/// `oldest_enqueued_at`, `pop_oldest`, `pop_newest`, `push_raw`,
+/// `for_each_packet`) for a queue
 /// kind that keeps its packets in one [`PacketFifo`] field.
 macro_rules! fifo_storage {
     ($field:ident) => {
@@ -82,6 +87,9 @@ macro_rules! fifo_storage {
         }
         fn push_raw(&mut self, packet: tcran_core::Packet) {
             self.$field.push_back(packet);
+        }
+        fn for_each_packet(&self, f: &mut dyn FnMut(&tcran_core::Packet)) {
+            self.$field.iter().for_each(f);
         }
     };
 }

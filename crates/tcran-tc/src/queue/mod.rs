@@ -152,6 +152,9 @@ impl Queue for AnyQueue {
     fn push_raw(&mut self, packet: Packet) {
         fwd!(self, q => q.push_raw(packet))
     }
+    fn for_each_packet(&self, f: &mut dyn FnMut(&Packet)) {
+        fwd!(self, q => q.for_each_packet(f))
+    }
     fn next_wakeup(&self) -> Option<Instant> {
         fwd!(self, q => q.next_wakeup())
     }
