@@ -19,7 +19,8 @@
 //!   without panicking, and its summary is coherent: finite non-negative
 //!   numbers, utilisation within 0..=1, ordered percentiles, and every
 //!   downlink packet created is delivered, dropped (each drop counted under
-//!   a layer and a reason) or still in flight.
+//!   a layer and a reason) or found on its way by the ledger, overall and
+//!   for every flow.
 
 use std::path::Path;
 use tcran_core::Duration;
@@ -127,19 +128,64 @@ fn check_summary(variant: &str, s: &RunSummary) {
             check_delays(&ctx(&format!("flow {} layer {layer}", f.name)), d);
         }
     }
+    // The ledger: every downlink packet created is delivered, dropped with
+    // a counted reason or found somewhere on its way; overall and per flow.
     let p = &s.packets;
+    assert_eq!(
+        p.unaccounted,
+        0,
+        "{}",
+        ctx(&format!("packets lost track of: {p:?}"))
+    );
     assert_eq!(
         p.created,
         p.delivered + p.dropped + p.in_flight,
         "{}",
         ctx(&format!("packets not conserved: {p:?}"))
     );
-    let lost: u64 = s.flows.iter().map(|f| f.lost_packets).sum();
+    assert_eq!(
+        p.in_flight,
+        p.in_flight_by_place.total(),
+        "{}",
+        ctx("in flight by place")
+    );
+    let counted_drops: u64 = s
+        .drops
+        .values()
+        .flat_map(|by_reason| by_reason.values())
+        .sum();
     assert_eq!(
         p.dropped,
-        lost,
+        counted_drops,
         "{}",
-        ctx("dropped packets do not add up to the flows' losses")
+        ctx("drops without a layer and reason")
+    );
+    for f in &s.flows {
+        assert_eq!(
+            f.created_packets,
+            f.delivered_packets + f.lost_packets + f.in_flight_packets,
+            "{}",
+            ctx(&format!("flow {} not conserved", f.name))
+        );
+    }
+    let sum = |g: fn(&tcran_sim::report::FlowSummary) -> u64| s.flows.iter().map(g).sum::<u64>();
+    assert_eq!(
+        sum(|f| f.created_packets),
+        p.created,
+        "{}",
+        ctx("flows' created")
+    );
+    assert_eq!(
+        sum(|f| f.lost_packets),
+        p.dropped,
+        "{}",
+        ctx("flows' losses")
+    );
+    assert_eq!(
+        sum(|f| f.in_flight_packets),
+        p.in_flight,
+        "{}",
+        ctx("flows' in flight")
     );
 }
 
