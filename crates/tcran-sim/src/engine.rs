@@ -235,8 +235,9 @@ struct Ue {
     sdap: Sdap,
     drbs: Vec<Drb>,
     upf: Option<Upf>,
-    /// Uplink items waiting for the grant at `ul_grant` (SR model only).
-    ul_queue: Vec<UlItem>,
+    /// TCP ACKs and echo replies waiting for the grant at `ul_grant` (SR
+    /// model only); STATUS PDUs are built at the grant.
+    ul_queue: Vec<Packet>,
     ul_grant: Option<Instant>,
 }
 
@@ -973,9 +974,18 @@ impl Sim {
             Ev::UlGrant(u) => {
                 let ue = &mut self.ues[u];
                 ue.ul_grant = None;
-                let mut items = std::mem::take(&mut ue.ul_queue);
-                for item in items.drain(..) {
-                    self.send_up(u, item);
+                // The STATUS PDUs are built now, at the transmission
+                // opportunity, with what the receivers know now (TS
+                // 38.322 §5.3.4), whichever packet asked for the grant.
+                for d in 0..self.ues[u].drbs.len() {
+                    if let Some(status) = self.ues[u].drbs[d].rx.poll_status(self.now) {
+                        self.send_up(u, UlItem::Status(d, status));
+                    }
+                    self.arm_rlc(u, d);
+                }
+                let mut items = std::mem::take(&mut self.ues[u].ul_queue);
+                for p in items.drain(..) {
+                    self.send_up(u, UlItem::Server(Box::new(p)));
                 }
                 // Keep the allocation for the next grant.
                 self.ues[u].ul_queue = items;
@@ -983,21 +993,28 @@ impl Sim {
         }
     }
 
-    /// Hands an uplink item of UE `u` to the uplink: at once without the SR
-    /// model, else at the UE's next grant (asking for one if none is
+    /// Hands an uplink packet of UE `u` to the uplink: at once without the
+    /// SR model, else at the UE's next grant (asking for one if none is
     /// pending).
-    fn uplink(&mut self, u: usize, item: UlItem) {
-        let Some(sr) = &self.sr else {
-            self.send_up(u, item);
+    fn uplink(&mut self, u: usize, p: Packet) {
+        if self.sr.is_none() {
+            self.send_up(u, UlItem::Server(Box::new(p)));
             return;
-        };
+        }
+        self.request_grant(u);
+        self.ues[u].ul_queue.push(p);
+    }
+
+    /// With the SR model: UE `u` asks for an uplink grant at its next SR
+    /// occasion, unless one is pending.
+    fn request_grant(&mut self, u: usize) {
+        let Some(sr) = &self.sr else { return };
         let ue = &mut self.ues[u];
         if ue.ul_grant.is_none() {
             let at = sr.transmit_at(ue.rnti.0, self.now);
             ue.ul_grant = Some(at);
             self.events.schedule(at, Ev::UlGrant(u));
         }
-        ue.ul_queue.push(item);
     }
 
     /// Transmits an uplink item now: `ul_delay` to the gNB (and the core
@@ -1698,10 +1715,19 @@ impl Sim {
     }
 
     fn arm_rlc(&mut self, u: usize, d: usize) {
+        // A triggered STATUS waiting for an uplink grant needs no wake-up:
+        // the grant builds it.
+        let waits_for_grant = self.sr.is_some() && self.ues[u].ul_grant.is_some();
         let drb = &mut self.ues[u].drbs[d];
+        let status = if waits_for_grant {
+            None
+        } else {
+            drb.rx.status_at()
+        };
         let next = [
             drb.tx.next_wakeup(),
-            drb.rx.next_wakeup(),
+            drb.rx.next_timer(),
+            status,
             drb.pdcp.next_wakeup(),
         ]
         .into_iter()
@@ -1737,10 +1763,19 @@ impl Sim {
         }
     }
 
+    /// A STATUS PDU of (UE, DRB) may go: without the SR model it is built
+    /// and sent now; with it the UE asks for a grant, and the PDU is built
+    /// when the grant comes (`Ev::UlGrant`).
     fn send_status(&mut self, u: usize, d: usize) {
         let now = self.now;
+        if self.sr.is_some() {
+            if self.ues[u].drbs[d].rx.status_at().is_some_and(|t| t <= now) {
+                self.request_grant(u);
+            }
+            return;
+        }
         if let Some(status) = self.ues[u].drbs[d].rx.poll_status(now) {
-            self.uplink(u, UlItem::Status(d, status));
+            self.send_up(u, UlItem::Status(d, status));
         }
     }
 
@@ -1860,7 +1895,7 @@ impl Sim {
         for mut p in up.drain(..) {
             self.next_id += 1;
             p.id = PacketId(self.next_id);
-            self.uplink(u, UlItem::Server(Box::new(p)));
+            self.uplink(u, p);
         }
         self.scratch_up = up;
         if let Some(t) = next.filter(|t| *t <= self.end) {
@@ -1947,8 +1982,10 @@ impl Sim {
         let mut occ_n = 0u64;
         let mut occ_max = 0;
         let (mut sojourn_sum_ms, mut sojourn_n) = (0.0, 0u64);
+        let mut status_pdus = 0;
         for ue in &mut self.ues {
             for d in &mut ue.drbs {
+                status_pdus += d.rx.stats().status_pdus;
                 for (_, m) in d.occupancy.means() {
                     occ_sum += m;
                     occ_n += 1;
@@ -1980,6 +2017,7 @@ impl Sim {
                 } else {
                     sojourn_sum_ms / sojourn_n as f64
                 },
+                status_pdus,
             },
             drops: by_layer(&self.drops),
             marks: by_layer(&self.marks),
