@@ -395,6 +395,10 @@ pub struct Sim {
     packets: PacketCounts,
     scratch_departures: Vec<SduDeparture>,
     scratch_packets: Vec<Packet>,
+    /// PDCP COUNTs of the SDUs an RLC receiver just delivered, and those
+    /// SDUs on their way through PDCP (`pdcp_in`).
+    scratch_counts: Vec<u64>,
+    scratch_pdcp: Vec<Packet>,
     scratch_aqm_drops: Vec<(Packet, DropReason)>,
     scratch_up: Vec<Packet>,
     /// UE index by RNTI, sorted by RNTI.
@@ -747,6 +751,8 @@ impl Sim {
             packets: PacketCounts::default(),
             scratch_departures: Vec::new(),
             scratch_packets: Vec::new(),
+            scratch_counts: Vec::new(),
+            scratch_pdcp: Vec::new(),
             scratch_aqm_drops: Vec::new(),
             scratch_up: Vec::new(),
             ue_index: Vec::new(),
@@ -1724,15 +1730,10 @@ impl Sim {
         } else {
             drb.rx.status_at()
         };
-        let next = [
-            drb.tx.next_wakeup(),
-            drb.rx.next_timer(),
-            status,
-            drb.pdcp.next_wakeup(),
-        ]
-        .into_iter()
-        .flatten()
-        .min();
+        let next = earliest(
+            earliest(drb.tx.next_wakeup(), drb.rx.next_timer()),
+            earliest(status, drb.pdcp.next_wakeup()),
+        );
         if let Some(t) = next {
             let t = t.max(self.now);
             if drb.rlc_wake.is_none_or(|w| t < w) {
@@ -1816,20 +1817,24 @@ impl Sim {
     /// lets go up; what it discards is counted.
     fn pdcp_in(&mut self, u: usize, d: usize, sdus: &mut Vec<Packet>, first: usize) {
         let now = self.now;
+        let mut counts = std::mem::take(&mut self.scratch_counts);
         let drb = &mut self.ues[u].drbs[d];
-        let mut counts = Vec::new();
         drb.rx.drain_counts(&mut counts);
-        if counts.is_empty() {
-            return;
+        // The common case, SDUs in order: they stay where they are.
+        if !drb.pdcp.pass_in_order(&counts) {
+            let mut from_rlc = std::mem::take(&mut self.scratch_pdcp);
+            let mut dropped = Vec::new();
+            from_rlc.extend(sdus.drain(first..));
+            for (p, &c) in from_rlc.drain(..).zip(&counts) {
+                drb.pdcp.on_sdu(c, p, now, sdus, &mut dropped);
+            }
+            self.scratch_pdcp = from_rlc;
+            for (p, reason) in dropped {
+                self.count_drop("pdcp", reason, &p);
+            }
         }
-        let mut dropped = Vec::new();
-        let from_rlc: Vec<Packet> = sdus.drain(first..).collect();
-        for (p, c) in from_rlc.into_iter().zip(counts) {
-            drb.pdcp.on_sdu(c, p, now, sdus, &mut dropped);
-        }
-        for (p, reason) in dropped {
-            self.count_drop("pdcp", reason, &p);
-        }
+        counts.clear();
+        self.scratch_counts = counts;
     }
 
     /// Hands packets the UE's PDCP delivered to the applications.
@@ -2129,4 +2134,13 @@ fn slot_capacity(out: &SlotOutput) -> u64 {
         }
     }
     sum.checked_div(n).unwrap_or(0)
+}
+
+/// The earlier of two optional instants (`None`: never).
+#[inline]
+fn earliest(a: Option<Instant>, b: Option<Instant>) -> Option<Instant> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
 }
