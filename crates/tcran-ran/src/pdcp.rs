@@ -164,6 +164,33 @@ impl PdcpRx {
 
     /// Receives the SDU of COUNT `count` from RLC: appends what it lets go
     /// up to `delivered` (in COUNT order) and a discarded SDU to `dropped`.
+    /// [`PdcpRx::on_sdu`] for a batch of SDUs with these `counts` when
+    /// every one of them would go straight up (out-of-order delivery, or
+    /// in order with nothing stored): updates the state as those calls
+    /// would and returns true, so the caller leaves the SDUs where they
+    /// are. Otherwise changes nothing and returns false.
+    pub fn pass_in_order(&mut self, counts: &[u64]) -> bool {
+        let Some(&last) = counts.last() else {
+            return true;
+        };
+        if self.p.out_of_order_delivery {
+            let highest = counts.iter().copied().max().unwrap_or(last);
+            self.rx_next = self.rx_next.max(highest + 1);
+        } else {
+            let consecutive = counts
+                .iter()
+                .enumerate()
+                .all(|(i, &c)| c == self.rx_deliv + i as u64);
+            if !consecutive || !self.buf.is_empty() {
+                return false;
+            }
+            self.rx_deliv = last + 1;
+            self.rx_next = last + 1;
+        }
+        self.stats.delivered += counts.len() as u64;
+        true
+    }
+
     pub fn on_sdu(
         &mut self,
         count: u64,

@@ -288,6 +288,45 @@ fn um_lost_segment_discards_only_that_sdu_after_t_reassembly() {
     assert_eq!(rx.next_wakeup(), None);
 }
 
+/// TS 38.322 §5.3.4: a triggered STATUS is built at the transmission
+/// opportunity, and t-StatusProhibit runs from then, not from the trigger:
+/// a UE that waits for an uplink grant builds it at the grant.
+#[test]
+fn am_status_prohibit_runs_from_when_the_status_is_built() {
+    let mut c = RlcConfig::am();
+    c.t_status_prohibit = Duration::from_millis(25);
+    let (mut tx, mut rx) = pair(&c);
+    let ms = Instant::from_millis;
+    let mut delivered = Vec::new();
+    let mut send = |tx: &mut RlcTx, rx: &mut RlcRx, id: u64, now: Instant| {
+        tx.enqueue(pkt(id, 100), now).unwrap();
+        let (mut out, mut dep) = (Vec::new(), Vec::new());
+        tx.fill(1000, now, &mut out, &mut dep);
+        assert!(
+            out.iter().all(|p| p.poll),
+            "the last PDU in the buffer polls"
+        );
+        for p in out {
+            rx.on_pdu(p, now, &mut delivered);
+        }
+    };
+    send(&mut tx, &mut rx, 0, ms(0));
+    assert_eq!(rx.status_at(), Some(Instant::ZERO), "triggered, may go now");
+    assert_eq!(
+        rx.next_timer(),
+        None,
+        "no reassembly timer: nothing missing"
+    );
+    // The grant comes 14 ms later: the STATUS is built then.
+    assert!(rx.poll_status(ms(14)).is_some());
+    assert_eq!(rx.status_at(), None);
+    send(&mut tx, &mut rx, 1, ms(20));
+    assert_eq!(rx.status_at(), Some(ms(39)), "prohibited until 14 + 25 ms");
+    assert!(rx.poll_status(ms(38)).is_none());
+    assert!(rx.poll_status(ms(39)).is_some());
+    assert_eq!(delivered.len(), 2);
+}
+
 /// Drives an AM pair through a lossy link: PDUs whose index is in `drop`
 /// never arrive. STATUS PDUs are delivered instantly.
 #[test]

@@ -235,8 +235,9 @@ struct Ue {
     sdap: Sdap,
     drbs: Vec<Drb>,
     upf: Option<Upf>,
-    /// Uplink items waiting for the grant at `ul_grant` (SR model only).
-    ul_queue: Vec<UlItem>,
+    /// TCP ACKs and echo replies waiting for the grant at `ul_grant` (SR
+    /// model only); STATUS PDUs are built at the grant.
+    ul_queue: Vec<Packet>,
     ul_grant: Option<Instant>,
 }
 
@@ -394,6 +395,10 @@ pub struct Sim {
     packets: PacketCounts,
     scratch_departures: Vec<SduDeparture>,
     scratch_packets: Vec<Packet>,
+    /// PDCP COUNTs of the SDUs an RLC receiver just delivered, and those
+    /// SDUs on their way through PDCP (`pdcp_in`).
+    scratch_counts: Vec<u64>,
+    scratch_pdcp: Vec<Packet>,
     scratch_aqm_drops: Vec<(Packet, DropReason)>,
     scratch_up: Vec<Packet>,
     /// UE index by RNTI, sorted by RNTI.
@@ -746,6 +751,8 @@ impl Sim {
             packets: PacketCounts::default(),
             scratch_departures: Vec::new(),
             scratch_packets: Vec::new(),
+            scratch_counts: Vec::new(),
+            scratch_pdcp: Vec::new(),
             scratch_aqm_drops: Vec::new(),
             scratch_up: Vec::new(),
             ue_index: Vec::new(),
@@ -973,9 +980,18 @@ impl Sim {
             Ev::UlGrant(u) => {
                 let ue = &mut self.ues[u];
                 ue.ul_grant = None;
-                let mut items = std::mem::take(&mut ue.ul_queue);
-                for item in items.drain(..) {
-                    self.send_up(u, item);
+                // The STATUS PDUs are built now, at the transmission
+                // opportunity, with what the receivers know now (TS
+                // 38.322 §5.3.4), whichever packet asked for the grant.
+                for d in 0..self.ues[u].drbs.len() {
+                    if let Some(status) = self.ues[u].drbs[d].rx.poll_status(self.now) {
+                        self.send_up(u, UlItem::Status(d, status));
+                    }
+                    self.arm_rlc(u, d);
+                }
+                let mut items = std::mem::take(&mut self.ues[u].ul_queue);
+                for p in items.drain(..) {
+                    self.send_up(u, UlItem::Server(Box::new(p)));
                 }
                 // Keep the allocation for the next grant.
                 self.ues[u].ul_queue = items;
@@ -983,21 +999,28 @@ impl Sim {
         }
     }
 
-    /// Hands an uplink item of UE `u` to the uplink: at once without the SR
-    /// model, else at the UE's next grant (asking for one if none is
+    /// Hands an uplink packet of UE `u` to the uplink: at once without the
+    /// SR model, else at the UE's next grant (asking for one if none is
     /// pending).
-    fn uplink(&mut self, u: usize, item: UlItem) {
-        let Some(sr) = &self.sr else {
-            self.send_up(u, item);
+    fn uplink(&mut self, u: usize, p: Packet) {
+        if self.sr.is_none() {
+            self.send_up(u, UlItem::Server(Box::new(p)));
             return;
-        };
+        }
+        self.request_grant(u);
+        self.ues[u].ul_queue.push(p);
+    }
+
+    /// With the SR model: UE `u` asks for an uplink grant at its next SR
+    /// occasion, unless one is pending.
+    fn request_grant(&mut self, u: usize) {
+        let Some(sr) = &self.sr else { return };
         let ue = &mut self.ues[u];
         if ue.ul_grant.is_none() {
             let at = sr.transmit_at(ue.rnti.0, self.now);
             ue.ul_grant = Some(at);
             self.events.schedule(at, Ev::UlGrant(u));
         }
-        ue.ul_queue.push(item);
     }
 
     /// Transmits an uplink item now: `ul_delay` to the gNB (and the core
@@ -1698,15 +1721,19 @@ impl Sim {
     }
 
     fn arm_rlc(&mut self, u: usize, d: usize) {
+        // A triggered STATUS waiting for an uplink grant needs no wake-up:
+        // the grant builds it.
+        let waits_for_grant = self.sr.is_some() && self.ues[u].ul_grant.is_some();
         let drb = &mut self.ues[u].drbs[d];
-        let next = [
-            drb.tx.next_wakeup(),
-            drb.rx.next_wakeup(),
-            drb.pdcp.next_wakeup(),
-        ]
-        .into_iter()
-        .flatten()
-        .min();
+        let status = if waits_for_grant {
+            None
+        } else {
+            drb.rx.status_at()
+        };
+        let next = earliest(
+            earliest(drb.tx.next_wakeup(), drb.rx.next_timer()),
+            earliest(status, drb.pdcp.next_wakeup()),
+        );
         if let Some(t) = next {
             let t = t.max(self.now);
             if drb.rlc_wake.is_none_or(|w| t < w) {
@@ -1737,10 +1764,19 @@ impl Sim {
         }
     }
 
+    /// A STATUS PDU of (UE, DRB) may go: without the SR model it is built
+    /// and sent now; with it the UE asks for a grant, and the PDU is built
+    /// when the grant comes (`Ev::UlGrant`).
     fn send_status(&mut self, u: usize, d: usize) {
         let now = self.now;
+        if self.sr.is_some() {
+            if self.ues[u].drbs[d].rx.status_at().is_some_and(|t| t <= now) {
+                self.request_grant(u);
+            }
+            return;
+        }
         if let Some(status) = self.ues[u].drbs[d].rx.poll_status(now) {
-            self.uplink(u, UlItem::Status(d, status));
+            self.send_up(u, UlItem::Status(d, status));
         }
     }
 
@@ -1781,20 +1817,24 @@ impl Sim {
     /// lets go up; what it discards is counted.
     fn pdcp_in(&mut self, u: usize, d: usize, sdus: &mut Vec<Packet>, first: usize) {
         let now = self.now;
+        let mut counts = std::mem::take(&mut self.scratch_counts);
         let drb = &mut self.ues[u].drbs[d];
-        let mut counts = Vec::new();
         drb.rx.drain_counts(&mut counts);
-        if counts.is_empty() {
-            return;
+        // The common case, SDUs in order: they stay where they are.
+        if !drb.pdcp.pass_in_order(&counts) {
+            let mut from_rlc = std::mem::take(&mut self.scratch_pdcp);
+            let mut dropped = Vec::new();
+            from_rlc.extend(sdus.drain(first..));
+            for (p, &c) in from_rlc.drain(..).zip(&counts) {
+                drb.pdcp.on_sdu(c, p, now, sdus, &mut dropped);
+            }
+            self.scratch_pdcp = from_rlc;
+            for (p, reason) in dropped {
+                self.count_drop("pdcp", reason, &p);
+            }
         }
-        let mut dropped = Vec::new();
-        let from_rlc: Vec<Packet> = sdus.drain(first..).collect();
-        for (p, c) in from_rlc.into_iter().zip(counts) {
-            drb.pdcp.on_sdu(c, p, now, sdus, &mut dropped);
-        }
-        for (p, reason) in dropped {
-            self.count_drop("pdcp", reason, &p);
-        }
+        counts.clear();
+        self.scratch_counts = counts;
     }
 
     /// Hands packets the UE's PDCP delivered to the applications.
@@ -1860,7 +1900,7 @@ impl Sim {
         for mut p in up.drain(..) {
             self.next_id += 1;
             p.id = PacketId(self.next_id);
-            self.uplink(u, UlItem::Server(Box::new(p)));
+            self.uplink(u, p);
         }
         self.scratch_up = up;
         if let Some(t) = next.filter(|t| *t <= self.end) {
@@ -1947,8 +1987,10 @@ impl Sim {
         let mut occ_n = 0u64;
         let mut occ_max = 0;
         let (mut sojourn_sum_ms, mut sojourn_n) = (0.0, 0u64);
+        let mut status_pdus = 0;
         for ue in &mut self.ues {
             for d in &mut ue.drbs {
+                status_pdus += d.rx.stats().status_pdus;
                 for (_, m) in d.occupancy.means() {
                     occ_sum += m;
                     occ_n += 1;
@@ -1980,6 +2022,7 @@ impl Sim {
                 } else {
                     sojourn_sum_ms / sojourn_n as f64
                 },
+                status_pdus,
             },
             drops: by_layer(&self.drops),
             marks: by_layer(&self.marks),
@@ -2091,4 +2134,13 @@ fn slot_capacity(out: &SlotOutput) -> u64 {
         }
     }
     sum.checked_div(n).unwrap_or(0)
+}
+
+/// The earlier of two optional instants (`None`: never).
+#[inline]
+fn earliest(a: Option<Instant>, b: Option<Instant>) -> Option<Instant> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
 }

@@ -138,6 +138,8 @@ pub struct RlcSummary {
     pub max_bytes: u64,
     /// Mean time from RLC enqueue to SDU departure.
     pub mean_sojourn_ms: f64,
+    /// AM STATUS PDUs the UEs sent (all DRBs, whole run).
+    pub status_pdus: u64,
 }
 
 /// Per-layer delays of the delivered packets (after warm-up), each layer

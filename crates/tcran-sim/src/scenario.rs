@@ -101,10 +101,12 @@ pub struct SimConfig {
 /// `grant_delay` for the grant, and at that instant everything it has
 /// queued for the uplink goes together, each packet taking `ul_delay`. In
 /// a TDD cell the transmission waits for the start of the next U slot
-/// (if the pattern has one). Kumar et al. (Fig. 5) see status PDUs every
-/// 30 ms with a 25-ms tStatusProhibit and put the rest down to LTE's SR
-/// periodicity; a status PDU riding a grant asked for by a TCP ACK (their
-/// Fig. 7 discussion) happens here too.
+/// (if the pattern has one). An RLC STATUS PDU is built at the grant, with
+/// what the receiver knows then, and t-StatusProhibit starts there (TS
+/// 38.322 §5.3.4: at the transmission opportunity). Kumar et al. (Fig. 5)
+/// see status PDUs every 30 ms with a 25-ms tStatusProhibit and put the
+/// rest down to LTE's SR periodicity; a status PDU riding a grant asked
+/// for by a TCP ACK (their Fig. 7 discussion) happens here too.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct UplinkConfig {

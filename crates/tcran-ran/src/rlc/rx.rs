@@ -512,18 +512,31 @@ impl RlcRx {
     /// A wakeup at `Instant::ZERO` means "as soon as possible" (a STATUS is
     /// ready, or window-discarded UM SDUs wait to be reported).
     pub fn next_wakeup(&self) -> Option<Instant> {
-        if !self.pending_lost.is_empty() {
-            return Some(Instant::ZERO);
-        }
-        let status = if self.status_triggered {
-            Some(self.t_status_prohibit.unwrap_or(Instant::ZERO))
-        } else {
-            None
-        };
-        match (self.t_reassembly, status) {
+        match (self.next_timer(), self.status_at()) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         }
+    }
+
+    /// [`RlcRx::next_wakeup`] without the STATUS: when t-Reassembly
+    /// expires (or `Instant::ZERO` while discarded UM SDUs wait to be
+    /// reported).
+    pub fn next_timer(&self) -> Option<Instant> {
+        if !self.pending_lost.is_empty() {
+            return Some(Instant::ZERO);
+        }
+        self.t_reassembly
+    }
+
+    /// When the triggered STATUS may be built: `Instant::ZERO` if now,
+    /// else when t-StatusProhibit expires; `None` if none is triggered.
+    /// A UE that must ask for an uplink grant asks once this time has come
+    /// and calls [`RlcRx::poll_status`] at the grant: §5.3.4 builds the
+    /// STATUS PDU at the transmission opportunity and starts
+    /// t-StatusProhibit when it is submitted to the lower layer.
+    pub fn status_at(&self) -> Option<Instant> {
+        (self.p.mode == RlcMode::Am && self.status_triggered)
+            .then(|| self.t_status_prohibit.unwrap_or(Instant::ZERO))
     }
 
     /// Runs expired timers. UM: SDUs discarded by t-Reassembly are appended
