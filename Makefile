@@ -6,7 +6,7 @@
 CARGO ?= cargo
 export CARGO_TERM_COLOR ?= never
 
-.PHONY: demo test fmt lint unit fuzz-smoke bench build browser reproduce
+.PHONY: demo test fmt lint unit fuzz-smoke bench speed build browser reproduce
 
 build:
 	$(CARGO) build --release --workspace
@@ -40,3 +40,10 @@ reproduce:
 
 bench:
 	$(CARGO) bench -p tcran-tc --bench pipeline
+
+# Simulator speed on the reference and scale scenarios (docs/performance.md),
+# built with the `dist` profile (fat LTO).
+speed:
+	$(CARGO) build --profile dist -q -p tcran-sim --example speed
+	target/dist/examples/speed
+	/usr/bin/time -f "scale: %e s wall, %M kB peak memory" target/dist/examples/speed scale
