@@ -8,6 +8,8 @@
 
 #[path = "../../../fuzz/src/channel_trace.rs"]
 mod channel_trace;
+#[path = "../../../fuzz/src/text_mutations.rs"]
+mod text_mutations;
 
 use channel_trace::fuzz_channel_trace;
 use proptest::prelude::*;
@@ -64,16 +66,6 @@ fn seed_corpus_covers_every_format_and_runs() {
     }
 }
 
-#[derive(Debug, Clone)]
-enum Mutation {
-    DeleteLine(usize),
-    DuplicateLine(usize),
-    SwapLines(usize, usize),
-    SetLine(usize, &'static str),
-    ReplaceByte(usize, u8),
-    Truncate(usize),
-}
-
 const LINES: &[&str] = &[
     "0",
     "-1",
@@ -90,47 +82,6 @@ const LINES: &[&str] = &[
     "2019.12.16_10.48.10,-8.5,15,-,20",
 ];
 
-fn mutation() -> impl Strategy<Value = Mutation> {
-    prop_oneof![
-        any::<usize>().prop_map(Mutation::DeleteLine),
-        any::<usize>().prop_map(Mutation::DuplicateLine),
-        (any::<usize>(), any::<usize>()).prop_map(|(a, b)| Mutation::SwapLines(a, b)),
-        (any::<usize>(), prop::sample::select(LINES)).prop_map(|(i, v)| Mutation::SetLine(i, v)),
-        (any::<usize>(), any::<u8>()).prop_map(|(i, b)| Mutation::ReplaceByte(i, b)),
-        any::<usize>().prop_map(Mutation::Truncate),
-    ]
-}
-
-fn apply(text: &str, mutations: &[Mutation]) -> Vec<u8> {
-    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
-    let mut tail = Vec::new();
-    for m in mutations {
-        let n = lines.len().max(1);
-        match *m {
-            Mutation::DeleteLine(i) if !lines.is_empty() => {
-                lines.remove(i % n);
-            }
-            Mutation::DuplicateLine(i) if !lines.is_empty() => {
-                let l = lines[i % n].clone();
-                lines.insert(i % n, l);
-            }
-            Mutation::SwapLines(a, b) if !lines.is_empty() => lines.swap(a % n, b % n),
-            Mutation::SetLine(i, v) if !lines.is_empty() => lines[i % n] = v.to_string(),
-            Mutation::ReplaceByte(i, b) => tail.push((i, b)),
-            Mutation::Truncate(i) if !lines.is_empty() => lines.truncate(i % n),
-            _ => {}
-        }
-    }
-    let mut bytes = lines.join("\n").into_bytes();
-    for (i, b) in tail {
-        if !bytes.is_empty() {
-            let n = bytes.len();
-            bytes[i % n] = b;
-        }
-    }
-    bytes
-}
-
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(400))]
 
@@ -142,10 +93,10 @@ proptest! {
     #[test]
     fn mutated_seeds_never_break_an_invariant(
         seed in 0usize..64,
-        mutations in prop::collection::vec(mutation(), 1..6),
+        mutations in prop::collection::vec(text_mutations::mutation(LINES, &[], true), 1..6),
     ) {
         let seeds = seeds();
         let (_, text) = &seeds[seed % seeds.len()];
-        fuzz_channel_trace(&apply(text, &mutations));
+        fuzz_channel_trace(&text_mutations::apply(text, &mutations));
     }
 }

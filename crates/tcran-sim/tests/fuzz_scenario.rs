@@ -10,6 +10,8 @@
 
 #[path = "../../../fuzz/src/scenario_config.rs"]
 mod scenario_config;
+#[path = "../../../fuzz/src/text_mutations.rs"]
+mod text_mutations;
 
 use proptest::prelude::*;
 use scenario_config::fuzz_scenario_config;
@@ -94,55 +96,16 @@ const LINES: &[&str] = &[
     "",
 ];
 
-#[derive(Debug, Clone)]
-enum Mutation {
-    DeleteLine(usize),
-    DuplicateLine(usize),
-    SwapLines(usize, usize),
-    SetLine(usize, &'static str),
-}
-
-fn mutation() -> impl Strategy<Value = Mutation> {
-    prop_oneof![
-        any::<usize>().prop_map(Mutation::DeleteLine),
-        any::<usize>().prop_map(Mutation::DuplicateLine),
-        (any::<usize>(), any::<usize>()).prop_map(|(a, b)| Mutation::SwapLines(a, b)),
-        (any::<usize>(), prop::sample::select(LINES)).prop_map(|(i, v)| Mutation::SetLine(i, v)),
-    ]
-}
-
-fn apply(text: &str, mutations: &[Mutation]) -> String {
-    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
-    for m in mutations {
-        if lines.is_empty() {
-            break;
-        }
-        let n = lines.len();
-        match *m {
-            Mutation::DeleteLine(i) => {
-                lines.remove(i % n);
-            }
-            Mutation::DuplicateLine(i) => {
-                let l = lines[i % n].clone();
-                lines.insert(i % n, l);
-            }
-            Mutation::SwapLines(a, b) => lines.swap(a % n, b % n),
-            Mutation::SetLine(i, v) => lines[i % n] = v.to_string(),
-        }
-    }
-    lines.join("\n")
-}
-
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(96))]
 
     #[test]
     fn mutated_scenarios_never_break_an_invariant(
         seed in 0usize..1024,
-        mutations in prop::collection::vec(mutation(), 1..4),
+        mutations in prop::collection::vec(text_mutations::mutation(LINES, &[], false), 1..4),
     ) {
         let seeds = seeds();
         let (_, text) = &seeds[seed % seeds.len()];
-        let _runs = fuzz_scenario_config(apply(text, &mutations).as_bytes());
+        let _runs = fuzz_scenario_config(&text_mutations::apply(text, &mutations));
     }
 }

@@ -9,6 +9,8 @@
 #[path = "../../../fuzz/src/pipeline_config.rs"]
 #[allow(dead_code)]
 mod pipeline_config;
+#[path = "../../../fuzz/src/text_mutations.rs"]
+mod text_mutations;
 
 use pipeline_config::{exercise, fuzz_pipeline_config};
 use proptest::prelude::*;
@@ -56,17 +58,6 @@ fn seed_corpus_runs_and_some_seeds_build() {
 }
 
 /// Mutations of one valid config's text.
-#[derive(Debug, Clone)]
-enum Mutation {
-    DeleteLine(usize),
-    DuplicateLine(usize),
-    SwapLines(usize, usize),
-    /// Replace the value after the `=` on a line.
-    SetValue(usize, &'static str),
-    ReplaceByte(usize, u8),
-    Truncate(usize),
-}
-
 const VALUES: &[&str] = &[
     "0",
     "1",
@@ -105,54 +96,6 @@ const VALUES: &[&str] = &[
     "{ kind = \"bdp\", offset = -1.0 }",
 ];
 
-fn mutation() -> impl Strategy<Value = Mutation> {
-    prop_oneof![
-        any::<usize>().prop_map(Mutation::DeleteLine),
-        any::<usize>().prop_map(Mutation::DuplicateLine),
-        (any::<usize>(), any::<usize>()).prop_map(|(a, b)| Mutation::SwapLines(a, b)),
-        (any::<usize>(), prop::sample::select(VALUES)).prop_map(|(l, v)| Mutation::SetValue(l, v)),
-        (any::<usize>(), any::<u8>()).prop_map(|(i, b)| Mutation::ReplaceByte(i, b)),
-        any::<usize>().prop_map(Mutation::Truncate),
-    ]
-}
-
-fn apply(text: &str, m: &Mutation) -> Vec<u8> {
-    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
-    let n = lines.len().max(1);
-    match *m {
-        Mutation::DeleteLine(i) if !lines.is_empty() => {
-            lines.remove(i % n);
-        }
-        Mutation::DuplicateLine(i) if !lines.is_empty() => {
-            let l = lines[i % n].clone();
-            lines.insert(i % n, l);
-        }
-        Mutation::SwapLines(a, b) if !lines.is_empty() => lines.swap(a % n, b % n),
-        Mutation::SetValue(i, v) if !lines.is_empty() => {
-            let l = &mut lines[i % n];
-            if let Some(eq) = l.find('=') {
-                l.truncate(eq + 1);
-                l.push(' ');
-                l.push_str(v);
-            }
-        }
-        Mutation::ReplaceByte(i, b) => {
-            let mut bytes = text.as_bytes().to_vec();
-            if !bytes.is_empty() {
-                let k = i % bytes.len();
-                bytes[k] = b;
-            }
-            return bytes;
-        }
-        Mutation::Truncate(i) => {
-            let bytes = text.as_bytes();
-            return bytes[..i % (bytes.len() + 1)].to_vec();
-        }
-        _ => {}
-    }
-    lines.join("\n").into_bytes()
-}
-
 fn toml_seeds() -> Vec<String> {
     seeds()
         .into_iter()
@@ -167,14 +110,10 @@ proptest! {
     #[test]
     fn mutated_configs_never_panic(
         seed in any::<prop::sample::Index>(),
-        muts in prop::collection::vec(mutation(), 1..4),
+        muts in prop::collection::vec(text_mutations::mutation(&[], VALUES, true), 1..4),
     ) {
         let seeds = toml_seeds();
-        let mut text = seeds[seed.index(seeds.len())].clone().into_bytes();
-        for m in &muts {
-            text = apply(&String::from_utf8_lossy(&text), m);
-        }
-        fuzz_pipeline_config(&text);
+        fuzz_pipeline_config(&text_mutations::apply(&seeds[seed.index(seeds.len())], &muts));
     }
 
     #[test]
