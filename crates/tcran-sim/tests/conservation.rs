@@ -227,3 +227,20 @@ proptest! {
         check(&run(&scenario(duration_ms, seed, bler, rlc_kb, tc_limit, period_ms, sr_ms)))?;
     }
 }
+
+/// Found by the property test: a UM SDU with a segment lost on the air
+/// (counted dropped) and its last segments still in the transmitter at the
+/// end of the run was also counted in flight.
+#[test]
+fn a_um_sdu_lost_on_the_air_while_partly_unsent_is_counted_once() {
+    check(&run(&scenario(
+        2800,
+        136,
+        0.27336349914760155,
+        20,
+        5,
+        10,
+        0,
+    )))
+    .unwrap();
+}

@@ -12,7 +12,8 @@
 //! other segments of a UM SDU counted lost). Which SDUs are still open:
 //! - AM: those the transmitter holds (neither acknowledged nor given up)
 //!   that the receiver has not delivered;
-//! - UM: those the transmitter holds (not completely sent), those with a
+//! - UM: those the transmitter holds (not completely sent) that the
+//!   receiver has not reported lost, those with a
 //!   PDU on the air that the receiver neither delivered nor reported lost,
 //!   and those it holds partly received (or discarded, not yet reported).
 //!
@@ -101,6 +102,13 @@ impl Sim {
                     RlcMode::Um => {
                         let mut seen = BTreeSet::new();
                         for h in drb.tx.held_sdus() {
+                            // A segmented SDU the receiver found lost (a
+                            // segment lost on the air) is counted dropped, or
+                            // waits for that in the receiver (below), whatever
+                            // of it is still to be sent.
+                            if h.sn.is_some_and(|sn| drb.rx.reported_lost(sn)) {
+                                continue;
+                            }
                             seen.insert(h.packet.id);
                             l.add(|f| &mut f.rlc, h.packet);
                         }
