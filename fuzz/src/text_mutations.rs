@@ -1,5 +1,5 @@
-//! Line-level mutations of a text file for the stable `cargo test` side of
-//! the fuzz targets: the seeds, changed a few lines at a time, reach the
+//! Seed files and their line-level mutations for the stable `cargo test`
+//! side of the fuzz targets: the seeds, changed a few lines at a time, reach the
 //! corners of a parser that random text rarely does (a valid file with one
 //! value at its limit, one line missing, one duplicated).
 //!
@@ -9,6 +9,22 @@
 //! fuzz crate itself.
 
 use proptest::prelude::*;
+use std::path::Path;
+
+/// Every file directly in `dir` as (path, text), sorted by path.
+pub fn read_seeds(dir: &Path) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.expect("readable").path())
+        .filter(|path| path.is_file())
+        .map(|path| {
+            let text = std::fs::read_to_string(&path).expect("utf-8 seed");
+            (path.display().to_string(), text)
+        })
+        .collect();
+    out.sort();
+    out
+}
 
 #[derive(Debug, Clone)]
 pub enum Mutation {

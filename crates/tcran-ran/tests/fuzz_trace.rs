@@ -17,17 +17,9 @@ use std::path::PathBuf;
 use tcran_ran::channel::{MahimahiTrace, ThesisTrace, TraceFormat, UccTrace};
 
 fn seeds() -> Vec<(String, String)> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/seeds/channel_trace");
-    let mut out: Vec<(String, String)> = std::fs::read_dir(dir)
-        .expect("fuzz/seeds/channel_trace exists")
-        .map(|e| {
-            let path = e.expect("readable").path();
-            let text = std::fs::read_to_string(&path).expect("utf-8 seed");
-            (path.display().to_string(), text)
-        })
-        .collect();
-    out.sort();
-    out
+    text_mutations::read_seeds(
+        &PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/seeds/channel_trace"),
+    )
 }
 
 #[test]

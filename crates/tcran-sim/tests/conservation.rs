@@ -11,9 +11,11 @@
 //! so `created = delivered + dropped + in_flight` can fail, overall and for
 //! every flow.
 
+mod common;
+
+use common::run;
 use proptest::prelude::*;
-use std::path::Path;
-use tcran_sim::{RunSummary, Sim, SimConfig};
+use tcran_sim::RunSummary;
 
 /// `duration_ms`: the run's length; `period_ms`: the MAC's scheduling
 /// period (0: every slot); `sr_ms`: the uplink SR period (0: no SR/grant
@@ -137,14 +139,6 @@ fn scenario(
     stop = "5s"
     "#
     )
-}
-
-fn run(text: &str) -> RunSummary {
-    let cfg: SimConfig = toml::from_str(text).expect("scenario parses");
-    Sim::new(&cfg, Path::new("."))
-        .expect("scenario builds")
-        .run()
-        .summary
 }
 
 fn check(s: &RunSummary) -> Result<(), TestCaseError> {

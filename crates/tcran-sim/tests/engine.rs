@@ -1,16 +1,9 @@
 //! Validity of the simulator against numbers worked out by hand, and the
 //! bufferbloat of the seeds emerging by itself.
 
-use std::path::Path;
-use tcran_sim::{Sim, SimConfig};
+mod common;
 
-fn run(toml_text: &str) -> tcran_sim::RunSummary {
-    let cfg: SimConfig = toml::from_str(toml_text).expect("scenario parses");
-    Sim::new(&cfg, Path::new("."))
-        .expect("scenario builds")
-        .run()
-        .summary
-}
+use common::run;
 
 /// An idle cell: the echo request needs the core delay (10 ms), waits for
 /// the next slot boundary (pings leave on a boundary here, and packets that

@@ -1,15 +1,8 @@
 //! Web and video flows in the scenario format (Brunello thesis sec. 4.4).
 
-use std::path::Path;
-use tcran_sim::{RunSummary, Sim, SimConfig};
+mod common;
 
-fn run(toml_text: &str) -> RunSummary {
-    let cfg: SimConfig = toml::from_str(toml_text).expect("scenario parses");
-    Sim::new(&cfg, Path::new("."))
-        .expect("scenario builds")
-        .run()
-        .summary
-}
+use common::run;
 
 const CELL: &str = r#"
     [cell]

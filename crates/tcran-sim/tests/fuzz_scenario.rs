@@ -19,20 +19,15 @@ use std::path::PathBuf;
 
 fn seeds() -> Vec<(String, String)> {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let mut out = Vec::new();
-    for dir in [
+    let mut out: Vec<(String, String)> = [
         "scenarios",
         "scenarios/reproduction",
         "fuzz/seeds/scenario_config",
-    ] {
-        for e in std::fs::read_dir(root.join(dir)).expect("scenario directory exists") {
-            let path = e.expect("readable").path();
-            if path.extension().is_some_and(|x| x == "toml") {
-                let text = std::fs::read_to_string(&path).expect("utf-8 scenario");
-                out.push((path.display().to_string(), text));
-            }
-        }
-    }
+    ]
+    .iter()
+    .flat_map(|dir| text_mutations::read_seeds(&root.join(dir)))
+    .filter(|(name, _)| name.ends_with(".toml"))
+    .collect();
     out.sort();
     out
 }

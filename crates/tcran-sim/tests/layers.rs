@@ -2,15 +2,9 @@
 //! air): the layers add up to the one-way delay, and each delay shows up in
 //! the layer that causes it.
 
-use std::path::Path;
-use tcran_sim::{RunOutput, Sim, SimConfig};
+mod common;
 
-fn run(toml_text: &str) -> RunOutput {
-    let cfg: SimConfig = toml::from_str(toml_text).expect("scenario parses");
-    Sim::new(&cfg, Path::new("."))
-        .expect("scenario builds")
-        .run()
-}
+use common::run_output as run;
 
 /// Every layer at work: a UPF queue with USP, a TC pipeline with 5G-BDP, RLC
 /// AM and UM, HARQ errors (so HARQ and ARQ retransmissions), TCP, VoIP,

@@ -3,15 +3,11 @@
 //! capacity as scheduling every slot, half a period more waiting for a
 //! packet that finds the buffer empty, the period on the air.
 
-use std::path::Path;
-use tcran_sim::{RunOutput, Sim, SimConfig};
+mod common;
 
-fn run(toml_text: &str) -> RunOutput {
-    let cfg: SimConfig = toml::from_str(toml_text).expect("scenario parses");
-    Sim::new(&cfg, Path::new("."))
-        .expect("scenario builds")
-        .run()
-}
+use common::run_output as run;
+use std::path::Path;
+use tcran_sim::{Sim, SimConfig};
 
 fn build_err(toml_text: &str) -> String {
     let cfg: SimConfig = toml::from_str(toml_text).expect("scenario parses");

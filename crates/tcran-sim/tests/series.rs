@@ -1,14 +1,10 @@
 //! The time series a run records, checked against hand calculations.
 
-use std::path::Path;
-use tcran_sim::{RunOutput, Sim, SimConfig};
+mod common;
 
-fn run(toml_text: &str) -> RunOutput {
-    let cfg: SimConfig = toml::from_str(toml_text).expect("scenario parses");
-    Sim::new(&cfg, Path::new("."))
-        .expect("scenario builds")
-        .run()
-}
+use common::run_output as run;
+use std::path::Path;
+use tcran_sim::{Sim, SimConfig};
 
 /// 25 PRB at 15 kHz, FDD, MCS 28 (64QAM table: Qm 6, R 948/1024), 2 PDCCH
 /// symbols and 12 DM-RS REs per PRB. TS 38.214 sec. 5.1.3.2 by hand:

@@ -1,15 +1,8 @@
 //! The UPF queue before SDAP (thesis ch. 3, second scenario: "USP@5G-BDP").
 
-use std::path::Path;
-use tcran_sim::{RunSummary, Sim, SimConfig};
+mod common;
 
-fn run(toml_text: &str) -> RunSummary {
-    let cfg: SimConfig = toml::from_str(toml_text).expect("scenario parses");
-    Sim::new(&cfg, Path::new("."))
-        .expect("scenario builds")
-        .run()
-        .summary
-}
+use common::run;
 
 /// A game and a CUBIC download share one SDAP buffer (one FIFO) paced by
 /// 5G-BDP towards RLC.

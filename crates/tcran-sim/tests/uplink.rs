@@ -1,16 +1,11 @@
 //! The uplink scheduling-request / grant model (scenario `[uplink]`): ping
 //! round trips worked out by hand, and nothing changes while it is off.
 
+mod common;
+
+use common::run;
 use std::path::Path;
 use tcran_sim::{RunSummary, Sim, SimConfig};
-
-fn run(toml_text: &str) -> RunSummary {
-    let cfg: SimConfig = toml::from_str(toml_text).expect("scenario parses");
-    Sim::new(&cfg, Path::new("."))
-        .expect("scenario builds")
-        .run()
-        .summary
-}
 
 /// The no-load ping of tests/engine.rs (RTT 25 ms without the model).
 const PING: &str = r#"

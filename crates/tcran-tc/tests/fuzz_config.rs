@@ -22,16 +22,7 @@ fn seed_dir() -> PathBuf {
 }
 
 fn seeds() -> Vec<(String, String)> {
-    let mut out: Vec<(String, String)> = std::fs::read_dir(seed_dir())
-        .expect("fuzz/seeds/pipeline_config exists")
-        .map(|e| {
-            let path = e.expect("readable").path();
-            let text = std::fs::read_to_string(&path).expect("utf-8 seed");
-            (path.display().to_string(), text)
-        })
-        .collect();
-    out.sort();
-    out
+    text_mutations::read_seeds(&seed_dir())
 }
 
 #[test]
