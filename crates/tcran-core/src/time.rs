@@ -18,6 +18,16 @@ pub struct Duration(u64);
 
 impl Instant {
     pub const ZERO: Instant = Instant(0);
+
+    /// The earlier of two optional deadlines, `None` meaning "never": how
+    /// sans-IO state machines combine their timers into one `next_wakeup`.
+    #[inline]
+    pub fn earliest(a: Option<Instant>, b: Option<Instant>) -> Option<Instant> {
+        match (a, b) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
     pub const MAX: Instant = Instant(u64::MAX);
 
     pub const fn from_nanos(ns: u64) -> Self {

@@ -1730,9 +1730,9 @@ impl Sim {
         } else {
             drb.rx.status_at()
         };
-        let next = earliest(
-            earliest(drb.tx.next_wakeup(), drb.rx.next_timer()),
-            earliest(status, drb.pdcp.next_wakeup()),
+        let next = Instant::earliest(
+            Instant::earliest(drb.tx.next_wakeup(), drb.rx.next_timer()),
+            Instant::earliest(status, drb.pdcp.next_wakeup()),
         );
         if let Some(t) = next {
             let t = t.max(self.now);
@@ -2134,13 +2134,4 @@ fn slot_capacity(out: &SlotOutput) -> u64 {
         }
     }
     sum.checked_div(n).unwrap_or(0)
-}
-
-/// The earlier of two optional instants (`None`: never).
-#[inline]
-fn earliest(a: Option<Instant>, b: Option<Instant>) -> Option<Instant> {
-    match (a, b) {
-        (Some(a), Some(b)) => Some(a.min(b)),
-        (a, b) => a.or(b),
-    }
 }

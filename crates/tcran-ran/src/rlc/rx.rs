@@ -512,10 +512,7 @@ impl RlcRx {
     /// A wakeup at `Instant::ZERO` means "as soon as possible" (a STATUS is
     /// ready, or window-discarded UM SDUs wait to be reported).
     pub fn next_wakeup(&self) -> Option<Instant> {
-        match (self.next_timer(), self.status_at()) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        Instant::earliest(self.next_timer(), self.status_at())
     }
 
     /// [`RlcRx::next_wakeup`] without the STATUS: when t-Reassembly

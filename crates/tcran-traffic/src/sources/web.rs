@@ -197,9 +197,6 @@ impl WebServer {
         } else {
             None
         };
-        match (t, r) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        Instant::earliest(t, r)
     }
 }

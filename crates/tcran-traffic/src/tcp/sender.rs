@@ -325,10 +325,7 @@ impl TcpSender {
     /// time when data is waiting only for it (may be `<= now`: poll now).
     pub fn next_wakeup(&self) -> Option<Instant> {
         let pacing = (self.has_data_to_send() && self.window_allows()).then_some(self.pacing_next);
-        match (self.rto_deadline, pacing) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        Instant::earliest(self.rto_deadline, pacing)
     }
 
     /// Linux `tcp_cwnd_validate`: remember whether the window was the limit
