@@ -49,7 +49,7 @@ pub struct Settings {
 pub fn scenario_files(dir: &Path) -> Result<Vec<PathBuf>, CliError> {
     let read = |e: std::io::Error| CliError::Read {
         file: dir.display().to_string(),
-        reason: tcran_core::text_file::without_os_code(&e.to_string()).to_string(),
+        reason: tcran_core::text_file::io_reason(&e),
     };
     let mut files = Vec::new();
     for entry in std::fs::read_dir(dir).map_err(read)? {
@@ -75,7 +75,7 @@ pub fn scenario_files(dir: &Path) -> Result<Vec<PathBuf>, CliError> {
 fn write_file(path: &Path, text: &str) -> Result<(), CliError> {
     std::fs::write(path, text).map_err(|e| CliError::Write {
         file: path.display().to_string(),
-        reason: tcran_core::text_file::without_os_code(&e.to_string()).to_string(),
+        reason: tcran_core::text_file::io_reason(&e),
     })
 }
 
@@ -149,7 +149,7 @@ pub fn run(
     if let Some(fig_dir) = &settings.figures {
         std::fs::create_dir_all(fig_dir).map_err(|e| CliError::Write {
             file: fig_dir.display().to_string(),
-            reason: tcran_core::text_file::without_os_code(&e.to_string()).to_string(),
+            reason: tcran_core::text_file::io_reason(&e),
         })?;
         for d in &done {
             for f in &d.figures {

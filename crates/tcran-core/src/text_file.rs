@@ -34,7 +34,7 @@ pub fn read_text_file(
     // One byte past the limit tells "exactly at the limit" from "more".
     std::fs::File::open(path)
         .and_then(|f| f.take(max_bytes + 1).read_to_end(&mut bytes))
-        .map_err(|e| TextFileError::Io(without_os_code(&e.to_string()).to_string()))?;
+        .map_err(|e| TextFileError::Io(io_reason(&e)))?;
     if bytes.len() as u64 > max_bytes {
         return Err(TextFileError::TooLarge {
             what,
@@ -53,6 +53,12 @@ pub fn read_text_file(
 /// tells a user nothing the words do not.
 pub fn without_os_code(s: &str) -> &str {
     s.find(" (os error").map_or(s, |i| &s[..i])
+}
+
+/// What went wrong with a file, for a user: the OS reason of `e` without
+/// its code.
+pub fn io_reason(e: &std::io::Error) -> String {
+    without_os_code(&e.to_string()).to_string()
 }
 
 #[cfg(test)]
