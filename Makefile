@@ -6,7 +6,7 @@
 CARGO ?= cargo
 export CARGO_TERM_COLOR ?= never
 
-.PHONY: demo test fmt lint unit fuzz-smoke bench speed build browser reproduce
+.PHONY: demo test fmt lint unit fuzz-smoke bench speed build browser reproduce golden golden-record
 
 build:
 	$(CARGO) build --release --workspace
@@ -47,3 +47,11 @@ speed:
 	$(CARGO) build --profile dist -q -p tcran-sim --example speed
 	target/dist/examples/speed
 	/usr/bin/time -f "scale: %e s wall, %M kB peak memory" target/dist/examples/speed scale
+
+# Byte-identical outputs across a refactor: `make golden-record` on the
+# commit before the change, `make golden` after it (scripts/golden.sh).
+golden-record:
+	./scripts/golden.sh record
+
+golden:
+	./scripts/golden.sh check
