@@ -13,12 +13,15 @@
 //!   never errors, and are always counted (principle 4).
 //! - [`rng`]: one seeded RNG stream per entity, so runs are reproducible
 //!   (principle 5).
+//! - [`event`]: the deterministic event queue (earliest first, then in
+//!   scheduling order) that the simulator and the RAN node run on.
 //! - [`config`]: the error every `build()` returns for a bad value, naming the
 //!   field, the value and the allowed range.
 //! - [`text_file`]: reading a user's text file with a size limit and errors
 //!   a user can act on.
 
 pub mod config;
+pub mod event;
 pub mod ids;
 pub mod packet;
 pub mod reason;

@@ -42,14 +42,7 @@ use tcran_tc::shaper::ShaperConfig;
 use tcran_tc::stats::PipelineStats;
 use tcran_tc::{Control, PipelineConfig, QueueConfig};
 
-/// What to do to one DRB's pipeline.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Action {
-    /// One TC control message (add / modify / delete of a stage).
-    Control(Control),
-    /// Replace the whole pipeline, keeping every queued packet.
-    Deploy(PipelineConfig),
-}
+pub use tcran_gnb::control::{deploy_controls, describe, Action};
 
 /// An action for the DRB `drb` of UE `rnti`.
 #[derive(Debug, Clone, PartialEq)]
@@ -89,7 +82,8 @@ pub struct FlowView {
     pub name: String,
     pub kind: &'static str,
     pub rnti: u16,
-    /// DRB its packets last went to (`None` before the first one).
+    /// DRB its packets go to (SDAP maps its QFI; `None` before its first
+    /// packet reached the gNB).
     pub drb: Option<u8>,
     /// Downlink 5-tuple (server to UE), for classifier rules.
     pub tuple: FiveTuple,
@@ -549,90 +543,4 @@ impl Controller for FlowSlicing {
             }
         }
     }
-}
-
-// ------------------------------------------------------------ deployment
-
-/// The controls that turn a pipeline configured as `current` into `target`
-/// while keeping its packets (see the module docs).
-pub fn deploy_controls(current: &PipelineConfig, target: &PipelineConfig) -> Vec<Control> {
-    let existing: BTreeSet<QueueId> = current.queues.iter().flat_map(|q| q.ids()).collect();
-    let mut out = Vec::new();
-    for q in &target.queues {
-        if q.ids().all(|id| !existing.contains(&id)) {
-            out.push(Control::AddQueue { queue: q.clone() });
-            continue;
-        }
-        for id in q.ids() {
-            let one = QueueConfig {
-                id,
-                count: 1,
-                ..q.clone()
-            };
-            out.push(if existing.contains(&id) {
-                Control::ModifyQueue { queue: one }
-            } else {
-                Control::AddQueue { queue: one }
-            });
-        }
-    }
-    let default = target
-        .default_queue
-        .or_else(|| target.queues.first().map(|q| q.id));
-    if let Some(id) = default {
-        out.push(Control::SetDefaultQueue { id });
-    }
-    out.push(Control::SetClassifier {
-        classifier: target.classifier.clone(),
-    });
-    out.push(Control::SetScheduler {
-        scheduler: target.scheduler.clone(),
-    });
-    out.push(Control::SetPacer {
-        pacer: target.pacer.clone(),
-    });
-    out.push(Control::SetTotalLimit {
-        limit_packets: target.limit_packets,
-    });
-    let kept: BTreeSet<QueueId> = target.queues.iter().flat_map(|q| q.ids()).collect();
-    for id in existing.difference(&kept) {
-        out.push(Control::DeleteQueue { id: *id });
-    }
-    out
-}
-
-/// A short description of a control for `reconfigurations[].what`.
-pub fn describe(c: &Control) -> String {
-    let queue = |q: &QueueConfig| {
-        let ids = if q.count > 1 {
-            format!("{}..{}", q.id.0, q.id.0 + q.count - 1)
-        } else {
-            q.id.0.to_string()
-        };
-        format!("{ids} {}", q.kind.kind_name())
-    };
-    match c {
-        Control::SetClassifier { classifier } => format!("set classifier {}", json(classifier)),
-        Control::AddRule { rule } => format!("add rule {}", json(rule)),
-        Control::ModifyRule { rule } => format!("modify rule {}", json(rule)),
-        Control::DeleteRule { priority } => format!("delete rule {priority}"),
-        Control::AddQueue { queue: q } => format!("add queue {}", queue(q)),
-        Control::ModifyQueue { queue: q } => format!("modify queue {}", queue(q)),
-        Control::DeleteQueue { id } => format!("delete queue {}", id.0),
-        Control::SetPolicer { id, policer } => {
-            format!("set policer of queue {} {}", id.0, json(policer))
-        }
-        Control::SetShaper { id, shaper } => {
-            format!("set shaper of queue {} {}", id.0, json(shaper))
-        }
-        Control::SetScheduler { scheduler } => format!("set scheduler {}", json(scheduler)),
-        Control::SetPacer { pacer } => format!("set pacer {}", json(pacer)),
-        Control::SetDefaultQueue { id } => format!("set default queue {}", id.0),
-        Control::SetTotalLimit { limit_packets } => format!("set total limit {limit_packets:?}"),
-    }
-}
-
-/// Compact JSON of a serde value (for descriptions).
-fn json<T: Serialize>(v: &T) -> String {
-    serde_json::to_string(v).unwrap_or_default()
 }

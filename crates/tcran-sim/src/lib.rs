@@ -2,10 +2,12 @@
 //!
 //! A discrete-event model of one cell's downlink with the TC pipeline in the
 //! loop: servers run the sans-IO transports of `tcran-traffic`, packets
-//! cross a core network delay to the gNB, where SDAP maps them to DRBs, each
-//! DRB's TC pipeline (`tcran-tc`) feeds its RLC entity, and a per-slot MAC
-//! (`tcran-ran`) schedules them over a modelled channel to the UE, whose
-//! ACKs, echo replies and RLC status PDUs return through the uplink.
+//! cross a core network delay to the RAN node (`tcran_gnb::Gnb`: SDAP maps
+//! them to DRBs, each DRB's TC pipeline feeds its RLC entity, a per-slot
+//! MAC schedules them over a modelled channel to the UE), whose ACKs, echo
+//! replies and RLC status PDUs return through the node's uplink. The node
+//! is driven through its public API on a virtual clock, exactly as the
+//! other front ends drive it.
 //!
 //! - [`scenario`]: what to simulate (serde).
 //! - [`engine`]: the event loop.
@@ -18,7 +20,8 @@
 
 pub mod controller;
 pub mod engine;
-pub mod event;
+/// The deterministic event queue, now in `tcran-core`.
+pub use tcran_core::event;
 pub mod metrics;
 mod recorder;
 pub mod report;

@@ -3,18 +3,20 @@
 //! Serde, unknown keys rejected, validated when the simulator is built.
 
 use serde::{Deserialize, Serialize};
-use std::path::Path;
-use tcran_core::{BitRate, ByteSize, ConfigError, Duration, Instant};
+use tcran_core::{BitRate, ByteSize, Duration};
+use tcran_gnb::config::default_ul_delay;
+use tcran_gnb::GnbConfig;
 use tcran_ran::mac::MacConfig;
-use tcran_ran::pdcp::PdcpConfig;
-use tcran_ran::phy::mcs::{CqiTable, McsTable};
 use tcran_ran::rlc::RlcConfig;
-use tcran_ran::sdap::SdapConfig;
-use tcran_ran::AnyChannel;
 use tcran_tc::PipelineConfig;
 use tcran_traffic::TcpConfig;
 
 pub use crate::controller::{ControllerConfig, EventConfig};
+/// The RAN node's part of a scenario, defined with the node.
+pub use tcran_gnb::config::{
+    builtin_trace, load_trace, ChannelConfig, DrbConfig, UeConfig, UpfConfig, UplinkConfig,
+    BUILTIN_TRACES,
+};
 
 fn ms(v: u64) -> Duration {
     Duration::from_millis(v)
@@ -22,20 +24,8 @@ fn ms(v: u64) -> Duration {
 fn default_core_delay() -> Duration {
     ms(10)
 }
-fn default_ul_delay() -> Duration {
-    ms(4)
-}
 fn default_series_bin() -> Duration {
     ms(100)
-}
-fn qam64() -> McsTable {
-    McsTable::Qam64
-}
-fn cqi_table1() -> CqiTable {
-    CqiTable::Table1
-}
-fn default_drbs() -> Vec<DrbConfig> {
-    vec![DrbConfig::default()]
 }
 
 /// One simulation run.
@@ -93,44 +83,6 @@ pub struct SimConfig {
     pub controllers: Vec<ControllerConfig>,
 }
 
-/// How a UE gets to send in the uplink (ACKs, echo replies, RLC status
-/// PDUs). Off by default: every uplink packet then takes `ul_delay`.
-///
-/// On (`sr_period` or `grant_delay` given): a UE with uplink data and no
-/// grant waits for its next scheduling-request occasion, then
-/// `grant_delay` for the grant, and at that instant everything it has
-/// queued for the uplink goes together, each packet taking `ul_delay`. In
-/// a TDD cell the transmission waits for the start of the next U slot
-/// (if the pattern has one). An RLC STATUS PDU is built at the grant, with
-/// what the receiver knows then, and t-StatusProhibit starts there (TS
-/// 38.322 §5.3.4: at the transmission opportunity). Kumar et al. (Fig. 5)
-/// see status PDUs every 30 ms with a 25-ms tStatusProhibit and put the
-/// rest down to LTE's SR periodicity; a status PDU riding a grant asked
-/// for by a TCP ACK (their Fig. 7 discussion) happens here too.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields, default)]
-pub struct UplinkConfig {
-    /// Scheduling-request period: a whole number of slots, 1 to 640 slots
-    /// (TS 38.331 `SchedulingRequestResourceConfig` periodicities go up to
-    /// 640 slots; LTE's SR periods are 5-80 ms). The UE with RNTI r has its
-    /// occasions at the slots s with (s - r) mod P = 0, P the period in
-    /// slots: a fixed per-UE offset, as the gNB assigns one to each UE (TS
-    /// 38.213 §9.2.4), spreading the UEs over the period. Absent: a request
-    /// can go at any instant.
-    pub sr_period: Option<Duration>,
-    /// From the scheduling request to the granted uplink transmission
-    /// (0 to 100 ms; e.g. LTE FDD's 4 ms from SR to grant plus 4 ms from
-    /// grant to PUSCH). Default 0.
-    pub grant_delay: Duration,
-}
-
-impl UplinkConfig {
-    /// Whether the SR/grant model is on.
-    pub fn is_on(&self) -> bool {
-        self.sr_period.is_some() || !self.grant_delay.is_zero()
-    }
-}
-
 /// One way of running the scenario.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -163,182 +115,6 @@ pub struct VariantConfig {
     /// Controllers of this variant, after the scenario's own.
     #[serde(default)]
     pub controllers: Vec<ControllerConfig>,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct UeConfig {
-    pub rnti: u16,
-    pub channel: ChannelConfig,
-    /// QFI -> DRB mapping; default: every QFI to the first DRB.
-    #[serde(default)]
-    pub sdap: Option<SdapConfig>,
-    #[serde(default = "default_drbs")]
-    pub drbs: Vec<DrbConfig>,
-    /// A queue for this UE at the UPF, before SDAP, with its own pipeline
-    /// (e.g. the USP pacer); absent = packets go straight to SDAP.
-    #[serde(default)]
-    pub upf: Option<UpfConfig>,
-}
-
-/// The UE's queue at the UPF (thesis ch. 3 second scenario: USP between
-/// the UPF and the SDAP buffers).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct UpfConfig {
-    /// A TC pipeline whose "lower layer" is the UE's SDAP/TC queues.
-    pub pipeline: PipelineConfig,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct DrbConfig {
-    #[serde(default = "one")]
-    pub id: u8,
-    /// Logical channel priority (lower first).
-    #[serde(default)]
-    pub priority: u8,
-    #[serde(default)]
-    pub rlc: RlcConfig,
-    /// The TC pipeline; absent = the 3GPP baseline (one FIFO, no pacer:
-    /// packets go straight down to RLC).
-    #[serde(default)]
-    pub pipeline: Option<PipelineConfig>,
-    /// The UE's PDCP receiver: reordering with t-Reordering (default
-    /// 100 ms) or `out_of_order_delivery = true`.
-    #[serde(default)]
-    pub pdcp: PdcpConfig,
-}
-
-fn one() -> u8 {
-    1
-}
-
-impl Default for DrbConfig {
-    fn default() -> Self {
-        DrbConfig {
-            id: 1,
-            priority: 0,
-            rlc: RlcConfig::default(),
-            pipeline: None,
-            pdcp: PdcpConfig::default(),
-        }
-    }
-}
-
-/// The radio channel of a UE.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
-pub enum ChannelConfig {
-    /// A fixed MCS.
-    Mcs {
-        mcs: u8,
-        #[serde(default = "qam64")]
-        table: McsTable,
-    },
-    /// A fixed CQI, mapped to an MCS (TS 38.214 tables, as the three stacks do).
-    Cqi {
-        cqi: u8,
-        #[serde(default = "cqi_table1")]
-        table: CqiTable,
-    },
-    /// MCS staircase from `from` to `to` over `over`, starting at `start`
-    /// (TC-RAN Fig. 12: 6 -> 18 over 60 s).
-    McsRamp {
-        from: u8,
-        to: u8,
-        #[serde(default)]
-        start: Duration,
-        over: Duration,
-        #[serde(default = "qam64")]
-        table: McsTable,
-    },
-    /// A capacity trace file (mahimahi, thesis packets-per-10-ms, UCC CSV),
-    /// format detected from its content; relative to the scenario file.
-    Trace { path: String },
-}
-
-impl ChannelConfig {
-    pub fn build(&self, base: &Path) -> Result<AnyChannel, ConfigError> {
-        match self {
-            ChannelConfig::Mcs { mcs, table } => AnyChannel::fixed_mcs(*table, *mcs),
-            ChannelConfig::Cqi { cqi, table } => AnyChannel::fixed_cqi(*table, *cqi),
-            ChannelConfig::McsRamp {
-                from,
-                to,
-                start,
-                over,
-                table,
-            } => tcran_ran::channel::McsSeries::linear_ramp(
-                *table,
-                *from,
-                *to,
-                Instant::ZERO + *start,
-                *over,
-            )
-            .map(AnyChannel::McsSeries),
-            ChannelConfig::Trace { path } => {
-                let full = base.join(path);
-                load_trace(&full).map_err(|e| ConfigError::new("path", full.display(), e))
-            }
-        }
-    }
-}
-
-/// Traces shipped inside tcran (data/traces, with their licenses), usable as
-/// `path = "builtin:NAME"` without any file.
-pub const BUILTIN_TRACES: &[(&str, &str)] = &[
-    (
-        "builtin:thesis-pedestrian",
-        include_str!("../../../data/traces/dynamic-buffer-tmc/packets_pedestrian.txt"),
-    ),
-    (
-        "builtin:thesis-train",
-        include_str!("../../../data/traces/dynamic-buffer-tmc/packets_train.txt"),
-    ),
-    (
-        "builtin:verizon-lte-short",
-        include_str!("../../../data/traces/mahimahi/Verizon-LTE-short.down"),
-    ),
-    (
-        "builtin:tmobile-lte-short",
-        include_str!("../../../data/traces/mahimahi/TMobile-LTE-short.down"),
-    ),
-];
-
-/// The text of a built-in trace named `builtin:NAME` (the path may carry the
-/// scenario's directory in front).
-pub fn builtin_trace(path: &str) -> Option<(&'static str, &'static str)> {
-    let name = &path[path.find("builtin:")?..];
-    BUILTIN_TRACES.iter().copied().find(|(n, _)| *n == name)
-}
-
-/// Reads a capacity trace in whichever supported format its content has;
-/// the error says what is wrong without the file name (the caller shows
-/// the path). UCC 5G CSVs are used through their CQI column, as the thesis used the 4G
-/// dataset (1 sample per second).
-pub fn load_trace(path: &Path) -> Result<AnyChannel, String> {
-    use tcran_ran::channel::{MahimahiTrace, ThesisTrace, TraceFormat, UccTrace};
-    let (name, text) = match builtin_trace(&path.to_string_lossy()) {
-        Some((name, text)) => (name.to_string(), text.to_string()),
-        None => tcran_ran::channel::read_trace_file(path).map_err(|e| e.detail())?,
-    };
-    // The caller names the file (the field's value): say what is wrong
-    // with it without repeating its name.
-    let err = |e: tcran_ran::TraceError| e.detail();
-    match TraceFormat::detect(&text) {
-        Some(TraceFormat::Mahimahi) => MahimahiTrace::parse(&name, &text)
-            .map(AnyChannel::Mahimahi)
-            .map_err(err),
-        Some(TraceFormat::ThesisPackets) => ThesisTrace::parse(&name, &text)
-            .map(AnyChannel::Thesis)
-            .map_err(err),
-        Some(TraceFormat::Ucc5g) => UccTrace::parse(&name, &text)
-            .and_then(|t| t.cqi_series(CqiTable::Table1))
-            .map(AnyChannel::Cqi)
-            .map_err(err),
-        None => Err("not a mahimahi, thesis (packets per 10 ms) or UCC 5G CSV trace".into()),
-    }
 }
 
 /// One traffic flow between a server and a UE.
@@ -444,6 +220,18 @@ impl FlowKind {
 }
 
 impl SimConfig {
+    /// The RAN node this scenario describes.
+    pub fn gnb(&self) -> GnbConfig {
+        GnbConfig {
+            seed: self.seed,
+            cell: self.cell.clone(),
+            ul_delay: self.ul_delay,
+            uplink: self.uplink.clone(),
+            tc_tick: self.tc_tick,
+            ues: self.ues.clone(),
+        }
+    }
+
     pub fn from_toml(text: &str) -> Result<SimConfig, toml::de::Error> {
         toml::from_str(text)
     }

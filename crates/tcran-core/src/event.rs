@@ -29,7 +29,7 @@
 //! FIFO and events run in `(time, insertion sequence)` order exactly as a
 //! heap ordered by `(time, sequence)` would run them.
 
-use tcran_core::Instant;
+use crate::time::Instant;
 
 /// A pending event's time and the slot of its payload.
 #[derive(Clone, Copy)]

@@ -1,0 +1,194 @@
+//! Run-time reconfiguration of a DRB's pipeline: the node's side of the
+//! TC service model (TC-RAN sec. IV-B), used alike by the simulator's
+//! scheduled events and controllers, the E2 agent and the C ABI.
+//!
+//! Contract:
+//! - [`Gnb::apply`] applies one [`Action`] to (RNTI, DRB) atomically: a
+//!   refused change changes nothing and says why ([`Refused`]).
+//! - [`Action::Deploy`] replaces a DRB's whole pipeline without losing a
+//!   packet: it is turned into the [`Control`] sequence that transforms the
+//!   running configuration into the target ([`deploy_controls`]: queues
+//!   added or changed in place, stages replaced, queues that are gone
+//!   deleted so their packets move to the new default queue), rehearsed
+//!   first on an empty pipeline of the running configuration, so a
+//!   deployment that would stop half-way changes nothing.
+//! - Marks the pipeline counted so far are collected first (queues about to
+//!   be deleted lose none), and the pipeline's egress runs right after (a
+//!   new pacer may let packets go at once).
+
+use crate::node::Gnb;
+use serde::Serialize;
+use std::collections::BTreeSet;
+use tcran_core::{DrbId, Instant, QueueId, Rnti};
+use tcran_tc::{Control, PipelineConfig, QueueConfig};
+
+/// What to do to one DRB's pipeline.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Action {
+    /// One TC control message (add / modify / delete of a stage).
+    Control(Control),
+    /// Replace the whole pipeline, keeping every queued packet.
+    Deploy(PipelineConfig),
+}
+
+impl Action {
+    /// A short description for logs and reports (`reconfigurations[].what`).
+    pub fn describe(&self) -> String {
+        match self {
+            Action::Control(c) => describe(c),
+            Action::Deploy(target) => format!("deploy pipeline {}", json(target)),
+        }
+    }
+}
+
+/// A change the node did not make, and why; nothing was changed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refused {
+    /// What was asked ([`Action::describe`]).
+    pub what: String,
+    pub error: String,
+}
+
+impl std::fmt::Display for Refused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.what, self.error)
+    }
+}
+
+impl std::error::Error for Refused {}
+
+impl Gnb {
+    /// Applies `action` to the pipeline of DRB `drb` of UE `rnti` at `now`;
+    /// returns what was done, or why nothing was.
+    pub fn apply(
+        &mut self,
+        rnti: Rnti,
+        drb: DrbId,
+        action: Action,
+        now: Instant,
+    ) -> Result<String, Refused> {
+        let what = action.describe();
+        let target = self
+            .ue_of(rnti)
+            .and_then(|u| Some((u, self.ues[u].drbs.iter().position(|d| d.id == drb)?)));
+        let Some((u, d)) = target else {
+            return Err(Refused {
+                what,
+                error: "no such UE/DRB".into(),
+            });
+        };
+        // Run what was due before `now` (an input at `now` comes first).
+        self.advance(now);
+        let now = self.now;
+        self.collect_drb_marks(u, d);
+        let pipeline = &mut self.ues[u].drbs[d].pipeline;
+        let result = match action {
+            Action::Control(c) => pipeline.apply(c, now),
+            Action::Deploy(target) => {
+                let current = pipeline.config();
+                let controls = deploy_controls(&current, &target);
+                let rehearsal = current
+                    .build()
+                    .and_then(|mut p| controls.iter().try_for_each(|c| p.apply(c.clone(), now)));
+                rehearsal.and_then(|()| {
+                    controls
+                        .into_iter()
+                        .try_for_each(|c| pipeline.apply(c, now))
+                })
+            }
+        };
+        self.collect_tc_drops(u, d);
+        self.egress(u, d);
+        match result {
+            Ok(()) => Ok(what),
+            Err(e) => Err(Refused {
+                what,
+                error: e.to_string(),
+            }),
+        }
+    }
+}
+
+/// The controls that turn a pipeline configured as `current` into `target`
+/// while keeping its packets (see the module docs).
+pub fn deploy_controls(current: &PipelineConfig, target: &PipelineConfig) -> Vec<Control> {
+    let existing: BTreeSet<QueueId> = current.queues.iter().flat_map(|q| q.ids()).collect();
+    let mut out = Vec::new();
+    for q in &target.queues {
+        if q.ids().all(|id| !existing.contains(&id)) {
+            out.push(Control::AddQueue { queue: q.clone() });
+            continue;
+        }
+        for id in q.ids() {
+            let one = QueueConfig {
+                id,
+                count: 1,
+                ..q.clone()
+            };
+            out.push(if existing.contains(&id) {
+                Control::ModifyQueue { queue: one }
+            } else {
+                Control::AddQueue { queue: one }
+            });
+        }
+    }
+    let default = target
+        .default_queue
+        .or_else(|| target.queues.first().map(|q| q.id));
+    if let Some(id) = default {
+        out.push(Control::SetDefaultQueue { id });
+    }
+    out.push(Control::SetClassifier {
+        classifier: target.classifier.clone(),
+    });
+    out.push(Control::SetScheduler {
+        scheduler: target.scheduler.clone(),
+    });
+    out.push(Control::SetPacer {
+        pacer: target.pacer.clone(),
+    });
+    out.push(Control::SetTotalLimit {
+        limit_packets: target.limit_packets,
+    });
+    let kept: BTreeSet<QueueId> = target.queues.iter().flat_map(|q| q.ids()).collect();
+    for id in existing.difference(&kept) {
+        out.push(Control::DeleteQueue { id: *id });
+    }
+    out
+}
+
+/// A short description of a control for `reconfigurations[].what`.
+pub fn describe(c: &Control) -> String {
+    let queue = |q: &QueueConfig| {
+        let ids = if q.count > 1 {
+            format!("{}..{}", q.id.0, q.id.0 + q.count - 1)
+        } else {
+            q.id.0.to_string()
+        };
+        format!("{ids} {}", q.kind.kind_name())
+    };
+    match c {
+        Control::SetClassifier { classifier } => format!("set classifier {}", json(classifier)),
+        Control::AddRule { rule } => format!("add rule {}", json(rule)),
+        Control::ModifyRule { rule } => format!("modify rule {}", json(rule)),
+        Control::DeleteRule { priority } => format!("delete rule {priority}"),
+        Control::AddQueue { queue: q } => format!("add queue {}", queue(q)),
+        Control::ModifyQueue { queue: q } => format!("modify queue {}", queue(q)),
+        Control::DeleteQueue { id } => format!("delete queue {}", id.0),
+        Control::SetPolicer { id, policer } => {
+            format!("set policer of queue {} {}", id.0, json(policer))
+        }
+        Control::SetShaper { id, shaper } => {
+            format!("set shaper of queue {} {}", id.0, json(shaper))
+        }
+        Control::SetScheduler { scheduler } => format!("set scheduler {}", json(scheduler)),
+        Control::SetPacer { pacer } => format!("set pacer {}", json(pacer)),
+        Control::SetDefaultQueue { id } => format!("set default queue {}", id.0),
+        Control::SetTotalLimit { limit_packets } => format!("set total limit {limit_packets:?}"),
+    }
+}
+
+/// Compact JSON of a serde value (for descriptions).
+fn json<T: Serialize>(v: &T) -> String {
+    serde_json::to_string(v).unwrap_or_default()
+}

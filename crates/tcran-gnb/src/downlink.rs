@@ -1,0 +1,158 @@
+//! The downlink into the RAN: the UPF queue (optional), SDAP's QFI -> DRB
+//! mapping, the DRB's TC pipeline, and its egress into PDCP/RLC.
+//!
+//! Contract: a packet is pushed at once (`at_gnb`); the pipeline's egress
+//! runs right after every arrival and every per-TTI report, and again
+//! whenever the pipeline's `next_wakeup()` says a refusal may turn into a
+//! yes (pacers release bytes as the TTI elapses, thesis Fig. 3.4; shapers
+//! refill), rounded up to the `tc_tick` timer grid when one is configured.
+//! Every packet a stage drops comes out as [`Output::Dropped`] with its
+//! layer (`upf`, `sdap`, `tc`, `rlc`).
+//!
+//! [`Output::Dropped`]: crate::Output::Dropped
+
+use crate::node::{Ev, Gnb, Layer};
+use tcran_core::{DropReason, Duration, Instant, Packet, Stamp};
+
+impl Gnb {
+    #[inline(always)]
+    pub(crate) fn at_gnb(&mut self, mut p: Packet) {
+        let now = self.now;
+        p.stamps.upf_in = Stamp::at(now);
+        let Some(u) = self.route(&p) else {
+            self.count_drop(Layer::Sdap, DropReason::NoRoute, p);
+            return;
+        };
+        if let Some(upf) = self.ues[u].upf.as_mut() {
+            upf.pipeline.push(p, now);
+            self.collect_upf_drops(u);
+            self.upf_egress(u);
+            return;
+        }
+        self.sdap_in(u, p);
+    }
+
+    /// Moves what the UE's UPF queue lets go on to SDAP.
+    pub(crate) fn upf_egress(&mut self, u: usize) {
+        let now = self.now;
+        while let Some(p) = self.ues[u]
+            .upf
+            .as_mut()
+            .and_then(|upf| upf.pipeline.pull(now))
+        {
+            self.sdap_in(u, p);
+        }
+        self.collect_upf_drops(u);
+        let tick = self.tc_tick;
+        let Some(upf) = self.ues[u].upf.as_mut() else {
+            return;
+        };
+        if upf.pipeline.queued_packets() == 0 {
+            return;
+        }
+        let Some(t) = upf.pipeline.next_wakeup(now) else {
+            return;
+        };
+        let t = on_tick_grid(t, tick).max(now + Duration::from_nanos(1));
+        if upf.wake.is_none_or(|w| t < w) {
+            upf.wake = Some(t);
+            self.events.schedule(t, Ev::UpfWake(u));
+        }
+    }
+
+    fn collect_upf_drops(&mut self, u: usize) {
+        let Some(upf) = self.ues[u].upf.as_mut() else {
+            return;
+        };
+        if !upf.pipeline.has_dropped() {
+            return;
+        }
+        let dropped: Vec<_> = upf.pipeline.drain_dropped().collect();
+        for x in dropped {
+            self.count_drop(Layer::Upf, x.reason, x.packet);
+        }
+    }
+
+    /// SDAP: maps the packet to its DRB and pushes it into that DRB's TC
+    /// pipeline.
+    #[inline(always)]
+    fn sdap_in(&mut self, u: usize, mut p: Packet) {
+        let now = self.now;
+        let mapping = match self.ues[u].sdap.apply(&mut p) {
+            Ok(m) => m,
+            Err(reason) => {
+                self.count_drop(Layer::Sdap, reason, p);
+                return;
+            }
+        };
+        let Some(d) = self.ues[u].drbs.iter().position(|d| d.id == mapping.drb) else {
+            self.count_drop(Layer::Sdap, DropReason::NoRoute, p);
+            return;
+        };
+        self.ues[u].drbs[d].pipeline.push(p, now);
+        self.collect_tc_drops(u, d);
+        self.egress(u, d);
+    }
+
+    /// Moves what the pipeline lets go down into PDCP/RLC.
+    pub(crate) fn egress(&mut self, u: usize, d: usize) {
+        let now = self.now;
+        loop {
+            let drb = &mut self.ues[u].drbs[d];
+            let Some(mut p) = drb.pipeline.pull(now) else {
+                break;
+            };
+            p.stamps.rlc_in = Stamp::at(now);
+            drb.counters.pdcp_sdu_bytes += u64::from(p.len);
+            if let Some(upf) = self.ues[u].upf.as_mut() {
+                upf.released += u64::from(p.len);
+            }
+            let drb = &mut self.ues[u].drbs[d];
+            if let Err(p) = drb.tx.enqueue(p, now) {
+                self.count_drop(Layer::Rlc, DropReason::RlcFull, p);
+            }
+        }
+        self.collect_tc_drops(u, d);
+        self.arm_rlc(u, d);
+        self.arm_tc(u, d);
+    }
+
+    /// Schedules the next egress attempt when the pipeline says waiting
+    /// alone can let something go.
+    fn arm_tc(&mut self, u: usize, d: usize) {
+        let now = self.now;
+        let drb = &mut self.ues[u].drbs[d];
+        if drb.pipeline.queued_packets() == 0 {
+            return;
+        }
+        let Some(t) = drb.pipeline.next_wakeup(now) else {
+            return;
+        };
+        let t = on_tick_grid(t, self.tc_tick).max(now + Duration::from_nanos(1));
+        if drb.tc_wake.is_none_or(|w| t < w) {
+            drb.tc_wake = Some(t);
+            self.events.schedule(t, Ev::TcWake(u, d));
+        }
+    }
+
+    pub(crate) fn collect_tc_drops(&mut self, u: usize, d: usize) {
+        if !self.ues[u].drbs[d].pipeline.has_dropped() {
+            return;
+        }
+        let dropped: Vec<_> = self.ues[u].drbs[d].pipeline.drain_dropped().collect();
+        for x in dropped {
+            self.count_drop(Layer::Tc, x.reason, x.packet);
+        }
+    }
+}
+
+/// `t` rounded up to the TC timer grid, if there is one.
+fn on_tick_grid(t: Instant, tick: Option<tcran_core::Duration>) -> Instant {
+    match tick {
+        Some(tick) => {
+            let n = tick.as_nanos();
+            Instant::from_nanos(t.as_nanos().div_ceil(n) * n)
+        }
+        None => t,
+    }
+}

@@ -1,0 +1,87 @@
+//! # tcran-gnb: the RAN node of one cell, as one sans-IO component
+//!
+//! Everything between the core network and the UEs' IP layer for one cell,
+//! in one value ([`Gnb`]) that any front end drives with its own clock:
+//!
+//! ```text
+//!  downlink(packet, now) --> UPF queue (optional, e.g. USP) --> SDAP (QFI -> DRB)
+//!        --> TC pipeline per DRB --> PDCP --> RLC UM/AM tx --> MAC/HARQ per slot
+//!        --> channel --> UE: RLC rx (reassembly) --> PDCP rx (reordering) --> Output::Delivered
+//!  uplink(rnti, packet, now) --> SR/grant model --> Output::Uplink (to the core)
+//!        UE RLC STATUS PDUs --> uplink --> RLC tx (inside the node)
+//! ```
+//!
+//! This is the way to embed tcran's RAN: the simulator (`tcran-sim`, a
+//! virtual clock and modelled TCP/UDP endpoints), the live emulator (the
+//! wall clock and real Linux packets), the E2 agent and the C ABI all drive
+//! this same code; only the clock and the I/O differ.
+//!
+//! ## Contract (quinn-proto shaped)
+//!
+//! - **Inputs** carry the time: [`Gnb::downlink`] (a packet from the core
+//!   network, routed to its UE by destination address), [`Gnb::uplink`] (a
+//!   packet a UE's IP layer sends), [`Gnb::apply`] (a reconfiguration of a
+//!   DRB's pipeline). The node never reads a clock and never does I/O.
+//! - **Timers:** [`Gnb::next_wakeup`] says when the node next needs to run
+//!   (the next slot, a pacer release, an RLC timer, a transport block
+//!   reaching a UE, an uplink grant); [`Gnb::on_timeout`] runs everything
+//!   due by `now`. [`Gnb::step`] runs one due event at a time, for drivers
+//!   that interleave their own events at the same instant (the simulator).
+//! - **Outputs** are polled ([`Gnb::poll_output`]) after every call:
+//!   packets delivered to a UE's IP layer, packets sent up to the core,
+//!   every drop with its layer and reason, CE marks, one record per slot.
+//!   Nothing leaves the data path unreported: at any time, every downlink
+//!   packet handed in is delivered, dropped (with a reason) or in flight
+//!   where [`Gnb::for_each_in_flight`] finds it.
+//! - **Order:** events run in `(time, scheduling order)`. An input given at
+//!   time `t` first runs the node's events due *before* `t`, then takes
+//!   effect, before the node's own events due *at* `t`: a packet arriving
+//!   at a slot boundary makes that slot.
+//! - **Late wake-ups** (a wall clock with irregular gaps): the node runs
+//!   every missed event at its own time, in order: the slots it missed are
+//!   scheduled as they would have been (same capacity, same HARQ draws),
+//!   and what they deliver carries the time it should have arrived
+//!   (`Output::Delivered::at`), so a late front end writes it at once.
+//!   Nothing is skipped; [`Gnb::timing`] counts the events run late and by
+//!   how much, so a front end can tell whether it kept up.
+//! - **Determinism:** the same inputs at the same times give the same
+//!   outputs, whatever the clock: a virtual clock 500 times faster than
+//!   real time and the wall clock run the same code.
+//!
+//! ## Control surface
+//!
+//! What an xApp needs, per (RNTI, DRB): [`Gnb::drb`] reads the pipeline
+//! configuration and statistics, the RLC buffer, the last TTI's report
+//! (grant, bytes pulled, backlog), the channel, and cumulative counters
+//! with their TS 28.552 names ([`counters`]); [`Gnb::apply`] applies a TC
+//! [`tcran_tc::Control`] or deploys a whole pipeline atomically, with the
+//! refusal semantics of the TC pipeline (a refused change changes nothing).
+//!
+//! ## Modules
+//!
+//! - [`config`]: what the node is made of (serde).
+//! - [`node`]: the [`Gnb`] and its public API.
+//! - [`control`]: reconfiguration ([`Action`]) and whole-pipeline deploys.
+//! - [`counters`]: cumulative counters and the TS 28.552 measurements.
+//! - the data path: `downlink` (UPF, SDAP, TC egress), `slot` (MAC, HARQ,
+//!   per-TTI reports), `ue` (UE-side RLC/PDCP), `uplink` (SR/grant model),
+//!   `ledger` (where in-flight packets are).
+
+pub mod config;
+pub mod control;
+pub mod counters;
+mod downlink;
+mod ledger;
+pub mod node;
+mod slot;
+mod ue;
+mod uplink;
+
+pub use config::{
+    builtin_trace, load_trace, ChannelConfig, DrbConfig, GnbConfig, UeConfig, UpfConfig,
+    UplinkConfig, BUILTIN_TRACES,
+};
+pub use control::{deploy_controls, describe, Action, Refused};
+pub use counters::{CellCounters, CellKpis, DrbCounters, DrbKpis, Timing};
+pub use ledger::Place;
+pub use node::{ue_address, DrbRef, Gnb, Layer, Output, SlotRecord, TtiRecord};

@@ -1,0 +1,735 @@
+//! The [`Gnb`]: its state, how it is built, its inputs, timers and outputs.
+//! The data path itself is in the sibling modules (`downlink`, `slot`,
+//! `ue`, `uplink`); this module dispatches the node's events to them and
+//! holds what every part shares.
+
+use crate::config::GnbConfig;
+use crate::counters::{CellCounters, DrbCounters, Timing};
+use crate::uplink::{sr_model, SrModel};
+use serde::Serialize;
+use std::collections::{BTreeMap, VecDeque};
+use std::net::{IpAddr, Ipv4Addr};
+use std::path::Path;
+use tcran_core::event::EventQueue;
+use tcran_core::reason::MarkCounts;
+use tcran_core::{
+    ConfigError, DrbId, DropReason, Duration, FlowId, Instant, MarkReason, Packet, PacketId, Rnti,
+};
+use tcran_ran::mac::{LcInput, Mac, SlotOutput};
+use tcran_ran::pdcp::PdcpRx;
+use tcran_ran::rlc::{BufferStatus, RlcPdu, RlcRx, RlcTx, SduDeparture, StatusPdu};
+use tcran_ran::sdap::{Sdap, SdapConfig, SdapRule};
+use tcran_ran::{AnyChannel, ChannelSample};
+use tcran_tc::stats::PipelineStats;
+use tcran_tc::{LowerLayerReport, Pipeline, PipelineConfig};
+
+/// Where along the data path something happened (drops, marks).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Layer {
+    /// The UE's queue at the UPF.
+    Upf,
+    /// QFI -> DRB mapping, and routing to a UE.
+    Sdap,
+    /// The DRB's TC pipeline.
+    Tc,
+    /// The PDCP receiver at the UE (reordering).
+    Pdcp,
+    /// The RLC transmit buffer (full, its AQM, AM give-ups).
+    Rlc,
+    /// The radio: HARQ gave up, or RLC UM found a segment missing.
+    Air,
+    /// The uplink from a UE (no such UE).
+    Uplink,
+}
+
+impl Layer {
+    pub const fn label(self) -> &'static str {
+        match self {
+            Layer::Upf => "upf",
+            Layer::Sdap => "sdap",
+            Layer::Tc => "tc",
+            Layer::Pdcp => "pdcp",
+            Layer::Rlc => "rlc",
+            Layer::Air => "air",
+            Layer::Uplink => "uplink",
+        }
+    }
+}
+
+/// What the node tells its driver; polled with [`Gnb::poll_output`].
+// Packets move by value (at most 256 bytes, see `tcran_core::Packet`);
+// boxing them would cost an allocation per packet.
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug)]
+pub enum Output {
+    /// A downlink packet reached the IP layer of UE `rnti` at `at`.
+    Delivered {
+        rnti: Rnti,
+        packet: Packet,
+        at: Instant,
+    },
+    /// An uplink packet of UE `rnti` reaches the UPF (the core side of the
+    /// node) at `at`. The uplink's fixed transmission delay is part of
+    /// `at`, which may lie ahead of the time it is reported: the driver
+    /// forwards it at `at` (plus its own core delay), as it does with its
+    /// other delay lines.
+    Uplink {
+        rnti: Rnti,
+        packet: Packet,
+        at: Instant,
+    },
+    /// A packet left the data path.
+    Dropped {
+        packet: Packet,
+        layer: Layer,
+        reason: DropReason,
+        at: Instant,
+    },
+    /// A drop reported earlier was none: an RLC AM transmitter gave up on
+    /// an SDU whose last segments still reached the UE.
+    DropWithdrawn {
+        id: PacketId,
+        flow: Option<FlowId>,
+        layer: Layer,
+        reason: DropReason,
+        at: Instant,
+    },
+    /// CE marks counted since the node last looked (marks are counted
+    /// inside the pipelines; the node collects the increase on
+    /// [`Gnb::collect_marks`] and before every reconfiguration).
+    Marked {
+        layer: Layer,
+        reason: MarkReason,
+        count: u64,
+        at: Instant,
+    },
+    /// A slot (or scheduling period) was scheduled.
+    Slot(SlotRecord),
+}
+
+/// One scheduling decision (a slot, or a scheduling period of several).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct SlotRecord {
+    pub at: Instant,
+    /// First slot of the decision (slots count from 0 at time 0).
+    pub slot: u64,
+    /// Bytes the RLC transmitters of all DRBs held before the MAC pulled.
+    pub rlc_bytes: u64,
+    /// What the decision could carry with every PRB: the full-cell TBS of
+    /// the scheduled UEs weighted by the PRBs each got, or the mean over
+    /// all UEs when nobody was scheduled.
+    pub capacity_bytes: u64,
+    /// PRB·slots granted (new data and HARQ retransmissions) and offered.
+    pub prbs_used: u32,
+    pub prbs_available: u32,
+}
+
+/// One DRB's view of its last TTI: the report its pipeline got.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct TtiRecord {
+    pub at: Instant,
+    pub report: LowerLayerReport,
+    /// RLC payload bytes waiting for their first transmission after the
+    /// MAC pulled (the RLC occupancy the reports plot).
+    pub new_payload_bytes: u64,
+}
+
+/// Events of the node, run in `(time, scheduling order)`.
+#[derive(Debug)]
+pub(crate) enum Ev {
+    Slot,
+    /// The UPF queue of UE `usize` may release packets.
+    UpfWake(usize),
+    TcWake(usize, usize),
+    RlcWake(usize, usize),
+    /// A transport block was decoded by UE `usize`.
+    AtUe(usize, Vec<RlcPdu>),
+    /// An RLC status PDU reached the gNB for (UE, DRB).
+    StatusAtGnb(usize, usize, StatusPdu),
+    /// UE `usize`'s uplink grant: what it queued goes up now.
+    UlGrant(usize),
+}
+
+#[derive(Debug)]
+pub(crate) struct Drb {
+    pub id: DrbId,
+    pub priority: u8,
+    pub pipeline: Pipeline,
+    pub tx: RlcTx,
+    pub rx: RlcRx,
+    /// The UE's PDCP receiver (reordering).
+    pub pdcp: PdcpRx,
+    pub rlc_wake: Option<Instant>,
+    pub tc_wake: Option<Instant>,
+    /// CE marks of the pipeline's queues when last looked at (marks are
+    /// counted inside the pipeline; the node collects the increase).
+    pub marks_seen: MarkCounts,
+    /// The same for the RLC buffer's AQM.
+    pub rlc_marks_seen: MarkCounts,
+    /// Ids of the last packets delivered to the UE (a ring): an AM
+    /// transmitter may give up on an SDU the UE already has (its
+    /// acknowledgement was still on the way), which is no loss.
+    pub recent: Vec<PacketId>,
+    pub recent_next: usize,
+    /// Packets counted as dropped by an RLC AM give-up whose segments may
+    /// still complete at the UE (rare; the drop is withdrawn if they do).
+    pub given_up: Vec<(PacketId, Option<FlowId>)>,
+    pub counters: DrbCounters,
+    pub last_tti: TtiRecord,
+}
+
+/// Deliveries remembered per DRB: more than an AM window's worth of
+/// packets delivered in the time a transmitter takes to give up.
+pub(crate) const RECENT_DELIVERIES: usize = 8192;
+
+#[derive(Debug)]
+pub(crate) struct Ue {
+    pub rnti: Rnti,
+    pub channel: AnyChannel,
+    pub sample: ChannelSample,
+    pub sdap: Sdap,
+    pub drbs: Vec<Drb>,
+    pub upf: Option<Upf>,
+    /// Uplink packets waiting for the grant at `ul_grant` (SR model only);
+    /// STATUS PDUs are built at the grant.
+    pub ul_queue: Vec<Packet>,
+    pub ul_grant: Option<Instant>,
+}
+
+/// The UE's queue at the UPF, before SDAP (thesis ch. 3, second scenario).
+/// Its "lower layer" is the UE's TC pipelines (the SDAP buffers): its
+/// per-TTI report carries what they handed down to RLC and what they still
+/// hold, as USP (thesis Algs. 6-7) expects.
+#[derive(Debug)]
+pub(crate) struct Upf {
+    pub pipeline: Pipeline,
+    pub wake: Option<Instant>,
+    /// Bytes the UE's TC pipelines released into RLC since the last report.
+    pub released: u64,
+}
+
+/// The RAN node of one cell. See the crate documentation for the contract.
+#[derive(Debug)]
+pub struct Gnb {
+    pub(crate) now: Instant,
+    pub(crate) events: EventQueue<Ev>,
+    pub(crate) ul_delay: Duration,
+    pub(crate) sr: Option<SrModel>,
+    pub(crate) tc_tick: Option<Duration>,
+    pub(crate) mac: Mac,
+    pub(crate) out: SlotOutput,
+    /// First slot of the next scheduling decision.
+    pub(crate) slot: u64,
+    /// The scheduling period (one slot unless configured) and its slots.
+    pub(crate) period: Duration,
+    pub(crate) period_slots: u64,
+    pub(crate) ues: Vec<Ue>,
+    /// UE index by RNTI, sorted by RNTI.
+    ue_index: Vec<(Rnti, usize)>,
+    /// Outputs as the data path appends them, and those moved on for
+    /// [`Gnb::poll_output`] (oldest first).
+    pub(crate) outputs: Vec<Output>,
+    polled: VecDeque<Output>,
+    pub(crate) cell: CellCounters,
+    pub(crate) drops: BTreeMap<(Layer, &'static str), u64>,
+    pub(crate) marks: BTreeMap<(Layer, &'static str), u64>,
+    timing: Timing,
+    pub(crate) scratch_departures: Vec<SduDeparture>,
+    pub(crate) scratch_packets: Vec<Packet>,
+    /// PDCP COUNTs of the SDUs an RLC receiver just delivered, and those
+    /// SDUs on their way through PDCP.
+    pub(crate) scratch_counts: Vec<u64>,
+    pub(crate) scratch_pdcp: Vec<Packet>,
+    pub(crate) scratch_aqm_drops: Vec<(Packet, DropReason)>,
+    /// Per-slot buffers kept between slots for their allocations: the
+    /// logical channels of every UE in UE order (UE `u`'s from
+    /// `lc_base[u]`), what each handed to the MAC and whether it held data
+    /// before, and whether each UE got a grant.
+    pub(crate) slot_lcs: Vec<LcInput<'static>>,
+    pub(crate) lc_base: Vec<usize>,
+    pub(crate) slot_pulled: Vec<u64>,
+    pub(crate) slot_had_data: Vec<bool>,
+    pub(crate) slot_granted: Vec<bool>,
+    /// Emptied PDU lists of delivered or lost TBs, for the next TBs.
+    pub(crate) pdu_lists: Vec<Vec<RlcPdu>>,
+}
+
+/// The IP address of the UE with `rnti` (the address of its PDU session):
+/// 10.45.x.y with x.y the RNTI. The node routes downlink packets by it.
+pub fn ue_address(rnti: Rnti) -> IpAddr {
+    let [hi, lo] = rnti.0.to_be_bytes();
+    IpAddr::V4(Ipv4Addr::new(10, 45, hi, lo))
+}
+
+/// The RNTI whose [`ue_address`] is `addr`, if any.
+fn addr_rnti(addr: IpAddr) -> Option<Rnti> {
+    match addr {
+        IpAddr::V4(a) => match a.octets() {
+            [10, 45, hi, lo] => Some(Rnti(u16::from_be_bytes([hi, lo]))),
+            _ => None,
+        },
+        IpAddr::V6(_) => None,
+    }
+}
+
+impl Gnb {
+    /// Builds the node; `base` resolves relative trace paths. Every value
+    /// is checked; a mistake names its field.
+    pub fn new(cfg: &GnbConfig, base: &Path) -> Result<Gnb, ConfigError> {
+        if let Some(t) = cfg.tc_tick {
+            tcran_core::config::check_range(
+                "tc_tick",
+                t,
+                Duration::from_micros(1),
+                Duration::from_millis(10),
+            )?;
+        }
+        let mut mac_cfg = cfg.cell.clone();
+        mac_cfg.seed ^= cfg.seed;
+        let mac = Mac::new(mac_cfg.build().map_err(|e| e.within("cell"))?);
+        let period = mac.period();
+        let period_slots = u64::from(mac.period_slots());
+        if cfg.ues.is_empty() {
+            return Err(ConfigError::new("ues", "[]", "must hold at least one UE"));
+        }
+        let mut ues = Vec::new();
+        for (u, uc) in cfg.ues.iter().enumerate() {
+            let at = |e: ConfigError| e.within(format!("ues[{u}]"));
+            if cfg.ues[..u].iter().any(|o| o.rnti == uc.rnti) {
+                return Err(ConfigError::new(
+                    format!("ues[{u}].rnti"),
+                    uc.rnti,
+                    "must be unique",
+                ));
+            }
+            let channel = uc
+                .channel
+                .build(base)
+                .map_err(|e| at(e.within("channel")))?;
+            let sdap_cfg = uc.sdap.clone().unwrap_or_else(|| SdapConfig {
+                rules: (0..64)
+                    .map(|qfi| SdapRule {
+                        qfi,
+                        drb: uc.drbs.first().map_or(1, |d| d.id),
+                    })
+                    .collect(),
+                ..SdapConfig::default()
+            });
+            let sdap = sdap_cfg.build().map_err(|e| at(e.within("sdap")))?;
+            if uc.drbs.is_empty() {
+                return Err(ConfigError::new(
+                    format!("ues[{u}].drbs"),
+                    "[]",
+                    "at least one DRB is needed",
+                ));
+            }
+            let mut drbs = Vec::new();
+            for (d, dc) in uc.drbs.iter().enumerate() {
+                let at = |e: ConfigError| e.within(format!("ues[{u}].drbs[{d}]"));
+                let rlc = dc.rlc.build().map_err(|e| at(e.within("rlc")))?;
+                let pdcp = dc.pdcp.build().map_err(|e| at(e.within("pdcp")))?;
+                let pipeline = dc
+                    .pipeline
+                    .clone()
+                    .unwrap_or_else(|| PipelineConfig::single_queue(Default::default()))
+                    .build()
+                    .map_err(|e| at(e.within("pipeline")))?;
+                drbs.push(Drb {
+                    id: DrbId(dc.id),
+                    priority: dc.priority,
+                    pipeline,
+                    tx: RlcTx::new(rlc.clone(), DrbId(dc.id)),
+                    rx: RlcRx::new(rlc, DrbId(dc.id)),
+                    pdcp: PdcpRx::new(pdcp),
+                    rlc_wake: None,
+                    tc_wake: None,
+                    marks_seen: MarkCounts::default(),
+                    rlc_marks_seen: MarkCounts::default(),
+                    recent: Vec::new(),
+                    recent_next: 0,
+                    given_up: Vec::new(),
+                    counters: DrbCounters::default(),
+                    last_tti: TtiRecord::default(),
+                });
+            }
+            let upf = match &uc.upf {
+                None => None,
+                Some(c) => Some(Upf {
+                    pipeline: c
+                        .pipeline
+                        .build()
+                        .map_err(|e| at(e.within("upf.pipeline")))?,
+                    wake: None,
+                    released: 0,
+                }),
+            };
+            ues.push(Ue {
+                rnti: Rnti(uc.rnti),
+                channel,
+                sample: ChannelSample::Outage,
+                sdap,
+                drbs,
+                upf,
+                ul_queue: Vec::new(),
+                ul_grant: None,
+            });
+        }
+        let sr = sr_model(&cfg.uplink, &mac).map_err(|e| e.within("uplink"))?;
+        let mut ue_index: Vec<(Rnti, usize)> =
+            ues.iter().enumerate().map(|(u, ue)| (ue.rnti, u)).collect();
+        ue_index.sort_unstable();
+        let mut gnb = Gnb {
+            now: Instant::ZERO,
+            events: EventQueue::default(),
+            ul_delay: cfg.ul_delay,
+            sr,
+            tc_tick: cfg.tc_tick,
+            mac,
+            out: SlotOutput::default(),
+            slot: 0,
+            period,
+            period_slots,
+            ues,
+            ue_index,
+            outputs: Vec::new(),
+            polled: VecDeque::new(),
+            cell: CellCounters::default(),
+            drops: BTreeMap::new(),
+            marks: BTreeMap::new(),
+            timing: Timing::default(),
+            scratch_departures: Vec::new(),
+            scratch_packets: Vec::new(),
+            scratch_counts: Vec::new(),
+            scratch_pdcp: Vec::new(),
+            scratch_aqm_drops: Vec::new(),
+            slot_lcs: Vec::new(),
+            lc_base: Vec::new(),
+            slot_pulled: Vec::new(),
+            slot_had_data: Vec::new(),
+            slot_granted: Vec::new(),
+            pdu_lists: Vec::new(),
+        };
+        gnb.events.schedule(Instant::ZERO, Ev::Slot);
+        Ok(gnb)
+    }
+
+    // ------------------------------------------------------------ inputs
+
+    /// A packet from the core network for one of the cell's UEs (routed by
+    /// its destination address, [`ue_address`]). Its `id` is the caller's:
+    /// the node tells packets apart by it.
+    #[inline(always)]
+    pub fn downlink(&mut self, packet: Packet, now: Instant) {
+        self.advance(now);
+        self.at_gnb(packet);
+    }
+
+    /// A packet the IP layer of UE `rnti` sends (a TCP ACK, an echo reply):
+    /// it goes up through the uplink model and comes out as
+    /// [`Output::Uplink`].
+    #[inline]
+    pub fn uplink(&mut self, rnti: Rnti, packet: Packet, now: Instant) {
+        self.advance(now);
+        match self.ue_of(rnti) {
+            Some(u) => self.uplink_from(u, packet),
+            None => self.count_drop(Layer::Uplink, DropReason::NoRoute, packet),
+        }
+    }
+
+    /// Runs the node's events due before `now` (not those due at `now`:
+    /// an input at `now` comes first) and moves the node's time to `now`.
+    #[inline]
+    pub(crate) fn advance(&mut self, now: Instant) {
+        while self.events.peek_time().is_some_and(|t| t < now) {
+            self.step(now);
+        }
+        self.now = self.now.max(now);
+    }
+
+    // ------------------------------------------------------------ timers
+
+    /// When the node next needs [`Gnb::on_timeout`]: there is always a next
+    /// slot, so this is never `None` for a node that runs.
+    pub fn next_wakeup(&self) -> Option<Instant> {
+        self.events.peek_time()
+    }
+
+    /// Runs every event due by `now`, each at its own time (see the crate
+    /// documentation on late wake-ups).
+    pub fn on_timeout(&mut self, now: Instant) {
+        while self.step(now) {}
+        self.now = self.now.max(now);
+    }
+
+    /// Runs the earliest event if it is due by `now`; returns whether there
+    /// was one. Outputs may be polled after every step.
+    #[inline]
+    pub fn step(&mut self, now: Instant) -> bool {
+        if self.events.peek_time().is_none_or(|t| t > now) {
+            return false;
+        }
+        let (t, ev) = self.events.pop().expect("peeked");
+        self.timing.record(t, now);
+        self.now = t;
+        self.handle(ev);
+        true
+    }
+
+    fn handle(&mut self, ev: Ev) {
+        match ev {
+            Ev::Slot => self.on_slot(),
+            Ev::UpfWake(u) => {
+                if let Some(upf) = self.ues[u].upf.as_mut() {
+                    if upf.wake == Some(self.now) {
+                        upf.wake = None;
+                        self.upf_egress(u);
+                    }
+                }
+            }
+            Ev::TcWake(u, d) => {
+                if self.ues[u].drbs[d].tc_wake == Some(self.now) {
+                    self.ues[u].drbs[d].tc_wake = None;
+                    self.egress(u, d);
+                }
+            }
+            Ev::RlcWake(u, d) => {
+                if self.ues[u].drbs[d].rlc_wake == Some(self.now) {
+                    self.ues[u].drbs[d].rlc_wake = None;
+                    self.rlc_timers(u, d);
+                }
+            }
+            Ev::AtUe(u, pdus) => self.at_ue(u, pdus),
+            Ev::StatusAtGnb(u, d, status) => self.status_at_gnb(u, d, &status),
+            Ev::UlGrant(u) => self.ul_grant(u),
+        }
+    }
+
+    // ----------------------------------------------------------- outputs
+
+    /// Whether there is an output to poll or take.
+    #[inline]
+    pub fn has_outputs(&self) -> bool {
+        !self.outputs.is_empty() || !self.polled.is_empty()
+    }
+
+    /// The next output, oldest first.
+    pub fn poll_output(&mut self) -> Option<Output> {
+        if self.polled.is_empty() {
+            self.polled.extend(self.outputs.drain(..));
+        }
+        self.polled.pop_front()
+    }
+
+    /// Moves every pending output to the end of `into`, oldest first: the
+    /// batch form of [`Gnb::poll_output`], for drivers that handle many
+    /// outputs per call (an empty `into` is swapped with the node's buffer,
+    /// so no packet is copied and both allocations are kept).
+    #[inline]
+    pub fn take_outputs(&mut self, into: &mut Vec<Output>) {
+        if !self.polled.is_empty() {
+            into.extend(self.polled.drain(..));
+        }
+        if into.is_empty() {
+            std::mem::swap(into, &mut self.outputs);
+        } else {
+            into.append(&mut self.outputs);
+        }
+    }
+
+    /// Reports the CE marks the pipelines and RLC buffers made since the
+    /// node last looked, as [`Output::Marked`].
+    pub fn collect_marks(&mut self, now: Instant) {
+        self.advance(now);
+        for u in 0..self.ues.len() {
+            for d in 0..self.ues[u].drbs.len() {
+                self.collect_drb_marks(u, d);
+            }
+        }
+    }
+
+    /// Counts the CE marks the pipeline and RLC buffer of (UE, DRB) made
+    /// since the last look (before a reconfiguration, so deleted queues
+    /// lose none).
+    pub(crate) fn collect_drb_marks(&mut self, u: usize, d: usize) {
+        let now = self.now;
+        let drb = &mut self.ues[u].drbs[d];
+        let mut total = MarkCounts::default();
+        for q in drb.pipeline.stats(now).queues {
+            total.add_all(&q.marks);
+        }
+        let rlc_total = drb.tx.aqm_marks().copied().unwrap_or_default();
+        let seen = [
+            (
+                total,
+                std::mem::replace(&mut drb.marks_seen, total),
+                Layer::Tc,
+            ),
+            (
+                rlc_total,
+                std::mem::replace(&mut drb.rlc_marks_seen, rlc_total),
+                Layer::Rlc,
+            ),
+        ];
+        for (total, before, layer) in seen {
+            for r in MarkReason::ALL {
+                let n = total.get(*r).saturating_sub(before.get(*r));
+                if n > 0 {
+                    *self.marks.entry((layer, r.label())).or_default() += n;
+                    self.outputs.push(Output::Marked {
+                        layer,
+                        reason: *r,
+                        count: n,
+                        at: now,
+                    });
+                }
+            }
+        }
+    }
+
+    pub(crate) fn count_drop(&mut self, layer: Layer, reason: DropReason, packet: Packet) {
+        *self.drops.entry((layer, reason.label())).or_default() += 1;
+        self.outputs.push(Output::Dropped {
+            packet,
+            layer,
+            reason,
+            at: self.now,
+        });
+    }
+
+    // -------------------------------------------------------------- views
+
+    /// Index in `ues` of the UE with `rnti`.
+    pub(crate) fn ue_of(&self, rnti: Rnti) -> Option<usize> {
+        self.ue_index
+            .binary_search_by_key(&rnti, |&(r, _)| r)
+            .ok()
+            .map(|i| self.ue_index[i].1)
+    }
+
+    /// The UE (index) a downlink packet is for, by destination address.
+    pub(crate) fn route(&self, p: &Packet) -> Option<usize> {
+        addr_rnti(p.tuple.dst).and_then(|r| self.ue_of(r))
+    }
+
+    /// The node's time: that of the last event run or input taken.
+    pub fn now(&self) -> Instant {
+        self.now
+    }
+
+    /// The scheduling period: one slot, or the configured period.
+    pub fn period(&self) -> Duration {
+        self.period
+    }
+
+    /// Slots per scheduling decision.
+    pub fn period_slots(&self) -> u64 {
+        self.period_slots
+    }
+
+    /// The MAC (its parameters: numerology, PRBs, TDD pattern...).
+    pub fn mac(&self) -> &Mac {
+        &self.mac
+    }
+
+    /// The UEs' RNTIs and their DRB ids, in configuration order.
+    pub fn drb_ids(&self) -> impl Iterator<Item = (Rnti, DrbId)> + '_ {
+        self.ues
+            .iter()
+            .flat_map(|u| u.drbs.iter().map(move |d| (u.rnti, d.id)))
+    }
+
+    /// Read access to DRB `drb` of UE `rnti`.
+    pub fn drb(&self, rnti: Rnti, drb: DrbId) -> Option<DrbRef<'_>> {
+        let ue = &self.ues[self.ue_of(rnti)?];
+        let drb = ue.drbs.iter().find(|d| d.id == drb)?;
+        Some(DrbRef { ue, drb })
+    }
+
+    /// Every DRB, in configuration order.
+    pub fn drbs(&self) -> impl Iterator<Item = DrbRef<'_>> + '_ {
+        self.ues
+            .iter()
+            .flat_map(|ue| ue.drbs.iter().map(move |drb| DrbRef { ue, drb }))
+    }
+
+    /// Cell-wide counters since the node was built.
+    pub fn cell_counters(&self) -> &CellCounters {
+        &self.cell
+    }
+
+    /// Drops by layer and reason label since the node was built.
+    pub fn drop_counts(&self) -> &BTreeMap<(Layer, &'static str), u64> {
+        &self.drops
+    }
+
+    /// CE marks by layer and reason label, as far as collected
+    /// ([`Gnb::collect_marks`]).
+    pub fn mark_counts(&self) -> &BTreeMap<(Layer, &'static str), u64> {
+        &self.marks
+    }
+
+    /// How late the node's events ran (late wake-ups of a wall clock).
+    pub fn timing(&self) -> &Timing {
+        &self.timing
+    }
+}
+
+/// One DRB of one UE, read-only: what an xApp or a report reads.
+#[derive(Debug, Clone, Copy)]
+pub struct DrbRef<'a> {
+    ue: &'a Ue,
+    drb: &'a Drb,
+}
+
+impl<'a> DrbRef<'a> {
+    pub fn rnti(&self) -> Rnti {
+        self.ue.rnti
+    }
+    pub fn id(&self) -> DrbId {
+        self.drb.id
+    }
+    /// The pipeline's configuration as it stands (after earlier changes).
+    pub fn config(&self) -> PipelineConfig {
+        self.drb.pipeline.config()
+    }
+    pub fn stats(&self, now: Instant) -> PipelineStats {
+        self.drb.pipeline.stats(now)
+    }
+    pub fn pipeline(&self) -> &'a Pipeline {
+        &self.drb.pipeline
+    }
+    /// The RLC transmit buffer (what a BSR would report).
+    pub fn rlc_buffer(&self) -> BufferStatus {
+        self.drb.tx.buffer_status()
+    }
+    pub fn rlc_tx(&self) -> &'a RlcTx {
+        &self.drb.tx
+    }
+    pub fn rlc_rx(&self) -> &'a RlcRx {
+        &self.drb.rx
+    }
+    pub fn pdcp_rx(&self) -> &'a PdcpRx {
+        &self.drb.pdcp
+    }
+    /// The UE's channel at the last scheduling decision (MCS or capacity).
+    pub fn channel(&self) -> ChannelSample {
+        self.ue.sample
+    }
+    /// The last per-TTI report its pipeline got.
+    pub fn last_tti(&self) -> &'a TtiRecord {
+        &self.drb.last_tti
+    }
+    pub fn counters(&self) -> &'a DrbCounters {
+        &self.drb.counters
+    }
+}
+
+impl Gnb {
+    /// The DRB SDAP maps QFI `qfi` of UE `rnti` to (its rules are fixed:
+    /// every packet of a QoS flow takes the same DRB).
+    pub fn sdap_drb(&self, rnti: Rnti, qfi: tcran_core::Qfi) -> Option<DrbId> {
+        let ue = &self.ues[self.ue_of(rnti)?];
+        ue.sdap.map(qfi).ok().map(|m| m.drb)
+    }
+}

@@ -1,0 +1,326 @@
+//! The RAN node driven on its own, without the simulator: hand-made
+//! packets at hand-picked times, as any front end would drive it.
+
+use proptest::prelude::*;
+use std::net::{IpAddr, Ipv4Addr};
+use std::path::Path;
+use tcran_core::{Duration, FiveTuple, Instant, Packet, PacketId, Protocol, Rnti};
+use tcran_gnb::{ue_address, Gnb, GnbConfig, Output, Place};
+
+fn node(toml_text: &str) -> Gnb {
+    let cfg: GnbConfig = toml::from_str(toml_text).expect("config parses");
+    cfg.build(Path::new(".")).expect("config builds")
+}
+
+fn ping_to(rnti: u16, id: u64, len: u32, at: Instant) -> Packet {
+    let tuple = FiveTuple {
+        src: IpAddr::V4(Ipv4Addr::new(198, 51, 100, 1)),
+        dst: ue_address(Rnti(rnti)),
+        sport: 0,
+        dport: 0,
+        proto: Protocol::ICMP,
+    };
+    Packet::new(PacketId(id), len, tuple, at)
+}
+
+/// Runs the node exactly at each wake-up until `until`, feeding `inputs`
+/// (sorted by time) at their times; returns every output.
+fn drive_exact(gnb: &mut Gnb, inputs: &[(Instant, Packet)], until: Instant) -> Vec<Output> {
+    let mut outputs = Vec::new();
+    let mut next_input = 0;
+    loop {
+        let t_in = inputs.get(next_input).map(|(t, _)| *t);
+        let t_node = gnb.next_wakeup();
+        match (t_in, t_node) {
+            (Some(ti), Some(tn)) if ti <= tn && ti <= until => {
+                gnb.downlink(inputs[next_input].1.clone(), ti);
+                next_input += 1;
+            }
+            (_, Some(tn)) if tn <= until => gnb.on_timeout(tn),
+            _ => break,
+        }
+        outputs.extend(std::iter::from_fn(|| gnb.poll_output()));
+    }
+    outputs
+}
+
+fn delivered(outputs: &[Output]) -> Vec<(u64, Instant)> {
+    outputs
+        .iter()
+        .filter_map(|o| match o {
+            Output::Delivered { packet, at, .. } => Some((packet.id.0, *at)),
+            _ => None,
+        })
+        .collect()
+}
+
+const FDD_15KHZ: &str = r#"
+    [cell]
+    bandwidth_mhz = 10
+    [[ues]]
+    rnti = 1
+    channel = { kind = "mcs", mcs = 20 }
+"#;
+
+/// TS 38.211 §4.3.2: slots of 1 ms at 15 kHz (numerology 0), 0.5 ms at 30
+/// kHz. A packet that reaches an idle bearer between two slot boundaries
+/// goes into the next slot's transport block and reaches the UE at the end
+/// of that slot; one that arrives at a boundary makes that slot.
+#[test]
+fn no_load_packet_arrives_at_the_end_of_the_next_slot() {
+    for (cfg, slot_us) in [
+        (FDD_15KHZ.to_string(), 1000u64),
+        (FDD_15KHZ.replace("[cell]", "[cell]\nnumerology = 1"), 500),
+    ] {
+        for arrival_us in [0, 1, 300, slot_us - 1, slot_us, 7 * slot_us + 123] {
+            let mut gnb = node(&cfg);
+            let at = Instant::ZERO + Duration::from_micros(arrival_us);
+            let out = drive_exact(
+                &mut gnb,
+                &[(at, ping_to(1, 7, 84, at))],
+                Instant::ZERO + Duration::from_millis(20),
+            );
+            let first_slot = arrival_us.div_ceil(slot_us);
+            let expected = Instant::ZERO + Duration::from_micros((first_slot + 1) * slot_us);
+            assert_eq!(
+                delivered(&out),
+                vec![(7, expected)],
+                "{slot_us}-us slots, arrival at {arrival_us} us"
+            );
+        }
+    }
+}
+
+/// In a TDD cell a packet waits for a slot with downlink symbols: with
+/// "DDDSU" (TS 38.213 §11.1 slot formats; 30 kHz) a packet arriving during
+/// the U slot (slot 4 of the pattern) is sent in slot 5, the next D slot.
+#[test]
+fn tdd_packet_waits_for_the_next_downlink_slot() {
+    let cfg = r#"
+        [cell]
+        bandwidth_mhz = 20
+        numerology = 1
+        slot_pattern = "DDDSU"
+        [[ues]]
+        rnti = 1
+        channel = { kind = "mcs", mcs = 20 }
+    "#;
+    let mut gnb = node(cfg);
+    // Slot 4 (U) spans 2.0-2.5 ms; the packet arrives at 2.1 ms.
+    let at = Instant::ZERO + Duration::from_micros(2100);
+    let out = drive_exact(
+        &mut gnb,
+        &[(at, ping_to(1, 1, 84, at))],
+        Instant::ZERO + Duration::from_millis(10),
+    );
+    // Sent in slot 5 (2.5-3.0 ms), at the UE at its end.
+    assert_eq!(
+        delivered(&out),
+        vec![(1, Instant::ZERO + Duration::from_micros(3000))]
+    );
+}
+
+/// The uplink without the scheduling-request model: a packet reaches the
+/// UPF `ul_delay` after the UE sent it.
+#[test]
+fn uplink_packet_reaches_the_core_after_the_uplink_delay() {
+    let mut gnb = node(&FDD_15KHZ.replace("[cell]", "ul_delay = \"3ms\"\n[cell]"));
+    let sent = Instant::ZERO + Duration::from_micros(4200);
+    let mut reply = ping_to(1, 9, 84, sent);
+    std::mem::swap(&mut reply.tuple.src, &mut reply.tuple.dst);
+    gnb.uplink(Rnti(1), reply, sent);
+    let ups: Vec<_> = std::iter::from_fn(|| gnb.poll_output())
+        .filter_map(|o| match o {
+            Output::Uplink { packet, at, rnti } => Some((rnti, packet.id.0, at)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(ups, vec![(Rnti(1), 9, sent + Duration::from_millis(3))]);
+}
+
+/// A packet for an address that is no UE of the cell is dropped at SDAP
+/// with reason `no_route`, and reported.
+#[test]
+fn packet_for_an_unknown_ue_is_dropped_with_a_reason() {
+    let mut gnb = node(FDD_15KHZ);
+    gnb.downlink(ping_to(2, 1, 84, Instant::ZERO), Instant::ZERO);
+    let out: Vec<_> = std::iter::from_fn(|| gnb.poll_output()).collect();
+    assert!(out.iter().any(|o| matches!(
+        o,
+        Output::Dropped { layer: tcran_gnb::Layer::Sdap, reason, .. } if reason.label() == "no_route"
+    )));
+    assert_eq!(
+        gnb.drop_counts().get(&(tcran_gnb::Layer::Sdap, "no_route")),
+        Some(&1)
+    );
+}
+
+const LOADED: &str = r#"
+    [cell]
+    bandwidth_mhz = 5
+    bler = 0.1
+    [[ues]]
+    rnti = 1
+    channel = { kind = "mcs", mcs = 9 }
+    [[ues.drbs]]
+    id = 1
+    rlc = { mode = "am", buffer_limit = "60kB" }
+    [[ues]]
+    rnti = 2
+    channel = { kind = "mcs", mcs = 16 }
+    [[ues.drbs]]
+    id = 1
+    rlc = { mode = "um", buffer_limit = "40kB" }
+"#;
+
+/// Random bursts of packets for two UEs (one of them unknown now and
+/// then), sorted by time.
+fn bursts() -> impl Strategy<Value = Vec<(Instant, Packet)>> {
+    proptest::collection::vec((0u64..200_000, 0u16..3, 40u32..1500), 1..400).prop_map(|v| {
+        let mut v: Vec<_> = v
+            .into_iter()
+            .enumerate()
+            .map(|(i, (us, ue, len))| {
+                let at = Instant::ZERO + Duration::from_micros(us);
+                (at, ping_to(ue + 1, i as u64 + 1, len, at))
+            })
+            .collect();
+        v.sort_by_key(|(t, p)| (*t, p.id));
+        v
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    /// A late wall clock changes nothing but the lateness counters: a
+    /// driver that wakes the node only every few milliseconds (missing
+    /// many slots) gets the same outputs, with the same times, as one
+    /// that wakes it exactly on time.
+    #[test]
+    fn late_wakeups_run_the_missed_slots_with_their_own_times(
+        inputs in bursts(),
+        gap_us in 300u64..7000,
+    ) {
+        let until = Instant::ZERO + Duration::from_millis(300);
+        let mut exact = node(LOADED);
+        let expected = drive_exact(&mut exact, &inputs, until);
+
+        let mut late = node(LOADED);
+        let mut got = Vec::new();
+        let mut t = Instant::ZERO;
+        let mut next_input = 0;
+        while t <= until {
+            while let Some((ti, p)) = inputs.get(next_input).filter(|(ti, _)| *ti <= t) {
+                late.downlink(p.clone(), *ti);
+                next_input += 1;
+            }
+            late.on_timeout(t);
+            got.extend(std::iter::from_fn(|| late.poll_output()));
+            t += Duration::from_micros(gap_us);
+        }
+        late.on_timeout(until);
+        got.extend(std::iter::from_fn(|| late.poll_output()));
+        let key = |o: &Output| format!("{o:?}");
+        prop_assert_eq!(
+            expected.iter().map(key).collect::<Vec<_>>(),
+            got.iter().map(key).collect::<Vec<_>>()
+        );
+        prop_assert_eq!(exact.timing().late_events, 0);
+        prop_assert!(late.timing().late_events > 0);
+    }
+
+    /// Nothing is lost without a reason: every packet handed in is
+    /// delivered, dropped, or found in flight, exactly once.
+    #[test]
+    fn every_packet_is_delivered_dropped_or_in_flight(inputs in bursts(), stop_ms in 1u64..250) {
+        let mut gnb = node(LOADED);
+        let until = Instant::ZERO + Duration::from_millis(stop_ms);
+        let given: Vec<_> = inputs.iter().filter(|(t, _)| *t <= until).cloned().collect();
+        let out = drive_exact(&mut gnb, &given, until);
+        let mut seen = std::collections::BTreeMap::new();
+        for o in &out {
+            match o {
+                Output::Delivered { packet, .. } | Output::Dropped { packet, .. } => {
+                    *seen.entry(packet.id).or_insert(0) += 1;
+                }
+                Output::DropWithdrawn { id, .. } => *seen.entry(*id).or_insert(0) -= 1,
+                _ => {}
+            }
+        }
+        let mut places = std::collections::BTreeMap::<Place, u64>::new();
+        gnb.for_each_in_flight(|place, p| {
+            *seen.entry(p.id).or_insert(0) += 1;
+            *places.entry(place).or_default() += 1;
+        });
+        for (_, p) in &given {
+            prop_assert_eq!(seen.get(&p.id).copied(), Some(1), "packet {:?}", p.id);
+        }
+        prop_assert_eq!(seen.len(), given.len());
+    }
+}
+
+/// The TS 28.552 measurements over an interval. A 5 MHz cell at 15 kHz
+/// has 25 PRBs (TS 38.101-1 Table 5.3.2-1); a saturated bearer uses all of
+/// them, and its UE throughput (volume over the time the buffer held data,
+/// without the slot that emptied it) is what the slots carried; a burst
+/// that fits in one slot gives no throughput sample at all ("no value").
+#[test]
+fn ts28552_measurements_over_an_interval() {
+    let cfg = r#"
+        [cell]
+        bandwidth_mhz = 5
+        [[ues]]
+        rnti = 1
+        channel = { kind = "mcs", mcs = 20 }
+        [[ues.drbs]]
+        id = 1
+        rlc = { mode = "um", buffer_limit = "10MB" }
+    "#;
+    // Saturated: 2000 packets of 1500 B at t = 0, then 100 slots.
+    let mut gnb = node(cfg);
+    let burst: Vec<_> = (0..2000)
+        .map(|i| (Instant::ZERO, ping_to(1, i + 1, 1500, Instant::ZERO)))
+        .collect();
+    let until = Instant::ZERO + Duration::from_millis(100);
+    let before_cell = *gnb.cell_counters();
+    let before_drb = *gnb.drb(Rnti(1), tcran_core::DrbId(1)).unwrap().counters();
+    drive_exact(&mut gnb, &burst, until);
+    let cell = gnb.cell_counters().kpis(&before_cell);
+    assert_eq!(cell.prb_avail_dl, Some(25.0));
+    assert_eq!(cell.prb_used_dl, Some(25.0));
+    assert_eq!(cell.prb_tot_dl_percent, Some(100.0));
+    let drb = gnb.drb(Rnti(1), tcran_core::DrbId(1)).unwrap();
+    let k = drb.counters().kpis(&before_drb);
+    // Every slot carried one transport block of the full cell's TBS.
+    let mcs = tcran_ran::phy::mcs::Mcs::new(tcran_ran::phy::mcs::McsTable::Qam64, 20).unwrap();
+    let tbs = tcran_ran::phy::tbs::bytes_per_slot(mcs, 25, 1).unwrap();
+    let thp = k.ue_thp_dl_kbps.expect("a saturated bearer has a throughput");
+    // bytes per 1-ms slot * 8 = kbit/s; RLC/MAC headers and padding take a
+    // few bytes of each block.
+    let full = f64::from(tbs) * 8.0;
+    assert!(thp <= full && thp > 0.97 * full, "{thp} kbit/s vs {full}");
+    assert!(k.rlc_sdu_delay_dl.is_some());
+    assert!(k.pdcp_sdu_volume_dl_mbit > 0.0);
+
+    // One small packet on an idle bearer: sent in one slot, which empties
+    // the buffer, so no throughput sample; its RLC delay is known.
+    let mut gnb = node(cfg);
+    let before = *gnb.drb(Rnti(1), tcran_core::DrbId(1)).unwrap().counters();
+    let at = Instant::ZERO + Duration::from_micros(500);
+    drive_exact(
+        &mut gnb,
+        &[(at, ping_to(1, 1, 84, at))],
+        Instant::ZERO + Duration::from_millis(5),
+    );
+    let k = gnb
+        .drb(Rnti(1), tcran_core::DrbId(1))
+        .unwrap()
+        .counters()
+        .kpis(&before);
+    assert_eq!(k.ue_thp_dl_kbps, None);
+    // UM: the SDU leaves the buffer when sent, at the slot after arrival
+    // (0.5 ms of waiting = 5 units of 0.1 ms).
+    assert_eq!(k.rlc_sdu_delay_dl, Some(5.0));
+    assert!((k.pdcp_sdu_volume_dl_mbit - 84.0 * 8.0 / 1e6).abs() < 1e-12);
+}

@@ -1,0 +1,269 @@
+//! Reconfiguration in the simulator: scheduled events and closed-loop
+//! controllers (the TC-RAN xApps), applied through the RAN node's control
+//! surface ([`tcran_gnb::Gnb::apply`]) and recorded in the run's series.
+//!
+//! Contract: a controller is called every `period` with a view of what
+//! happened since its previous call (per-DRB RLC sojourn and delay from
+//! the node's cumulative counters, per-flow goodput and delay); its
+//! commands are applied in order, each atomically, and every change,
+//! applied or refused, is recorded with who asked for it.
+
+use super::{Ev, Sim};
+use crate::controller::{
+    Action, AnyController, Command, ControlView, Controller, DrbView, FlowView,
+};
+use crate::scenario::SimConfig;
+use crate::series::Reconfiguration;
+use std::collections::BTreeMap;
+use tcran_core::{ConfigError, DrbId, Duration, Instant, Rnti};
+
+/// A scheduled change: who, where (`None` = every UE / DRB), what.
+#[derive(Debug)]
+pub(super) struct Scheduled {
+    ue: Option<u16>,
+    drb: Option<u8>,
+    action: Action,
+}
+
+/// A controller with its schedule, scope and the counters it last saw.
+#[derive(Debug)]
+pub(super) struct ControllerSlot {
+    name: String,
+    period: Duration,
+    ue: Option<u16>,
+    drb: Option<u8>,
+    controller: AnyController,
+    /// Per DRB (index in the node's order): (departed, sojourn sum,
+    /// delivered, RLC delay sum) at the previous call.
+    prev_drb: BTreeMap<usize, [u64; 4]>,
+    /// Per flow: (bytes, delay sum ns, packets) at the previous call.
+    prev_flow: Vec<(u64, u64, u64)>,
+    prev_at: Instant,
+}
+
+impl Sim {
+    /// The scenario's scheduled events and controllers.
+    pub(super) fn schedule_events(&mut self, cfg: &SimConfig) -> Result<(), ConfigError> {
+        for (i, ev) in cfg.events.iter().enumerate() {
+            let at = |e: ConfigError| e.within(format!("events[{i}]"));
+            self.check_scope(ev.ue, ev.drb).map_err(at)?;
+            if ev.at > cfg.duration {
+                return Err(at(ConfigError::new(
+                    "at",
+                    ev.at,
+                    format!("must be within the duration ({})", cfg.duration),
+                )));
+            }
+            self.events
+                .schedule(Instant::ZERO + ev.at, Ev::Scheduled(self.scheduled.len()));
+            self.scheduled.push(Scheduled {
+                ue: ev.ue,
+                drb: ev.drb,
+                action: ev.action().map_err(at)?,
+            });
+        }
+        let names: Vec<&str> = cfg.flows.iter().map(|f| f.name.as_str()).collect();
+        for (i, c) in cfg.controllers.iter().enumerate() {
+            let at = |e: ConfigError| e.within(format!("controllers[{i}]"));
+            self.check_scope(c.ue, c.drb).map_err(at)?;
+            let controller = c.build(&names).map_err(at)?;
+            let start = c.start.unwrap_or(c.period);
+            self.add_controller(c.name(), c.period, start, c.ue, c.drb, controller);
+        }
+        Ok(())
+    }
+
+    /// Adds a controller (e.g. an [`AnyController::Custom`] one) called
+    /// every `period` from `start`, watching UE `ue` and DRB `drb` (`None`
+    /// = all).
+    pub fn add_controller(
+        &mut self,
+        name: String,
+        period: Duration,
+        start: Duration,
+        ue: Option<u16>,
+        drb: Option<u8>,
+        controller: AnyController,
+    ) {
+        let i = self.controllers.len();
+        self.controllers.push(ControllerSlot {
+            name,
+            period: period.max(Duration::from_nanos(1)),
+            ue,
+            drb,
+            controller,
+            prev_drb: BTreeMap::new(),
+            prev_flow: vec![(0, 0, 0); self.flows.len()],
+            prev_at: Instant::ZERO,
+        });
+        let at = Instant::ZERO + start;
+        if at <= self.end {
+            self.events.schedule(at, Ev::Control(i));
+        }
+    }
+
+    fn check_scope(&self, ue: Option<u16>, drb: Option<u8>) -> Result<(), ConfigError> {
+        let mut ues = self
+            .gnb
+            .drb_ids()
+            .filter(|(r, _)| ue.is_none_or(|x| r.0 == x))
+            .peekable();
+        if ues.peek().is_none() {
+            return Err(ConfigError::new(
+                "ue",
+                ue.unwrap_or_default(),
+                "must be the rnti of a configured UE",
+            ));
+        }
+        if let Some(d) = drb {
+            if !ues.any(|(_, x)| x.0 == d) {
+                return Err(ConfigError::new("drb", d, "no such DRB on the UE(s)"));
+            }
+        }
+        Ok(())
+    }
+
+    /// The DRBs in scope: their index in the node's order and ids.
+    fn scope(&self, ue: Option<u16>, drb: Option<u8>) -> Vec<(usize, Rnti, DrbId)> {
+        self.gnb
+            .drb_ids()
+            .enumerate()
+            .filter(|(_, (r, d))| ue.is_none_or(|x| r.0 == x) && drb.is_none_or(|x| d.0 == x))
+            .map(|(k, (r, d))| (k, r, d))
+            .collect()
+    }
+
+    pub(super) fn run_scheduled(&mut self, i: usize) {
+        let (ue, drb) = (self.scheduled[i].ue, self.scheduled[i].drb);
+        for (_, rnti, drb) in self.scope(ue, drb) {
+            let action = self.scheduled[i].action.clone();
+            self.reconfigure("event", rnti, drb, action);
+        }
+    }
+
+    /// Calls controller `i` with what happened since its previous call and
+    /// applies its commands.
+    pub(super) fn run_controller(&mut self, i: usize) {
+        let now = self.now;
+        let c = &self.controllers[i];
+        let window = now.saturating_since(c.prev_at).as_secs_f64();
+        let scope = self.scope(c.ue, c.drb);
+        let mut drbs = Vec::with_capacity(scope.len());
+        let mut prev_drb = BTreeMap::new();
+        for (k, rnti, id) in scope {
+            let drb = self.gnb.drb(rnti, id).expect("in scope");
+            let n = drb.counters();
+            let [n0, s0, m0, r0] = c.prev_drb.get(&k).copied().unwrap_or_default();
+            let departed = n.rlc_sdus_departed - n0;
+            let delivered = n.delivered_packets - m0;
+            drbs.push(DrbView {
+                rnti: rnti.0,
+                drb: id.0,
+                config: drb.config(),
+                stats: drb.stats(now),
+                rlc_bytes: drb.rlc_buffer().total(),
+                rlc_departed: departed,
+                rlc_sojourn_ms: (departed > 0)
+                    .then(|| (n.rlc_sdu_sojourn_ns - s0) as f64 / departed as f64 / 1e6),
+                rlc_delivered: delivered,
+                rlc_delay_ms: (delivered > 0)
+                    .then(|| (n.rlc_delay_ns - r0) as f64 / delivered as f64 / 1e6),
+            });
+            prev_drb.insert(
+                k,
+                [
+                    n.rlc_sdus_departed,
+                    n.rlc_sdu_sojourn_ns,
+                    n.delivered_packets,
+                    n.rlc_delay_ns,
+                ],
+            );
+        }
+        let mut flows = Vec::new();
+        let mut prev_flow = Vec::with_capacity(self.flows.len());
+        for (k, f) in self.flows.iter().enumerate() {
+            prev_flow.push((f.total_bytes, f.total_delay_ns, f.total_packets));
+            if c.ue.is_some_and(|r| r != f.rnti.0) {
+                continue;
+            }
+            let (b0, d0, n0) = c.prev_flow[k];
+            let n = f.total_packets - n0;
+            flows.push(FlowView {
+                name: f.name.clone(),
+                kind: f.kind,
+                rnti: f.rnti.0,
+                drb: if f.first_at_gnb.is_some_and(|t| t < now) {
+                    self.gnb.sdap_drb(f.rnti, f.qfi).map(|d| d.0)
+                } else {
+                    None
+                },
+                tuple: f.tuple,
+                goodput_mbps: if window > 0.0 {
+                    (f.total_bytes - b0) as f64 * 8.0 / window / 1e6
+                } else {
+                    0.0
+                },
+                delay_ms: (n > 0).then(|| (f.total_delay_ns - d0) as f64 / n as f64 / 1e6),
+            });
+        }
+        let view = ControlView {
+            now,
+            drbs: &drbs,
+            flows: &flows,
+        };
+        let mut commands: Vec<Command> = Vec::new();
+        let c = &mut self.controllers[i];
+        c.controller.on_tick(&view, &mut commands);
+        c.prev_drb = prev_drb;
+        c.prev_flow = prev_flow;
+        c.prev_at = now;
+        let (name, next) = (c.name.clone(), now + c.period);
+        for cmd in commands {
+            let (rnti, drb) = (Rnti(cmd.rnti), DrbId(cmd.drb));
+            if self.gnb.drb(rnti, drb).is_some() {
+                self.reconfigure(&name, rnti, drb, cmd.action);
+            } else {
+                self.refused(
+                    &name,
+                    cmd.rnti,
+                    cmd.drb,
+                    "command".into(),
+                    "no such UE/DRB".into(),
+                );
+            }
+        }
+        if next <= self.end {
+            self.events.schedule(next, Ev::Control(i));
+        }
+    }
+
+    /// Applies `action` to the pipeline of (UE, DRB) and records it.
+    fn reconfigure(&mut self, by: &str, rnti: Rnti, drb: DrbId, action: Action) {
+        match self.gnb.apply(rnti, drb, action, self.now) {
+            Ok(what) => self.applied(by, rnti.0, drb.0, what),
+            Err(r) => self.refused(by, rnti.0, drb.0, r.what, r.error),
+        }
+    }
+
+    fn applied(&mut self, by: &str, rnti: u16, drb: u8, what: String) {
+        self.reconfig_counts.applied += 1;
+        self.series.reconfigurations.push(Reconfiguration {
+            t_s: self.now.as_secs_f64(),
+            by: by.to_string(),
+            rnti,
+            drb,
+            what,
+        });
+    }
+
+    fn refused(&mut self, by: &str, rnti: u16, drb: u8, what: String, error: String) {
+        self.reconfig_counts.failed += 1;
+        self.series.failed.push(Reconfiguration {
+            t_s: self.now.as_secs_f64(),
+            by: by.to_string(),
+            rnti,
+            drb,
+            what: format!("{what}: {error}"),
+        });
+    }
+}

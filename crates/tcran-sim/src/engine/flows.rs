@@ -1,0 +1,456 @@
+//! The traffic around the RAN node: each flow's server and UE-side
+//! endpoints (the sans-IO transports and sources of `tcran-traffic`), how
+//! they are built from the scenario, and how their packets enter and leave
+//! the node.
+//!
+//! Contract: servers send at their own wake-ups and on every packet they
+//! receive; their packets reach the node after the core delay. A packet
+//! the node delivers to a UE goes to its flow's UE-side endpoint at once,
+//! and whatever that sends back (ACKs, echo replies) enters the node's
+//! uplink. Packet ids are numbered here, in the order packets are created.
+
+use super::{Ev, Sim};
+use crate::metrics::DelayRecorder;
+use crate::report::LayerDelays;
+use crate::scenario::{FlowConfig, FlowKind, SimConfig};
+use std::net::{IpAddr, Ipv4Addr};
+use tcran_core::rng::RngStream;
+use tcran_core::{
+    ConfigError, Dscp, Duration, FiveTuple, FlowId, Instant, Packet, PacketId, Protocol, Qfi, Rnti,
+};
+use tcran_gnb::ue_address;
+use tcran_traffic::sources::{
+    GamingSource, PacketSource, PeriodicSource, PingResponder, Pinger, UdpSink, VideoSource,
+    WebPageModel, WebServer,
+};
+use tcran_traffic::{FlowSpec, TcpReceiver, TcpSender};
+
+// One per flow, not per packet: size differences do not matter.
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug)]
+pub(super) enum Source {
+    Periodic(PeriodicSource),
+    Gaming(GamingSource),
+    Video(VideoSource),
+}
+
+impl PacketSource for Source {
+    fn next_send(&self) -> Option<Instant> {
+        match self {
+            Source::Periodic(s) => s.next_send(),
+            Source::Gaming(s) => s.next_send(),
+            Source::Video(s) => s.next_send(),
+        }
+    }
+    fn poll(&mut self, now: Instant) -> Option<Packet> {
+        match self {
+            Source::Periodic(s) => s.poll(now),
+            Source::Gaming(s) => s.poll(now),
+            Source::Video(s) => s.poll(now),
+        }
+    }
+}
+
+/// The server side of a TCP flow: a bulk/sized download or web pages.
+/// Already boxed in `Endpoints`, one per flow: sizes do not matter.
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug)]
+pub(super) enum TcpServer {
+    Download(TcpSender),
+    Web(WebServer),
+}
+
+impl TcpServer {
+    pub(super) fn sender(&self) -> &TcpSender {
+        match self {
+            TcpServer::Download(t) => t,
+            TcpServer::Web(w) => &w.tcp,
+        }
+    }
+    fn on_timer(&mut self, now: Instant) {
+        match self {
+            TcpServer::Download(t) => t.on_timer(now),
+            TcpServer::Web(w) => w.on_timer(now),
+        }
+    }
+    fn poll_transmit(&mut self, now: Instant) -> Option<Packet> {
+        match self {
+            TcpServer::Download(t) => t.poll_transmit(now),
+            TcpServer::Web(w) => w.poll_transmit(now),
+        }
+    }
+    fn next_wakeup(&self) -> Option<Instant> {
+        match self {
+            TcpServer::Download(t) => t.next_wakeup(),
+            TcpServer::Web(w) => w.next_wakeup(),
+        }
+    }
+    fn on_packet(&mut self, p: &Packet, now: Instant) {
+        match self {
+            TcpServer::Download(t) => t.on_packet(p, now),
+            TcpServer::Web(w) => w.on_packet(p, now),
+        }
+    }
+}
+
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug)]
+pub(super) enum Endpoints {
+    Tcp {
+        tx: Box<TcpServer>,
+        rx: Box<TcpReceiver>,
+    },
+    Udp {
+        src: Source,
+        sink: UdpSink,
+    },
+    Ping {
+        pinger: Pinger,
+        responder: PingResponder,
+    },
+}
+
+#[derive(Debug)]
+pub(super) struct Flow {
+    pub name: String,
+    pub kind: &'static str,
+    pub ends: Endpoints,
+    server_wake: Option<Instant>,
+    client_wake: Option<Instant>,
+    pub delay: DelayRecorder,
+    pub layers: LayerDelays,
+    pub delivered_bytes: u64,
+    pub lost: u64,
+    /// Whole run: packets the server sent (the ledger).
+    pub created: u64,
+    pub rnti: Rnti,
+    pub qfi: Qfi,
+    pub tuple: FiveTuple,
+    /// When the flow's first packet reached (or reaches) the RAN node.
+    pub first_at_gnb: Option<Instant>,
+    /// Whole run (controllers take differences): bytes, delay sum, packets.
+    pub total_bytes: u64,
+    pub total_delay_ns: u64,
+    pub total_packets: u64,
+}
+
+/// Takes every packet `src` has due by `now`; returns when it is next due.
+fn drain_due(src: &mut impl PacketSource, now: Instant, out: &mut Vec<Packet>) -> Option<Instant> {
+    while let Some(p) = src.poll(now) {
+        out.push(p);
+    }
+    src.next_send()
+}
+
+fn server_addr(flow: usize) -> IpAddr {
+    IpAddr::V4(Ipv4Addr::new(198, 51, 100, 1 + (flow % 250) as u8))
+}
+
+/// The flows of a scenario with their endpoints; `ue` checks a flow's UE.
+pub(super) fn build_flows(
+    cfg: &SimConfig,
+    has_ue: impl Fn(u16) -> bool,
+) -> Result<Vec<Flow>, ConfigError> {
+    cfg.flows
+        .iter()
+        .enumerate()
+        .map(|(i, fc)| {
+            build_flow(cfg.seed, i, fc, &has_ue).map_err(|e| e.within(format!("flows[{i}]")))
+        })
+        .collect()
+}
+
+fn build_flow(
+    seed: u64,
+    i: usize,
+    fc: &FlowConfig,
+    has_ue: impl Fn(u16) -> bool,
+) -> Result<Flow, ConfigError> {
+    if !has_ue(fc.ue) {
+        return Err(ConfigError::new(
+            "ue",
+            fc.ue,
+            "must be the rnti of a configured UE",
+        ));
+    }
+    tcran_core::config::check_range("qfi", fc.qfi, 0, 63)?;
+    tcran_core::config::check_range("dscp", fc.dscp, 0, 63)?;
+    let proto = match fc.kind {
+        FlowKind::Tcp { .. } | FlowKind::Web { .. } => Protocol::TCP,
+        FlowKind::Ping { .. } => Protocol::ICMP,
+        _ => Protocol::UDP,
+    };
+    let (sport, dport) = if proto == Protocol::ICMP {
+        (0, 0)
+    } else {
+        (5000 + i as u16, 40000 + i as u16)
+    };
+    let mut spec = FlowSpec::new(
+        FlowId(i as u32),
+        FiveTuple {
+            src: server_addr(i),
+            dst: ue_address(Rnti(fc.ue)),
+            sport,
+            dport,
+            proto,
+        },
+    );
+    spec.dscp = Dscp(fc.dscp);
+    spec.qfi = Qfi(fc.qfi);
+    let start = Instant::ZERO + fc.start;
+    let stop = fc.stop.map(|s| Instant::ZERO + s);
+    let rng = |what: &str| RngStream::new(seed, &format!("flow/{}/{what}", fc.name));
+    let ends = match &fc.kind {
+        FlowKind::Tcp { tcp, size } => {
+            let params = tcp.build().map_err(|e| e.within("tcp"))?;
+            let mut tx = TcpSender::new(params.clone(), spec, rng("tcp"));
+            match size {
+                None => tx = tx.bulk(),
+                Some(b) => tx.write(b.0),
+            }
+            let rx = TcpReceiver::new(params, spec);
+            Endpoints::Tcp {
+                tx: Box::new(TcpServer::Download(tx)),
+                rx: Box::new(rx),
+            }
+        }
+        FlowKind::Web { tcp, reading_mean } => {
+            let params = tcp.build().map_err(|e| e.within("tcp"))?;
+            let mut model = WebPageModel::default();
+            if let Some(r) = reading_mean {
+                tcran_core::config::check_range(
+                    "reading_mean",
+                    *r,
+                    Duration::from_millis(1),
+                    Duration::from_secs(3600),
+                )?;
+                model.reading_mean = *r;
+                model.reading_max = Duration::from_nanos(r.as_nanos() * 7 / 5);
+            }
+            let tx = TcpSender::new(params.clone(), spec, rng("tcp"));
+            let server = WebServer::new(tx, model, rng("web"), start);
+            Endpoints::Tcp {
+                tx: Box::new(TcpServer::Web(server)),
+                rx: Box::new(TcpReceiver::new(params, spec)),
+            }
+        }
+        FlowKind::Video {
+            fps,
+            frame_size,
+            iframe_size,
+            iframe_period,
+            mtu,
+        } => Endpoints::Udp {
+            src: Source::Video(VideoSource::new(
+                spec,
+                *fps,
+                frame_size.0,
+                iframe_size.map_or(frame_size.0, |b| b.0),
+                *iframe_period,
+                mtu.0 as u32,
+                start,
+                stop,
+            )?),
+            sink: UdpSink::default(),
+        },
+        FlowKind::Voip {} => Endpoints::Udp {
+            src: Source::Periodic(PeriodicSource::voip_g711(spec, start, stop)),
+            sink: UdpSink::default(),
+        },
+        FlowKind::Cbr { rate, size } => Endpoints::Udp {
+            src: Source::Periodic(PeriodicSource::cbr(
+                spec,
+                *rate,
+                size.0 as u32,
+                start,
+                stop,
+            )?),
+            sink: UdpSink::default(),
+        },
+        FlowKind::Gaming { mean, sd, size } => Endpoints::Udp {
+            src: Source::Gaming(GamingSource::new(
+                spec,
+                size.0 as u32,
+                *mean,
+                *sd,
+                rng("gaming"),
+                start,
+                stop,
+            )?),
+            sink: UdpSink::default(),
+        },
+        FlowKind::Ping { interval, size } => Endpoints::Ping {
+            pinger: Pinger::new(spec, i as u16, size.0 as u32, *interval, start, stop)?,
+            responder: PingResponder::default(),
+        },
+    };
+    Ok(Flow {
+        name: fc.name.clone(),
+        kind: fc.kind.name(),
+        ends,
+        server_wake: None,
+        client_wake: None,
+        delay: DelayRecorder::default(),
+        layers: LayerDelays::default(),
+        delivered_bytes: 0,
+        lost: 0,
+        created: 0,
+        rnti: Rnti(fc.ue),
+        qfi: spec.qfi,
+        tuple: spec.tuple,
+        first_at_gnb: None,
+        total_bytes: 0,
+        total_delay_ns: 0,
+        total_packets: 0,
+    })
+}
+
+impl Sim {
+    pub(super) fn wake_server(&mut self, i: usize, at: Instant) {
+        let f = &mut self.flows[i];
+        if f.server_wake.is_none_or(|w| at < w) {
+            f.server_wake = Some(at);
+            self.events.schedule(at, Ev::ServerWake(i));
+        }
+    }
+
+    pub(super) fn on_server_wake(&mut self, i: usize) {
+        if self.flows[i].server_wake == Some(self.now) {
+            self.flows[i].server_wake = None;
+            self.serve(i);
+        }
+    }
+
+    pub(super) fn on_client_wake(&mut self, i: usize) {
+        if self.flows[i].client_wake == Some(self.now) {
+            self.flows[i].client_wake = None;
+            let now = self.now;
+            if let Endpoints::Tcp { rx, .. } = &mut self.flows[i].ends {
+                rx.on_timer(now);
+            }
+            self.client_send(i);
+        }
+    }
+
+    fn wake_client(&mut self, i: usize, at: Instant) {
+        let f = &mut self.flows[i];
+        if f.client_wake.is_none_or(|w| at < w) {
+            f.client_wake = Some(at);
+            self.events.schedule(at, Ev::ClientWake(i));
+        }
+    }
+
+    /// Lets flow `i`'s server send what it may now, and re-arms its timer.
+    fn serve(&mut self, i: usize) {
+        let now = self.now;
+        let mut sent = std::mem::take(&mut self.scratch_packets);
+        let next = match &mut self.flows[i].ends {
+            Endpoints::Tcp { tx, .. } => {
+                tx.on_timer(now);
+                while let Some(p) = tx.poll_transmit(now) {
+                    sent.push(p);
+                }
+                tx.next_wakeup()
+            }
+            Endpoints::Udp { src, .. } => drain_due(src, now, &mut sent),
+            Endpoints::Ping { pinger, .. } => drain_due(pinger, now, &mut sent),
+        };
+        let f = &mut self.flows[i];
+        if f.first_at_gnb.is_none() && !sent.is_empty() {
+            f.first_at_gnb = Some(now + self.core_delay);
+        }
+        f.created += sent.len() as u64;
+        for mut p in sent.drain(..) {
+            self.packets.created += 1;
+            self.next_id += 1;
+            p.id = PacketId(self.next_id);
+            self.events
+                .schedule(now + self.core_delay, Ev::AtGnb(Box::new(p)));
+        }
+        self.scratch_packets = sent;
+        if let Some(t) = next {
+            // A wake-up "now" after sending everything possible means the
+            // endpoint waits on something else; never loop at one instant.
+            let t = if t <= now {
+                now + Duration::from_nanos(1)
+            } else {
+                t
+            };
+            if t <= self.end {
+                self.wake_server(i, t);
+            }
+        }
+    }
+
+    pub(super) fn at_server(&mut self, p: &Packet) {
+        let Some(i) = p.flow.map(|f| f.0 as usize) else {
+            return;
+        };
+        let now = self.now;
+        match &mut self.flows[i].ends {
+            Endpoints::Tcp { tx, .. } => tx.on_packet(p, now),
+            Endpoints::Ping { pinger, .. } => pinger.on_packet(p, now),
+            Endpoints::Udp { .. } => {}
+        }
+        self.serve(i);
+    }
+
+    /// A packet the node delivered to a UE's IP layer at `now`: metrics,
+    /// then the flow's UE-side endpoint.
+    pub(super) fn deliver(&mut self, p: &Packet) {
+        let now = self.now;
+        let Some(i) = p.flow.map(|f| f.0 as usize) else {
+            return;
+        };
+        let counting = self.counting();
+        let delay = now.saturating_since(p.created);
+        self.packets.delivered += 1;
+        self.series.delivered(i, now, p.len, delay);
+        let f = &mut self.flows[i];
+        f.total_bytes += u64::from(p.len);
+        f.total_delay_ns += delay.as_nanos();
+        f.total_packets += 1;
+        if counting {
+            f.delay.record(now.saturating_since(p.created));
+            f.delivered_bytes += p.len as u64;
+            f.layers.add(p, now);
+        }
+        match &mut f.ends {
+            Endpoints::Tcp { rx, .. } => rx.on_packet(p, now),
+            Endpoints::Udp { sink, .. } => sink.on_packet(p, now),
+            Endpoints::Ping { responder, .. } => responder.on_packet(p, now),
+        }
+        self.client_send(i);
+    }
+
+    /// Sends what flow `i`'s UE side has for the uplink and re-arms its timer.
+    fn client_send(&mut self, i: usize) {
+        let now = self.now;
+        let mut up = std::mem::take(&mut self.scratch_up);
+        let next = match &mut self.flows[i].ends {
+            Endpoints::Tcp { rx, .. } => {
+                while let Some(p) = rx.poll_transmit(now) {
+                    up.push(p);
+                }
+                rx.next_wakeup()
+            }
+            Endpoints::Ping { responder, .. } => {
+                while let Some(p) = responder.poll_transmit(now) {
+                    up.push(p);
+                }
+                None
+            }
+            Endpoints::Udp { .. } => None,
+        };
+        let rnti = self.flows[i].rnti;
+        for mut p in up.drain(..) {
+            self.next_id += 1;
+            p.id = PacketId(self.next_id);
+            self.gnb.uplink(rnti, p, now);
+        }
+        self.scratch_up = up;
+        if let Some(t) = next.filter(|t| *t <= self.end) {
+            self.wake_client(i, t.max(now));
+        }
+    }
+}

@@ -1,0 +1,155 @@
+//! The run's summary and series at its end.
+
+use super::flows::{Endpoints, TcpServer};
+use super::Sim;
+use crate::metrics::DelayRecorder;
+use crate::recorder::CDF_POINTS;
+use crate::report::{FlowSummary, PacketCounts, RlcSummary, RunSummary};
+use crate::RunOutput;
+use std::collections::BTreeMap;
+use tcran_gnb::Layer;
+
+impl Sim {
+    pub(super) fn finish(mut self) -> RunOutput {
+        self.gnb.collect_marks(self.end);
+        self.drain_outputs();
+        let names = self
+            .flows
+            .iter_mut()
+            .map(|f| {
+                (
+                    f.name.clone(),
+                    f.kind.to_string(),
+                    f.delay.cdf(CDF_POINTS - 1),
+                    f.layers.cdfs(CDF_POINTS - 1),
+                )
+            })
+            .collect();
+        let summary = self.summary();
+        RunOutput {
+            summary,
+            series: self.series.finish(names),
+        }
+    }
+
+    fn summary(&mut self) -> RunSummary {
+        let measured = self.end.saturating_since(self.warmup_end).as_secs_f64();
+        let ledger = self.ledger();
+        let warmup_end = self.warmup_end;
+        let flows = self
+            .flows
+            .iter_mut()
+            .zip(&ledger.by_flow)
+            .map(|(f, &in_flight)| {
+                let rtt = match &f.ends {
+                    Endpoints::Ping { pinger, .. } => {
+                        let mut r = DelayRecorder::default();
+                        for (at, rtt) in &pinger.rtts {
+                            if *at >= warmup_end {
+                                r.record(*rtt);
+                            }
+                        }
+                        Some(r.summary())
+                    }
+                    _ => None,
+                };
+                let pages = match &f.ends {
+                    Endpoints::Tcp { tx, .. } => match tx.as_ref() {
+                        TcpServer::Web(w) => {
+                            let mut r = DelayRecorder::default();
+                            for pg in w.pages.iter().filter(|p| p.requested_at >= warmup_end) {
+                                r.record(pg.completed_at.saturating_since(pg.requested_at));
+                            }
+                            Some(r.summary())
+                        }
+                        TcpServer::Download(_) => None,
+                    },
+                    _ => None,
+                };
+                FlowSummary {
+                    name: f.name.clone(),
+                    kind: f.kind.to_string(),
+                    throughput_mbps: f.delivered_bytes as f64 * 8.0 / measured / 1e6,
+                    delay_ms: f.delay.summary(),
+                    rtt_ms: rtt,
+                    page_ms: pages,
+                    layers_ms: f.layers.summaries(),
+                    lost_packets: f.lost,
+                    created_packets: f.created,
+                    delivered_packets: f.total_packets,
+                    in_flight_packets: in_flight,
+                }
+            })
+            .collect();
+        let mut occ_sum = 0.0;
+        let mut occ_n = 0u64;
+        let mut occ_max = 0;
+        let (mut sojourn_sum_ms, mut sojourn_n) = (0.0, 0u64);
+        let mut status_pdus = 0;
+        for (m, d) in self.drbs.iter().zip(self.gnb.drbs()) {
+            status_pdus += d.rlc_rx().stats().status_pdus;
+            for (_, x) in m.occupancy.means() {
+                occ_sum += x;
+                occ_n += 1;
+            }
+            occ_max = occ_max.max(m.occupancy_max);
+            // Weighted by SDUs, so the mean is over every SDU of every DRB.
+            let (c, w) = (d.counters(), &m.at_warmup);
+            let n = c.rlc_sdus_departed - w.rlc_sdus_departed;
+            if n > 0 {
+                let mean_ms = (c.rlc_sdu_sojourn_ns - w.rlc_sdu_sojourn_ns) as f64 / n as f64 / 1e6;
+                sojourn_sum_ms += mean_ms * n as f64;
+                sojourn_n += n;
+            }
+        }
+        RunSummary {
+            sim_s: self.end.as_secs_f64(),
+            flows,
+            prb_utilization: if self.prbs_available == 0 {
+                0.0
+            } else {
+                self.prbs_used as f64 / self.prbs_available as f64
+            },
+            rlc: RlcSummary {
+                mean_bytes: if occ_n == 0 {
+                    0.0
+                } else {
+                    occ_sum / occ_n as f64
+                },
+                max_bytes: occ_max,
+                mean_sojourn_ms: if sojourn_n == 0 {
+                    0.0
+                } else {
+                    sojourn_sum_ms / sojourn_n as f64
+                },
+                status_pdus,
+            },
+            drops: by_layer(self.gnb.drop_counts()),
+            marks: by_layer(self.gnb.mark_counts()),
+            reconfigurations: self.reconfig_counts,
+            packets: {
+                let p = self.packets;
+                let in_flight = ledger.by_place.total();
+                PacketCounts {
+                    in_flight,
+                    in_flight_by_place: ledger.by_place,
+                    unaccounted: p.created as i64 - (p.delivered + p.dropped + in_flight) as i64,
+                    ..p
+                }
+            },
+        }
+    }
+}
+
+/// `(layer, reason) -> n` as the summary's nested `layer -> reason -> n`.
+fn by_layer(
+    counts: &BTreeMap<(Layer, &'static str), u64>,
+) -> BTreeMap<String, BTreeMap<String, u64>> {
+    let mut m: BTreeMap<String, BTreeMap<String, u64>> = BTreeMap::new();
+    for ((layer, reason), n) in counts {
+        m.entry(layer.label().to_string())
+            .or_default()
+            .insert(reason.to_string(), *n);
+    }
+    m
+}
