@@ -19,7 +19,7 @@
 use crate::error::Error;
 use crate::plugin::{PluginErrors, Registry, Resolver};
 use crate::types::*;
-use std::cell::Cell;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use tcran_core::{DrbId, Dropped, Duration, Instant, Packet, PacketId, Rnti};
 use tcran_tc::{Control, LowerLayerReport, Pipeline, PipelineConfig, PushOutcome};
@@ -88,47 +88,20 @@ fn packet_out(p: &Packet, now: Instant) -> tcran_packet_out {
 }
 
 thread_local! {
-    /// Instances whose call is running on this thread (a call may run a
-    /// callback that calls another instance): at most a few deep.
-    static ENTERED: Cell<[usize; 8]> = const { Cell::new([0; 8]) };
+    /// One byte per thread whose address names the thread (cheaper than
+    /// `std::thread::current().id()`, which clones an `Arc`).
+    static THREAD_MARK: u8 = const { 0 };
 }
 
-/// Marks `instance` as entered on this thread until dropped.
-struct Entered(usize);
-
-impl Entered {
-    fn new(instance: &Instance) -> Result<Entered, Error> {
-        let me = instance as *const Instance as usize;
-        ENTERED.with(|e| {
-            let mut slots = e.get();
-            if slots.contains(&me) {
-                return Err(Error::new(
-                    tcran_status::TCRAN_ERR_REENTRANT,
-                    "called from inside a callback of the same instance (egress or drop callback); call after it returned",
-                ));
-            }
-            let free = slots.iter().position(|s| *s == 0).ok_or_else(|| {
-                Error::new(
-                    tcran_status::TCRAN_ERR_REENTRANT,
-                    "callbacks nested more than 8 instances deep",
-                )
-            })?;
-            slots[free] = me;
-            e.set(slots);
-            Ok(Entered(me))
-        })
-    }
+fn this_thread() -> usize {
+    THREAD_MARK.with(|m| m as *const u8 as usize)
 }
 
-impl Drop for Entered {
+struct ClearOnDrop<'a>(&'a AtomicUsize);
+
+impl Drop for ClearOnDrop<'_> {
     fn drop(&mut self) {
-        ENTERED.with(|e| {
-            let mut slots = e.get();
-            if let Some(s) = slots.iter_mut().find(|s| **s == self.0) {
-                *s = 0;
-            }
-            e.set(slots);
-        });
+        self.0.store(0, Ordering::Relaxed);
     }
 }
 
@@ -159,6 +132,11 @@ fn parse<T: serde::de::DeserializeOwned>(what: &str, text: &[u8], format: u32) -
 
 /// A TC pipeline for one (RNTI, DRB), shareable between threads.
 pub struct Instance {
+    /// The thread running a call on this instance (0: none). Written only
+    /// with the lock held; read before locking, where only the equality
+    /// with the reader's own thread matters: a thread sees its own mark
+    /// only while it is inside a call, i.e. when a callback re-enters.
+    owner: AtomicUsize,
     rnti: Rnti,
     drb: DrbId,
     plugin_errors: Arc<PluginErrors>,
@@ -203,6 +181,7 @@ impl Instance {
             .build_with_plugins(Arc::new(resolver))
             .map_err(|e| Error::config("config", &e))?;
         Ok(Instance {
+            owner: AtomicUsize::new(0),
             rnti: Rnti(rnti),
             drb: DrbId(drb),
             plugin_errors,
@@ -218,8 +197,17 @@ impl Instance {
 
     /// Runs `f` on the locked state, then reports the drops it caused.
     fn with<R>(&self, f: impl FnOnce(&mut State) -> Result<R, Error>) -> Result<R, Error> {
-        let _entered = Entered::new(self)?;
+        let me = this_thread();
+        if self.owner.load(Ordering::Relaxed) == me {
+            return Err(Error::new(
+                tcran_status::TCRAN_ERR_REENTRANT,
+                "called from inside a callback of the same instance (egress or drop callback); call after it returned",
+            ));
+        }
         let mut s = self.lock()?;
+        self.owner.store(me, Ordering::Relaxed);
+        // Cleared on every exit, a caught panic included.
+        let _owner = ClearOnDrop(&self.owner);
         let r = f(&mut s);
         s.flush_drops();
         r
