@@ -59,10 +59,15 @@ impl State {
     }
 
     /// Hands the pipeline's drops to the sink (if any) and frees them.
+    #[inline]
     fn flush_drops(&mut self) {
-        if !self.pipeline.has_dropped() {
-            return;
+        if self.pipeline.has_dropped() {
+            self.hand_out_drops();
         }
+    }
+
+    #[cold]
+    fn hand_out_drops(&mut self) {
         let sink = &mut self.on_drop;
         for d in self.pipeline.drain_dropped() {
             if let Some(f) = sink.as_mut() {

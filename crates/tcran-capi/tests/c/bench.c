@@ -12,7 +12,7 @@
  * Each figure is the median of 15 runs of 20,000 TTIs after 20,000 TTIs of
  * warm-up.
  *
- * Usage: bench PATH_TO_libprio_plugin.so */
+ * Usage: bench PATH_TO_libprio_plugin.so [RUNS TTIS] */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,8 +26,7 @@
 #define PER_TTI 16
 #define LEN 1500
 #define TTI_NS 1000000ULL
-#define RUNS 15
-#define TTIS 20000
+static int RUNS = 15, TTIS = 20000;
 
 static uint64_t clock_ns(void) {
     struct timespec ts;
@@ -84,7 +83,7 @@ static double measure(const char *name, const char *config, int n_flows) {
     }
     for (int i = 0; i < TTIS; i++)
         tti(&d);
-    double ns[RUNS];
+    double ns[64];
     for (int r = 0; r < RUNS; r++) {
         uint64_t t0 = clock_ns();
         for (int i = 0; i < TTIS; i++)
@@ -102,9 +101,17 @@ static double measure(const char *name, const char *config, int n_flows) {
 }
 
 int main(int argc, char **argv) {
-    if (argc != 2) {
-        fprintf(stderr, "usage: %s PATH_TO_libprio_plugin.so\n", argv[0]);
+    if (argc != 2 && argc != 4) {
+        fprintf(stderr, "usage: %s PATH_TO_libprio_plugin.so [RUNS TTIS]\n", argv[0]);
         return 2;
+    }
+    if (argc == 4) {
+        RUNS = atoi(argv[2]);
+        TTIS = atoi(argv[3]);
+        if (RUNS < 1 || RUNS > 64 || TTIS < 1) {
+            fprintf(stderr, "RUNS must be 1..64, TTIS at least 1\n");
+            return 2;
+        }
     }
     static const char a[] = "scheduler = { kind = \"round_robin\" }\npacer = { kind = \"bdp\" }\n"
                             "[[queues]]\nid = 0\nkind = \"fifo\"\n";
