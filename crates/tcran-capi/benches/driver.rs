@@ -11,12 +11,12 @@ use tcran_tc::workload::{config, flow_templates, Driver};
 use tcran_tc::{LowerLayerReport, Pipeline};
 use tcran_wire::{build_ipv4_udp, Ipv4Spec};
 
-pub const PER_TTI: usize = 16;
-pub const LEN: usize = 1500;
-pub const TTI_NS: u64 = 1_000_000;
-pub const CAPACITY: u64 = (PER_TTI as u64 + 1) * LEN as u64;
+pub(crate) const PER_TTI: usize = 16;
+pub(crate) const LEN: usize = 1500;
+pub(crate) const TTI_NS: u64 = 1_000_000;
+pub(crate) const CAPACITY: u64 = (PER_TTI as u64 + 1) * LEN as u64;
 
-pub fn packets(flows: usize) -> Vec<Vec<u8>> {
+pub(crate) fn packets(flows: usize) -> Vec<Vec<u8>> {
     (0..flows)
         .map(|i| {
             let src = [10, (i >> 16) as u8, (i >> 8) as u8, i as u8];
@@ -28,7 +28,7 @@ pub fn packets(flows: usize) -> Vec<Vec<u8>> {
 }
 
 /// The gNB side of the workload: time, the toy RLC and the flows.
-pub struct Gnb {
+pub(crate) struct Gnb {
     now: u64,
     tti_start: u64,
     rlc_bytes: u64,
@@ -37,8 +37,14 @@ pub struct Gnb {
     out: Vec<u8>,
 }
 
+impl Default for Gnb {
+    fn default() -> Gnb {
+        Gnb::new()
+    }
+}
+
 impl Gnb {
-    pub fn new() -> Gnb {
+    pub(crate) fn new() -> Gnb {
         Gnb {
             now: 0,
             tti_start: 0,
@@ -70,7 +76,7 @@ impl Gnb {
     }
 }
 
-pub fn rust_bytes_tti(p: &mut Pipeline, g: &mut Gnb, flows: &[Vec<u8>]) {
+pub(crate) fn rust_bytes_tti(p: &mut Pipeline, g: &mut Gnb, flows: &[Vec<u8>]) {
     for _ in 0..PER_TTI {
         let bytes = g.next_packet(flows);
         let now = Instant::from_nanos(g.now);
@@ -108,7 +114,7 @@ unsafe extern "C" fn count(
     0
 }
 
-pub fn c_tti(tc: *mut tcran_t, g: &mut Gnb, flows: &[Vec<u8>], each: bool) {
+pub(crate) fn c_tti(tc: *mut tcran_t, g: &mut Gnb, flows: &[Vec<u8>], each: bool) {
     for _ in 0..PER_TTI {
         let bytes = g.next_packet(flows);
         unsafe {
@@ -132,22 +138,22 @@ pub fn c_tti(tc: *mut tcran_t, g: &mut Gnb, flows: &[Vec<u8>], each: bool) {
 }
 
 /// One of the four ways through, ready to run TTIs.
-pub enum Way {
+pub(crate) enum Way {
     RustMetadata(Pipeline, Driver, Vec<tcran_core::Packet>),
     RustBytes(Pipeline, Gnb, Vec<Vec<u8>>),
     CAbi(*mut tcran_t, Gnb, Vec<Vec<u8>>, bool),
 }
 
 impl Way {
-    pub const NAMES: [&'static str; 4] =
+    pub(crate) const NAMES: [&'static str; 4] =
         ["rust_metadata", "rust_bytes", "c_abi", "c_abi_pull_each"];
 
-    pub fn new(name: &str, cfg: &str, n_flows: usize) -> Way {
+    pub(crate) fn new(name: &str, cfg: &str, n_flows: usize) -> Way {
         Way::with_plugins(name, cfg, n_flows, std::ptr::null())
     }
 
     /// A way whose C-ABI instance resolves plug-ins in `plugins`.
-    pub fn with_plugins(
+    pub(crate) fn with_plugins(
         name: &str,
         cfg: &str,
         n_flows: usize,
@@ -182,7 +188,7 @@ impl Way {
         }
     }
 
-    pub fn tti(&mut self) {
+    pub(crate) fn tti(&mut self) {
         match self {
             Way::RustMetadata(p, d, templates) => {
                 for _ in 0..PER_TTI {
