@@ -71,8 +71,10 @@ capi-header:
 # with gcc -std=c11 -Wall -Wextra -Werror against the installed library and
 # run under AddressSanitizer + UndefinedBehaviorSanitizer.
 capi-test: capi
+	./scripts/ensure-cc.sh
 	./scripts/capi-test.sh "$(DESTDIR)$(PREFIX)"
 
 # ns per packet through the C ABI (docs/performance.md).
 capi-bench: capi
+	./scripts/ensure-cc.sh
 	./scripts/capi-test.sh "$(DESTDIR)$(PREFIX)" bench

@@ -92,8 +92,9 @@ pub enum ClassifierConfig {
         #[serde(default)]
         bands: Option<[QueueId; 3]>,
     },
-    /// A plug-in classifier ([`crate::plugin`]).
-    Plugin(PluginConfig),
+    /// A plug-in classifier ([`crate::plugin`]); boxed, so that the rarely used
+    /// variant does not grow every config.
+    Plugin(Box<PluginConfig>),
 }
 
 impl ClassifierConfig {

@@ -87,8 +87,9 @@ pub enum PacerConfig {
     Usp(UspConfig),
     /// Just-in-time grant pacer (docs/pacer.md).
     Jit(JitConfig),
-    /// A plug-in pacer ([`crate::plugin`]).
-    Plugin(PluginConfig),
+    /// A plug-in pacer ([`crate::plugin`]); boxed, so that the rarely used
+    /// variant does not grow every config.
+    Plugin(Box<PluginConfig>),
 }
 
 impl PacerConfig {

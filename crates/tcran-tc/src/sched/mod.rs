@@ -64,8 +64,9 @@ pub enum SchedulerConfig {
         /// equal to the L4S high threshold, e.g. 10 ms).
         threshold: Duration,
     },
-    /// A plug-in scheduler ([`crate::plugin`]).
-    Plugin(PluginConfig),
+    /// A plug-in scheduler ([`crate::plugin`]); boxed, so that the rarely used
+    /// variant does not grow every config.
+    Plugin(Box<PluginConfig>),
 }
 
 impl SchedulerConfig {
