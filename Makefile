@@ -6,7 +6,7 @@
 CARGO ?= cargo
 export CARGO_TERM_COLOR ?= never
 
-.PHONY: demo test fmt lint unit fuzz-smoke bench speed build browser reproduce golden golden-record
+.PHONY: demo test fmt lint unit fuzz-smoke bench speed build browser reproduce golden golden-record capi capi-header capi-test capi-bench
 
 build:
 	$(CARGO) build --release --workspace
@@ -14,7 +14,7 @@ build:
 demo:
 	$(CARGO) run --release -q -p tcran-cli -- demo
 
-test: fmt lint unit fuzz-smoke
+test: fmt lint unit fuzz-smoke capi-test
 
 fmt:
 	$(CARGO) fmt --all -- --check
@@ -55,3 +55,26 @@ golden-record:
 
 golden:
 	./scripts/golden.sh check
+
+# The C library (docs/c-api.md): libtcran.so/.a, tcran.h and tcran.pc
+# installed into $(DESTDIR)$(PREFIX), by default target/capi.
+PREFIX ?= $(CURDIR)/target/capi
+capi:
+	$(CARGO) build --release -q -p tcran-capi
+	./scripts/capi-install.sh "$(DESTDIR)$(PREFIX)"
+
+# Rewrites include/tcran.h from the crate (commit the result).
+capi-header:
+	TCRAN_BLESS=1 $(CARGO) test -q -p tcran-capi --test header
+
+# The C test program and the example gNB loop with its C plug-in, built
+# with gcc -std=c11 -Wall -Wextra -Werror against the installed library and
+# run under AddressSanitizer + UndefinedBehaviorSanitizer.
+capi-test: capi
+	./scripts/ensure-cc.sh
+	./scripts/capi-test.sh "$(DESTDIR)$(PREFIX)"
+
+# ns per packet through the C ABI (docs/performance.md).
+capi-bench: capi
+	./scripts/ensure-cc.sh
+	./scripts/capi-test.sh "$(DESTDIR)$(PREFIX)" bench

@@ -35,6 +35,7 @@ pub const REFERENCES: &[(&str, &str, &str)] = &[
         "dscp",
         "RFC 2474 / RFC 2475 sec. 2.3.1 BA classifier; Linux pfifo_fast priomap",
     ),
+    ("classifier", "plugin", PLUGIN),
     (
         "policer",
         "token_bucket",
@@ -58,6 +59,7 @@ pub const REFERENCES: &[(&str, &str, &str)] = &[
         "Brunello, L4S in 5G networks, sec. 4.2 (marking ramp)",
     ),
     ("queue", "dualq", "RFC 9332 (DualPI2 coupled dual queue)"),
+    ("queue", "plugin", PLUGIN),
     ("scheduler", "round_robin", "TC-RAN paper Fig. 5a/6a"),
     (
         "scheduler",
@@ -79,6 +81,7 @@ pub const REFERENCES: &[(&str, &str, &str)] = &[
         "delay_based",
         "Brunello, L4S in 5G networks, sec. 4.5",
     ),
+    ("scheduler", "plugin", PLUGIN),
     (
         "shaper",
         "token_bucket",
@@ -109,7 +112,13 @@ pub const REFERENCES: &[(&str, &str, &str)] = &[
         "jit",
         "tcran just-in-time grant pacer (docs/pacer.md)",
     ),
+    ("pacer", "plugin", PLUGIN),
 ];
+
+/// The reference of every `plugin` kind: code of the embedding
+/// application, which only the C library can load.
+const PLUGIN: &str =
+    "plug-in stage, built only through the C library (docs/c-api.md); TC-RAN sec. IV-C";
 
 /// The unit types, by schema name: (schema name, short name used as type).
 const UNITS: &[(&str, &str)] = &[
@@ -620,11 +629,11 @@ mod tests {
         };
         assert_eq!(
             kinds("queue"),
-            ["fifo", "codel", "red", "pie", "l4s", "dualq"]
+            ["fifo", "codel", "red", "pie", "l4s", "dualq", "plugin"]
         );
         assert_eq!(
             kinds("pacer"),
-            ["none", "static", "drql", "dql", "dynrlc", "bdp", "e5g_bdp", "usp", "jit"]
+            ["none", "static", "drql", "dql", "dynrlc", "bdp", "e5g_bdp", "usp", "jit", "plugin"]
         );
         assert_eq!(kinds("policer"), ["token_bucket"]);
         assert_eq!(kinds("shaper"), ["token_bucket"]);

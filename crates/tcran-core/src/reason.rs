@@ -62,6 +62,9 @@ reason_enum!(
         PdcpLate => "late",
         /// PDCP receiver: an SDU with this COUNT is already stored.
         PdcpDuplicate => "duplicate",
+        /// A plug-in stage's AQM decided to drop, or to mark a Not-ECT
+        /// packet (C library plug-ins, TC-RAN sec. IV-C).
+        Plugin => "plugin",
     }
 );
 
@@ -80,6 +83,8 @@ reason_enum!(
         L4s => "l4s",
         /// A policer configured to mark instead of drop.
         Policer => "policer",
+        /// A plug-in stage's AQM decided to mark.
+        Plugin => "plugin",
     }
 );
 

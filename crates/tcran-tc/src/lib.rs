@@ -13,6 +13,8 @@
 //! variants of an `Any*` enum (static dispatch) with a `Custom` plug-in
 //! variant. Configuration is kind-tagged serde ([`config`]); run-time changes
 //! are [`control::Control`] commands; statistics are [`stats`] snapshots.
+//! `kind = "plugin"` stages are resolved by the embedding application
+//! ([`plugin`]).
 
 pub mod classify;
 pub mod config;
@@ -20,6 +22,7 @@ pub mod control;
 pub mod mark;
 pub mod pacer;
 pub mod pipeline;
+pub mod plugin;
 pub mod policer;
 pub mod queue;
 pub mod sched;

@@ -17,6 +17,7 @@ use crate::classify::AnyClassifier;
 use crate::config::{Limits, PipelineConfig, QueueConfig};
 use crate::control::Control;
 use crate::pacer::AnyPacer;
+use crate::plugin::PluginResolver;
 use crate::policer::AnyPolicer;
 use crate::queue::AnyQueue;
 use crate::sched::AnyScheduler;
@@ -24,6 +25,7 @@ use crate::shaper::AnyShaper;
 use crate::stage::*;
 use crate::stats::{ClassifierStats, PipelineStats, QueueCounters, QueueStats, Totals};
 use std::collections::BTreeSet;
+use std::sync::Arc;
 use tcran_core::{ConfigError, DropReason, Dropped, Duration, Instant, Packet, QueueId};
 
 /// Where an arriving packet ended up.
@@ -115,8 +117,12 @@ pub struct Pipeline {
     queued_packets: usize,
     queued_bytes: u64,
     totals: Totals,
+    /// CE marks given so far, by any stage.
+    marked_packets: u64,
     classifier_stats: ClassifierStats,
     ev: Events,
+    /// Builds `kind = "plugin"` stages, at creation and on live changes.
+    plugins: Option<Arc<dyn PluginResolver>>,
 }
 
 impl PipelineConfig {
@@ -124,10 +130,27 @@ impl PipelineConfig {
     pub fn build(&self) -> Result<Pipeline, ConfigError> {
         Pipeline::new(self.clone())
     }
+
+    /// Like [`PipelineConfig::build`], with `kind = "plugin"` stages
+    /// resolved by `plugins`, now and on every later [`Pipeline::apply`].
+    pub fn build_with_plugins(
+        &self,
+        plugins: Arc<dyn PluginResolver>,
+    ) -> Result<Pipeline, ConfigError> {
+        Pipeline::with_plugins(self.clone(), Some(plugins))
+    }
 }
 
 impl Pipeline {
     pub fn new(config: PipelineConfig) -> Result<Pipeline, ConfigError> {
+        Pipeline::with_plugins(config, None)
+    }
+
+    /// A pipeline whose plug-in stages are resolved by `plugins`.
+    pub fn with_plugins(
+        config: PipelineConfig,
+        plugins: Option<Arc<dyn PluginResolver>>,
+    ) -> Result<Pipeline, ConfigError> {
         if config.queues.is_empty() {
             return Err(ConfigError::new(
                 "queues",
@@ -136,15 +159,19 @@ impl Pipeline {
             ));
         }
         let default_queue = config.default_queue_id().expect("non-empty");
+        let resolver = plugins.as_deref();
         let classifier = config
             .classifier
-            .build()
+            .build_with(resolver)
             .map_err(|e| e.within("classifier"))?;
         let scheduler = config
             .scheduler
-            .build()
+            .build_with(resolver)
             .map_err(|e| e.within("scheduler"))?;
-        let pacer = config.pacer.build().map_err(|e| e.within("pacer"))?;
+        let pacer = config
+            .pacer
+            .build_with(resolver)
+            .map_err(|e| e.within("pacer"))?;
         if let Some(l) = config.limit_packets {
             tcran_core::config::check_range("limit_packets", l, 1, 10_000_000)?;
         }
@@ -160,6 +187,7 @@ impl Pipeline {
             queued_packets: 0,
             queued_bytes: 0,
             totals: Totals::default(),
+            marked_packets: 0,
             classifier_stats: ClassifierStats::default(),
             ev: Events {
                 dropped: Vec::with_capacity(256),
@@ -169,6 +197,7 @@ impl Pipeline {
                 queues: Vec::new(),
                 ..config.clone()
             },
+            plugins,
         };
         for (i, q) in config.queues.iter().enumerate() {
             p.add_queue(q.clone())
@@ -262,6 +291,7 @@ impl Pipeline {
                         return self.drop_at_ingress(q, packet, DropReason::Policer);
                     }
                     slot.counters.marks.add(tcran_core::MarkReason::Policer, 1);
+                    self.marked_packets += 1;
                     self.ev.marks = Default::default();
                 }
                 PoliceVerdict::Redirect(to) => {
@@ -328,6 +358,7 @@ impl Pipeline {
         slot.counters.offered_bytes += offered_bytes;
         if !quiet {
             let (drops, marks) = self.ev.take_counts();
+            self.marked_packets += marks.total();
             slot.counters.drops.add_all(&drops);
             slot.counters.marks.add_all(&marks);
         }
@@ -512,6 +543,12 @@ impl Pipeline {
             ..self.totals
         }
     }
+    /// CE marks given so far by any stage (policer, AQM at enqueue or
+    /// dequeue). An ingress that raises it marked the arriving packet: the
+    /// stages that act at `push` only ever mark the packet they are given.
+    pub fn marked_packets(&self) -> u64 {
+        self.marked_packets
+    }
     pub fn queued_packets(&self) -> usize {
         self.queued_packets
     }
@@ -639,7 +676,9 @@ impl Pipeline {
                 ));
             }
         }
-        self.classifier = c.build().map_err(|e| e.within("classifier"))?;
+        self.classifier = c
+            .build_with(self.plugins.as_deref())
+            .map_err(|e| e.within("classifier"))?;
         self.config.classifier = c;
         Ok(())
     }
@@ -648,7 +687,9 @@ impl Pipeline {
         &mut self,
         c: crate::sched::SchedulerConfig,
     ) -> Result<(), ConfigError> {
-        let mut sched = c.build().map_err(|e| e.within("scheduler"))?;
+        let mut sched = c
+            .build_with(self.plugins.as_deref())
+            .map_err(|e| e.within("scheduler"))?;
         let view = Slots(&self.slots);
         for q in &self.ids {
             sched.on_queue_added(*q, view.attrs(*q));
@@ -664,7 +705,9 @@ impl Pipeline {
     }
 
     pub(crate) fn set_pacer(&mut self, c: crate::pacer::PacerConfig) -> Result<(), ConfigError> {
-        self.pacer = c.build().map_err(|e| e.within("pacer"))?;
+        self.pacer = c
+            .build_with(self.plugins.as_deref())
+            .map_err(|e| e.within("pacer"))?;
         self.config.pacer = c;
         Ok(())
     }
@@ -758,7 +801,10 @@ impl Pipeline {
     }
 
     fn build_slot(&self, c: &QueueConfig) -> Result<Slot, ConfigError> {
-        let queue = c.kind.build().map_err(|e| e.within(c.kind.kind_name()))?;
+        let queue = c
+            .kind
+            .build_with(self.plugins.as_deref())
+            .map_err(|e| e.within(c.kind.kind_name()))?;
         let policer = c
             .policer
             .as_ref()

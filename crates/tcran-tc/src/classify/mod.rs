@@ -13,6 +13,7 @@
 //! | `flow_hash` | keyed hash of the 5-tuple onto a bank of queues | SFQ / fq_codel, RFC 8290 sec. 4.1; [`flow_hash`] |
 //! | `l4s` | ECN field: ECT(1) and CE -> L queue | RFC 9331 sec. 5.1 |
 //! | `dscp` | DS field -> queue table, optional pfifo_fast bands | RFC 2474, Linux prio; [`dscp`] |
+//! | `plugin` | the application's code | TC-RAN sec. IV-C; [`crate::plugin`] |
 //!
 //! ```toml
 //! classifier = { kind = "filter", rules = [
@@ -33,6 +34,7 @@ pub mod spec;
 mod tests;
 
 use crate::config::MAX_QUEUE_ID;
+use crate::plugin::{no_resolver, PluginConfig, Resolver};
 use crate::stage::Classifier;
 use serde::{Deserialize, Serialize};
 use tcran_core::config::check_range;
@@ -90,6 +92,9 @@ pub enum ClassifierConfig {
         #[serde(default)]
         bands: Option<[QueueId; 3]>,
     },
+    /// A plug-in classifier ([`crate::plugin`]); boxed, so that the rarely used
+    /// variant does not grow every config.
+    Plugin(Box<PluginConfig>),
 }
 
 impl ClassifierConfig {
@@ -100,12 +105,19 @@ impl ClassifierConfig {
             ClassifierConfig::FlowHash { .. } => "flow_hash",
             ClassifierConfig::L4s { .. } => "l4s",
             ClassifierConfig::Dscp { .. } => "dscp",
+            ClassifierConfig::Plugin(_) => "plugin",
         }
     }
 
     /// Validates and builds. Whether the referenced queues exist is checked
     /// by the pipeline (see [`ClassifierConfig::referenced_queues`]).
+    /// Builds a built-in classifier; a plug-in needs [`Self::build_with`].
     pub fn build(&self) -> Result<AnyClassifier, ConfigError> {
+        self.build_with(None)
+    }
+
+    /// Builds the classifier, resolving a plug-in with `plugins`.
+    pub fn build_with(&self, plugins: Resolver<'_>) -> Result<AnyClassifier, ConfigError> {
         Ok(match self {
             ClassifierConfig::None => AnyClassifier::None,
             ClassifierConfig::Filter { rules } => {
@@ -146,6 +158,10 @@ impl ClassifierConfig {
             ClassifierConfig::Dscp { map, bands } => {
                 AnyClassifier::Dscp(Box::new(DscpClassifier::new(map, *bands)?))
             }
+            ClassifierConfig::Plugin(c) => match plugins {
+                Some(r) => AnyClassifier::Custom(r.classifier(c)?),
+                None => return Err(no_resolver(c)),
+            },
         })
     }
 
@@ -170,6 +186,10 @@ impl ClassifierConfig {
                 v.extend(bands.iter().flatten());
                 v
             }
+            // A plug-in's targets are its own business; the pipeline sends
+            // a packet classified to a missing queue to the default queue
+            // and counts it (`missing_queue`).
+            ClassifierConfig::Plugin(_) => Vec::new(),
         };
         q.sort_unstable();
         q.dedup();

@@ -12,6 +12,7 @@
 //! | `e5g_bdp` | enhanced 5G-BDP: EWMA bandwidth, size-aware paced bytes | thesis Alg. 3-5 |
 //! | `jit` | keep in RLC the next slot's expected service (mean of the last slots of its TDD phase); the packet that overfills it goes down just before the pull | docs/pacer.md (ours) |
 //! | `usp` | UPF->SDAP pacer: keep the queue below at a measured optimal occupancy | thesis Alg. 6-7 |
+//! | `plugin` | the application's code ([`crate::plugin`]) | TC-RAN sec. IV-C |
 //!
 //! Contract common to every pacer (the driver is [`crate::pipeline::Pipeline`]):
 //! - `admits(len, now, lower)` is asked for the scheduler's candidate; a
@@ -48,6 +49,7 @@ pub use jit::{Jit, JitConfig};
 pub use static_limit::{StaticConfig, StaticLimit};
 pub use usp::{Usp, UspConfig};
 
+use crate::plugin::{no_resolver, PluginConfig, Resolver};
 use crate::stage::{LowerLayerReport, LowerState, Pacer, PacerStats};
 use serde::{Deserialize, Serialize};
 use tcran_core::{ConfigError, Duration, Instant};
@@ -85,6 +87,9 @@ pub enum PacerConfig {
     Usp(UspConfig),
     /// Just-in-time grant pacer (docs/pacer.md).
     Jit(JitConfig),
+    /// A plug-in pacer ([`crate::plugin`]); boxed, so that the rarely used
+    /// variant does not grow every config.
+    Plugin(Box<PluginConfig>),
 }
 
 impl PacerConfig {
@@ -99,11 +104,18 @@ impl PacerConfig {
             PacerConfig::E5gBdp(_) => "e5g_bdp",
             PacerConfig::Usp(_) => "usp",
             PacerConfig::Jit(_) => "jit",
+            PacerConfig::Plugin(_) => "plugin",
         }
     }
 
-    /// Validates every value and builds the pacer.
+    /// Validates every value and builds a built-in pacer; a plug-in needs
+    /// [`Self::build_with`].
     pub fn build(&self) -> Result<AnyPacer, ConfigError> {
+        self.build_with(None)
+    }
+
+    /// Builds the pacer, resolving a plug-in with `plugins`.
+    pub fn build_with(&self, plugins: Resolver<'_>) -> Result<AnyPacer, ConfigError> {
         Ok(match self {
             PacerConfig::None => AnyPacer::None,
             PacerConfig::Static(c) => AnyPacer::Static(c.build()?),
@@ -114,6 +126,10 @@ impl PacerConfig {
             PacerConfig::E5gBdp(c) => AnyPacer::E5gBdp(c.build()?),
             PacerConfig::Usp(c) => AnyPacer::Usp(c.build()?),
             PacerConfig::Jit(c) => AnyPacer::Jit(c.build()?),
+            PacerConfig::Plugin(c) => match plugins {
+                Some(r) => AnyPacer::Custom(r.pacer(c)?),
+                None => return Err(no_resolver(c)),
+            },
         })
     }
 }

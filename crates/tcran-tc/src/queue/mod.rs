@@ -12,6 +12,7 @@
 //! | `pie` | PIE with derandomisation and auto-tuning | enqueue | RFC 8033 |
 //! | `l4s` | L4S marking ramp, head or tail marking | dequeue or enqueue | Brunello sec. 4.2 |
 //! | `dualq` | DualPI2 coupled L/C queues in one queue | dequeue | RFC 9332 |
+//! | `plugin` | code of the application's ([`crate::plugin`]) | - | TC-RAN sec. IV-C |
 //!
 //! Every kind validates its parameters in `build()` and applies new ones
 //! in place, keeping packets and AQM state, with `reconfigure()`.
@@ -26,6 +27,7 @@ pub mod red;
 pub(crate) mod testing;
 mod ticker;
 
+use crate::plugin::{no_resolver, PluginConfig, Resolver};
 use crate::stage::{AqmStats, Events, Queue};
 use serde::{Deserialize, Serialize};
 use tcran_core::{ConfigError, Instant, Packet};
@@ -54,6 +56,9 @@ pub enum QueueKindConfig {
     /// DualPI2 coupled dual queue (RFC 9332).
     #[serde(rename = "dualq")]
     DualQ(DualQConfig),
+    /// A plug-in queue ([`crate::plugin`]); boxed, so that the rarely used
+    /// variant does not grow every config.
+    Plugin(Box<PluginConfig>),
 }
 
 impl Default for QueueKindConfig {
@@ -71,10 +76,17 @@ impl QueueKindConfig {
             QueueKindConfig::Pie(_) => "pie",
             QueueKindConfig::L4s(_) => "l4s",
             QueueKindConfig::DualQ(_) => "dualq",
+            QueueKindConfig::Plugin(_) => "plugin",
         }
     }
 
+    /// Builds a built-in queue; a plug-in needs [`Self::build_with`].
     pub fn build(&self) -> Result<AnyQueue, ConfigError> {
+        self.build_with(None)
+    }
+
+    /// Builds the queue, resolving a plug-in with `plugins`.
+    pub fn build_with(&self, plugins: Resolver<'_>) -> Result<AnyQueue, ConfigError> {
         Ok(match self {
             QueueKindConfig::Fifo(_) => AnyQueue::Fifo(Fifo::default()),
             QueueKindConfig::Codel(c) => AnyQueue::Codel(c.build()?),
@@ -82,6 +94,10 @@ impl QueueKindConfig {
             QueueKindConfig::Pie(c) => AnyQueue::Pie(c.build()?),
             QueueKindConfig::L4s(c) => AnyQueue::L4s(c.build()?),
             QueueKindConfig::DualQ(c) => AnyQueue::DualQ(c.build()?),
+            QueueKindConfig::Plugin(c) => match plugins {
+                Some(r) => AnyQueue::Custom(r.queue(c)?),
+                None => return Err(no_resolver(c)),
+            },
         })
     }
 

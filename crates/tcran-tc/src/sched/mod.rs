@@ -7,6 +7,7 @@
 //! | `weighted` | deficit round robin, quantum x weight: byte shares | Shreedhar & Varghese 1995 |
 //! | `priority` | strict priority by queue `priority`, round robin within a level | Linux `prio` |
 //! | `delay_based` | oldest head first; queues whose head waited past a threshold jump to the top priority | Brunello sec. 4.5 |
+//! | `plugin` | the application's code ([`crate::plugin`]) | TC-RAN sec. IV-A `next_queue` |
 
 mod active;
 mod delay;
@@ -21,6 +22,7 @@ pub use priority::StrictPriority;
 pub use round_robin::RoundRobin;
 pub use weighted::Weighted;
 
+use crate::plugin::{no_resolver, PluginConfig, Resolver};
 use crate::stage::{Blocked, QueueAttrs, QueueView, Scheduler};
 use serde::{Deserialize, Serialize};
 use tcran_core::config::check_range;
@@ -62,6 +64,9 @@ pub enum SchedulerConfig {
         /// equal to the L4S high threshold, e.g. 10 ms).
         threshold: Duration,
     },
+    /// A plug-in scheduler ([`crate::plugin`]); boxed, so that the rarely used
+    /// variant does not grow every config.
+    Plugin(Box<PluginConfig>),
 }
 
 impl SchedulerConfig {
@@ -72,10 +77,17 @@ impl SchedulerConfig {
             SchedulerConfig::Weighted { .. } => "weighted",
             SchedulerConfig::Priority => "priority",
             SchedulerConfig::DelayBased { .. } => "delay_based",
+            SchedulerConfig::Plugin(_) => "plugin",
         }
     }
 
+    /// Builds a built-in scheduler; a plug-in needs [`Self::build_with`].
     pub fn build(&self) -> Result<AnyScheduler, ConfigError> {
+        self.build_with(None)
+    }
+
+    /// Builds the scheduler, resolving a plug-in with `plugins`.
+    pub fn build_with(&self, plugins: Resolver<'_>) -> Result<AnyScheduler, ConfigError> {
         let quantum = |q: ByteSize| {
             check_range("quantum", q, ByteSize(64), ByteSize(1_000_000)).map(|q| q.0 as i64)
         };
@@ -95,6 +107,10 @@ impl SchedulerConfig {
                 )?;
                 AnyScheduler::DelayBased(DelayBased::new(*threshold))
             }
+            SchedulerConfig::Plugin(c) => match plugins {
+                Some(r) => AnyScheduler::Custom(r.scheduler(c)?),
+                None => return Err(no_resolver(c)),
+            },
         })
     }
 }
