@@ -1,0 +1,2 @@
+pub mod asn;
+pub mod e2ap;
