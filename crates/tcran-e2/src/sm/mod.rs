@@ -1,0 +1,2 @@
+//! Service models.
+pub mod flexric_tc;
