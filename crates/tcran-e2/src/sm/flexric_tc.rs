@@ -16,9 +16,11 @@
 //! listed in docs/e2.md (e.g. a PIE queue is reported as FIFO, a DRR
 //! scheduler as RR).
 
-use crate::node::{TcChange, TcView};
+use super::{cause, ControlOutcome, Job, JobState, Refusal, ServiceModel, MIN_PERIOD};
+use crate::e2ap::{Action, ActionType, RanFunction};
+use crate::node::{DrbKey, E2Node, TcChange, TcView};
 use std::net::Ipv4Addr;
-use tcran_core::{BitRate, ByteSize, Duration, QueueId};
+use tcran_core::{BitRate, ByteSize, Duration, Instant, QueueId};
 use tcran_tc::classify::{ClassifierConfig, FilterRule, NumOrText};
 use tcran_tc::pacer::{BdpConfig, PacerConfig};
 use tcran_tc::policer::{PolicerAction, PolicerConfig};
@@ -1119,4 +1121,111 @@ fn rule_of_filter(f: &PlainFilter) -> Result<FilterRule, String> {
         p => return Err(format!("filter protocol {p} is neither -1 nor 0..=255")),
     };
     Ok(rule)
+}
+
+// ----------------------------------------------------------------- model
+
+/// The model: reports and controls one DRB's pipeline, `drb` if set,
+/// otherwise the node's first DRB.
+#[derive(Debug, Clone, Default)]
+pub struct FlexricTc {
+    pub drb: Option<DrbKey>,
+}
+
+impl FlexricTc {
+    fn target(&self, node: &dyn E2Node) -> Option<DrbKey> {
+        self.drb.or_else(|| {
+            let mut all = Vec::new();
+            node.drbs(&mut all);
+            all.first().copied()
+        })
+    }
+}
+
+/// FlexRIC's header and control outcome: a u32 0.
+const ZERO: [u8; 4] = [0; 4];
+
+impl ServiceModel for FlexricTc {
+    fn ran_function(&self, _node: &dyn E2Node) -> RanFunction {
+        RanFunction {
+            id: RAN_FUNCTION_ID,
+            definition: DEFINITION.to_vec(),
+            revision: 1,
+            oid: OID.into(),
+        }
+    }
+
+    fn subscribe(
+        &self,
+        trigger: &[u8],
+        action: &Action,
+        _node: &dyn E2Node,
+    ) -> Result<Job, Refusal> {
+        if action.kind != ActionType::Report {
+            return Err(Refusal::ric_request(
+                cause::ACTION_NOT_SUPPORTED,
+                "only REPORT actions are supported",
+            ));
+        }
+        let period_ms = Reader::new(trigger)
+            .u32("event trigger period")
+            .map_err(|e| Refusal::ric_request(cause::ACTION_NOT_SUPPORTED, e.to_string()))?;
+        if period_ms == 0 {
+            return Err(Refusal::ric_request(
+                cause::ACTION_NOT_SUPPORTED,
+                "event trigger period 0 ms (at least 1 ms)",
+            ));
+        }
+        Ok(Job {
+            period: Duration::from_millis(period_ms as u64).max(MIN_PERIOD),
+            state: JobState::FlexricTc,
+        })
+    }
+
+    fn indicate(
+        &self,
+        _job: &mut JobState,
+        node: &dyn E2Node,
+        now: Instant,
+    ) -> Option<(Vec<u8>, Vec<u8>)> {
+        let view = node.tc_view(self.target(node)?, now)?;
+        let us = (now.as_nanos() / 1000) as i64;
+        Some((ZERO.to_vec(), indication(&view, us).encode()))
+    }
+
+    fn control(
+        &mut self,
+        _header: &[u8],
+        message: &[u8],
+        node: &mut dyn E2Node,
+        now: Instant,
+    ) -> ControlOutcome {
+        let refused = |c: u8, m: String| ControlOutcome::Refused {
+            refusal: Refusal::ric_request(c, m),
+            outcome: Some(ZERO.to_vec()),
+        };
+        let ctrl = match PlainControl::decode(message) {
+            Ok(c) => c,
+            Err(e) => return refused(cause::CONTROL_MESSAGE_INVALID, e.to_string()),
+        };
+        let Some(drb) = self.target(node) else {
+            return refused(
+                cause::CONTROL_FAILED_TO_EXECUTE,
+                "the node has no DRB".into(),
+            );
+        };
+        let Some(view) = node.tc_view(drb, now) else {
+            return refused(
+                cause::CONTROL_FAILED_TO_EXECUTE,
+                format!("{drb} does not exist"),
+            );
+        };
+        let result = change_of(&ctrl, &view.config).and_then(|c| node.apply(drb, &c, now));
+        match result {
+            Ok(()) => ControlOutcome::Done {
+                outcome: Some(ZERO.to_vec()),
+            },
+            Err(why) => refused(cause::CONTROL_FAILED_TO_EXECUTE, format!("{drb}: {why}")),
+        }
+    }
 }
