@@ -1,4 +1,6 @@
+pub mod agent;
 pub mod asn;
 pub mod e2ap;
+pub mod fake;
 pub mod node;
 pub mod sm;

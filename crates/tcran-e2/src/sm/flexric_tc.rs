@@ -1146,6 +1146,10 @@ impl FlexricTc {
 const ZERO: [u8; 4] = [0; 4];
 
 impl ServiceModel for FlexricTc {
+    fn ran_function_id(&self) -> u16 {
+        RAN_FUNCTION_ID
+    }
+
     fn ran_function(&self, _node: &dyn E2Node) -> RanFunction {
         RanFunction {
             id: RAN_FUNCTION_ID,

@@ -337,6 +337,10 @@ impl Kpm {
 }
 
 impl ServiceModel for Kpm {
+    fn ran_function_id(&self) -> u16 {
+        RAN_FUNCTION_ID
+    }
+
     fn ran_function(&self, _node: &dyn E2Node) -> RanFunction {
         RanFunction {
             id: RAN_FUNCTION_ID,

@@ -76,6 +76,9 @@ pub enum ControlOutcome {
 
 /// One E2 service model on the node side.
 pub trait ServiceModel {
+    /// The RAN function id (cheap; [`ServiceModel::ran_function`] builds
+    /// the whole definition).
+    fn ran_function_id(&self) -> u16;
     /// The RAN function as announced in E2 Setup and RIC Service Update.
     fn ran_function(&self, node: &dyn E2Node) -> RanFunction;
     /// Checks one action of a RIC Subscription Request with the event
@@ -120,6 +123,9 @@ macro_rules! dispatch {
 }
 
 impl ServiceModel for AnyModel {
+    fn ran_function_id(&self) -> u16 {
+        dispatch!(self, m => m.ran_function_id())
+    }
     fn ran_function(&self, node: &dyn E2Node) -> RanFunction {
         dispatch!(self, m => m.ran_function(node))
     }

@@ -321,6 +321,10 @@ fn refuse(message: String) -> Refusal {
 }
 
 impl ServiceModel for TcRan {
+    fn ran_function_id(&self) -> u16 {
+        self.ran_function_id
+    }
+
     fn ran_function(&self, node: &dyn E2Node) -> RanFunction {
         let mut drbs = Vec::new();
         node.drbs(&mut drbs);
