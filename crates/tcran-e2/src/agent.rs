@@ -328,12 +328,11 @@ impl Agent {
             let j = &mut self.jobs[i];
             let report = self.config.models[j.model].indicate(&mut j.job.state, node, now);
             // Next period; a late call skips the missed ones (no burst).
-            j.next_due = j.next_due + j.job.period;
+            j.next_due += j.job.period;
             if j.next_due <= now {
                 let late = now.saturating_since(j.next_due).as_nanos() / j.job.period.as_nanos();
                 self.stats.periods_skipped += late + 1;
-                j.next_due =
-                    j.next_due + Duration::from_nanos((late + 1) * j.job.period.as_nanos());
+                j.next_due += Duration::from_nanos((late + 1) * j.job.period.as_nanos());
             }
             if let Some((header, message)) = report {
                 let sn = j.sn;
