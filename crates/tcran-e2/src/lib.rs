@@ -4,3 +4,4 @@ pub mod e2ap;
 pub mod fake;
 pub mod node;
 pub mod sm;
+pub mod transport;
