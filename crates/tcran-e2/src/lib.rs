@@ -47,6 +47,7 @@ pub mod agent;
 pub mod asn;
 pub mod e2ap;
 pub mod fake;
+pub mod fuzzing;
 pub mod node;
 pub mod sm;
 pub mod transport;

@@ -19,7 +19,10 @@ fn bytes(max: usize) -> impl Strategy<Value = Vec<u8>> {
 }
 
 fn rid() -> impl Strategy<Value = RicRequestId> {
-    (any::<u16>(), any::<u16>()).prop_map(|(requestor, instance)| RicRequestId { requestor, instance })
+    (any::<u16>(), any::<u16>()).prop_map(|(requestor, instance)| RicRequestId {
+        requestor,
+        instance,
+    })
 }
 
 fn function_id() -> impl Strategy<Value = u16> {
@@ -38,23 +41,33 @@ fn cause() -> impl Strategy<Value = Cause> {
 }
 
 fn diagnostics() -> impl Strategy<Value = Option<CriticalityDiagnostics>> {
-    proptest::option::of((proptest::option::of(any::<u8>()), proptest::option::of(rid())).prop_map(
-        |(code, r)| CriticalityDiagnostics {
-            procedure_code: code.map(a::ProcedureCode),
-            triggering_message: Some(a::TriggeringMessage(0)),
-            procedure_criticality: Some(a::Criticality(1)),
-            ric_requestor_id: r.map(|r| a::RICrequestID {
-                ric_requestor_id: a::RICrequestIDRicRequestorID(r.requestor),
-                ric_instance_id: a::RICrequestIDRicInstanceID(r.instance),
+    proptest::option::of(
+        (
+            proptest::option::of(any::<u8>()),
+            proptest::option::of(rid()),
+        )
+            .prop_map(|(code, r)| CriticalityDiagnostics {
+                procedure_code: code.map(a::ProcedureCode),
+                triggering_message: Some(a::TriggeringMessage(0)),
+                procedure_criticality: Some(a::Criticality(1)),
+                ric_requestor_id: r.map(|r| a::RICrequestID {
+                    ric_requestor_id: a::RICrequestIDRicRequestorID(r.requestor),
+                    ric_instance_id: a::RICrequestIDRicInstanceID(r.instance),
+                }),
+                i_es_criticality_diagnostics: None,
             }),
-            i_es_criticality_diagnostics: None,
-        },
-    ))
+    )
 }
 
 fn function() -> impl Strategy<Value = RanFunction> {
-    (function_id(), bytes(64), 0u16..=4095, printable(40))
-        .prop_map(|(id, definition, revision, oid)| RanFunction { id, definition, revision, oid })
+    (function_id(), bytes(64), 0u16..=4095, printable(40)).prop_map(
+        |(id, definition, revision, oid)| RanFunction {
+            id,
+            definition,
+            revision,
+            oid,
+        },
+    )
 }
 
 fn revision() -> impl Strategy<Value = RanFunctionRevision> {
@@ -64,17 +77,26 @@ fn revision() -> impl Strategy<Value = RanFunctionRevision> {
 fn component_id() -> impl Strategy<Value = E2nodeComponentID> {
     prop_oneof![
         printable(20).prop_map(|n| E2nodeComponentID::E2nodeComponentInterfaceTypeNG(
-            a::E2nodeComponentInterfaceNG { amf_name: a::AMFName(n) }
+            a::E2nodeComponentInterfaceNG {
+                amf_name: a::AMFName(n)
+            }
         )),
         (0u64..=68_719_476_735).prop_map(|d| E2nodeComponentID::E2nodeComponentInterfaceTypeF1(
-            a::E2nodeComponentInterfaceF1 { gnb_du_id: a::GNB_DU_ID(d) }
+            a::E2nodeComponentInterfaceF1 {
+                gnb_du_id: a::GNB_DU_ID(d)
+            }
         )),
     ]
 }
 
 fn actions() -> impl Strategy<Value = Vec<Action>> {
     proptest::collection::vec(
-        (any::<u8>(), 0..3u8, proptest::option::of(bytes(32)), proptest::option::of((any::<bool>(), 0u8..=16)))
+        (
+            any::<u8>(),
+            0..3u8,
+            proptest::option::of(bytes(32)),
+            proptest::option::of((any::<bool>(), 0u8..=16)),
+        )
             .prop_map(|(id, k, definition, sub)| Action {
                 id,
                 kind: [ActionType::Report, ActionType::Insert, ActionType::Policy][k as usize],
@@ -99,12 +121,14 @@ fn pdu() -> impl Strategy<Value = E2apPdu> {
                 functions,
                 components: comps
                     .into_iter()
-                    .map(|(interface, id, request_part, response_part)| ComponentConfig {
-                        interface,
-                        id,
-                        request_part,
-                        response_part,
-                    })
+                    .map(
+                        |(interface, id, request_part, response_part)| ComponentConfig {
+                            interface,
+                            id,
+                            request_part,
+                            response_part,
+                        },
+                    )
                     .collect(),
             })
         });
@@ -113,7 +137,15 @@ fn pdu() -> impl Strategy<Value = E2apPdu> {
         (any::<[u8; 3]>(), 0u32..(1 << 20)),
         proptest::option::of(proptest::collection::vec(revision(), 1..8)),
         proptest::option::of(proptest::collection::vec((function_id(), cause()), 1..4)),
-        proptest::collection::vec((0u8..=6, component_id(), any::<bool>(), proptest::option::of(cause())), 1..4),
+        proptest::collection::vec(
+            (
+                0u8..=6,
+                component_id(),
+                any::<bool>(),
+                proptest::option::of(cause()),
+            ),
+            1..4,
+        ),
     )
         .prop_map(|(transaction, (plmn, ric_id), accepted, rejected, comps)| {
             E2apPdu::E2SetupResponse(E2SetupResponse {
@@ -123,23 +155,41 @@ fn pdu() -> impl Strategy<Value = E2apPdu> {
                 rejected,
                 components: comps
                     .into_iter()
-                    .map(|(interface, id, success, failure_cause)| ComponentConfigAck {
-                        interface,
-                        id,
-                        success,
-                        failure_cause,
-                    })
+                    .map(
+                        |(interface, id, success, failure_cause)| ComponentConfigAck {
+                            interface,
+                            id,
+                            success,
+                            failure_cause,
+                        },
+                    )
                     .collect(),
             })
         });
-    let setup_failure = (any::<u8>(), cause(), proptest::option::of(0u8..=5), diagnostics()).prop_map(
-        |(transaction, cause, time_to_wait, diagnostics)| {
-            E2apPdu::E2SetupFailure(E2SetupFailure { transaction, cause, time_to_wait, diagnostics })
+    let setup_failure = (
+        any::<u8>(),
+        cause(),
+        proptest::option::of(0u8..=5),
+        diagnostics(),
+    )
+        .prop_map(|(transaction, cause, time_to_wait, diagnostics)| {
+            E2apPdu::E2SetupFailure(E2SetupFailure {
+                transaction,
+                cause,
+                time_to_wait,
+                diagnostics,
+            })
+        });
+    let subscription = (rid(), function_id(), bytes(32), actions()).prop_map(
+        |(request, function, event_trigger, actions)| {
+            E2apPdu::SubscriptionRequest(SubscriptionRequest {
+                request,
+                function,
+                event_trigger,
+                actions,
+            })
         },
     );
-    let subscription = (rid(), function_id(), bytes(32), actions()).prop_map(|(request, function, event_trigger, actions)| {
-        E2apPdu::SubscriptionRequest(SubscriptionRequest { request, function, event_trigger, actions })
-    });
     let subscription_response = (
         rid(),
         function_id(),
@@ -147,12 +197,27 @@ fn pdu() -> impl Strategy<Value = E2apPdu> {
         proptest::option::of(proptest::collection::vec((any::<u8>(), cause()), 0..16)),
     )
         .prop_map(|(request, function, admitted, not_admitted)| {
-            E2apPdu::SubscriptionResponse(SubscriptionResponse { request, function, admitted, not_admitted })
+            E2apPdu::SubscriptionResponse(SubscriptionResponse {
+                request,
+                function,
+                admitted,
+                not_admitted,
+            })
         });
     let failures = (rid(), function_id(), cause(), diagnostics(), 0..2u8).prop_map(
         |(request, function, cause, diagnostics, which)| match which {
-            0 => E2apPdu::SubscriptionFailure(SubscriptionFailure { request, function, cause, diagnostics }),
-            _ => E2apPdu::SubscriptionDeleteFailure(SubscriptionDeleteFailure { request, function, cause, diagnostics }),
+            0 => E2apPdu::SubscriptionFailure(SubscriptionFailure {
+                request,
+                function,
+                cause,
+                diagnostics,
+            }),
+            _ => E2apPdu::SubscriptionDeleteFailure(SubscriptionDeleteFailure {
+                request,
+                function,
+                cause,
+                diagnostics,
+            }),
         },
     );
     let deletes = (rid(), function_id(), any::<bool>()).prop_map(|(request, function, req)| {
@@ -163,28 +228,78 @@ fn pdu() -> impl Strategy<Value = E2apPdu> {
             E2apPdu::SubscriptionDeleteResponse(d)
         }
     });
-    let indication = (rid(), function_id(), any::<u8>(), proptest::option::of(any::<u16>()), any::<bool>(), bytes(64), bytes(300), proptest::option::of(bytes(8)))
-        .prop_map(|(request, function, action, sn, report, header, message, call_process_id)| {
-            E2apPdu::Indication(Indication {
-                request,
-                function,
-                action,
-                sn,
-                kind: if report { IndicationType::Report } else { IndicationType::Insert },
-                header,
-                message,
-                call_process_id,
-            })
-        });
-    let control = (rid(), function_id(), proptest::option::of(bytes(8)), bytes(16), bytes(100), proptest::option::of(any::<bool>()))
-        .prop_map(|(request, function, call_process_id, header, message, ack_request)| {
-            E2apPdu::ControlRequest(ControlRequest { request, function, call_process_id, header, message, ack_request })
-        });
-    let control_answers = (rid(), function_id(), proptest::option::of(bytes(8)), proptest::option::of(bytes(16)), proptest::option::of(cause()))
-        .prop_map(|(request, function, call_process_id, outcome, cause)| match cause {
-            None => E2apPdu::ControlAcknowledge(ControlAcknowledge { request, function, call_process_id, outcome }),
-            Some(cause) => E2apPdu::ControlFailure(ControlFailure { request, function, call_process_id, cause, outcome }),
-        });
+    let indication = (
+        rid(),
+        function_id(),
+        any::<u8>(),
+        proptest::option::of(any::<u16>()),
+        any::<bool>(),
+        bytes(64),
+        bytes(300),
+        proptest::option::of(bytes(8)),
+    )
+        .prop_map(
+            |(request, function, action, sn, report, header, message, call_process_id)| {
+                E2apPdu::Indication(Indication {
+                    request,
+                    function,
+                    action,
+                    sn,
+                    kind: if report {
+                        IndicationType::Report
+                    } else {
+                        IndicationType::Insert
+                    },
+                    header,
+                    message,
+                    call_process_id,
+                })
+            },
+        );
+    let control = (
+        rid(),
+        function_id(),
+        proptest::option::of(bytes(8)),
+        bytes(16),
+        bytes(100),
+        proptest::option::of(any::<bool>()),
+    )
+        .prop_map(
+            |(request, function, call_process_id, header, message, ack_request)| {
+                E2apPdu::ControlRequest(ControlRequest {
+                    request,
+                    function,
+                    call_process_id,
+                    header,
+                    message,
+                    ack_request,
+                })
+            },
+        );
+    let control_answers = (
+        rid(),
+        function_id(),
+        proptest::option::of(bytes(8)),
+        proptest::option::of(bytes(16)),
+        proptest::option::of(cause()),
+    )
+        .prop_map(
+            |(request, function, call_process_id, outcome, cause)| match cause {
+                None => E2apPdu::ControlAcknowledge(ControlAcknowledge {
+                    request,
+                    function,
+                    call_process_id,
+                    outcome,
+                }),
+                Some(cause) => E2apPdu::ControlFailure(ControlFailure {
+                    request,
+                    function,
+                    call_process_id,
+                    cause,
+                    outcome,
+                }),
+            },
+        );
     let global = (
         proptest::option::of(any::<u8>()),
         proptest::option::of(rid()),
@@ -194,29 +309,53 @@ fn pdu() -> impl Strategy<Value = E2apPdu> {
         any::<u8>(),
         0..9u8,
     )
-        .prop_map(|(transaction, request, function, c, diagnostics, tr, which)| {
-            let c2 = c.clone().unwrap_or(Cause::Misc(a::CauseMisc(3)));
-            match which {
-                0 => E2apPdu::ErrorIndication(ErrorIndication { transaction, request, function, cause: c, diagnostics }),
-                1 => E2apPdu::ResetRequest(ResetRequest { transaction: tr, cause: c2 }),
-                2 => E2apPdu::ResetResponse(ResetResponse { transaction: tr, diagnostics }),
-                3 => E2apPdu::E2RemovalRequest { transaction: tr },
-                4 => E2apPdu::E2RemovalResponse(E2RemovalResponse { transaction: tr, diagnostics }),
-                5 => E2apPdu::E2RemovalFailure(E2RemovalFailure { transaction: tr, cause: c2, diagnostics }),
-                6 => E2apPdu::ServiceUpdateFailure(ServiceUpdateFailure {
-                    transaction: tr,
-                    cause: c2,
-                    time_to_wait: Some(3),
-                    diagnostics,
-                }),
-                7 => E2apPdu::ServiceQuery(ServiceQuery { transaction: tr, accepted: None }),
-                _ => E2apPdu::ServiceUpdateAcknowledge(ServiceUpdateAcknowledge {
-                    transaction: tr,
-                    accepted: function.map(|id| vec![RanFunctionRevision { id, revision: 1 }]),
-                    rejected: c.map(|c| vec![(7, c)]),
-                }),
-            }
-        });
+        .prop_map(
+            |(transaction, request, function, c, diagnostics, tr, which)| {
+                let c2 = c.clone().unwrap_or(Cause::Misc(a::CauseMisc(3)));
+                match which {
+                    0 => E2apPdu::ErrorIndication(ErrorIndication {
+                        transaction,
+                        request,
+                        function,
+                        cause: c,
+                        diagnostics,
+                    }),
+                    1 => E2apPdu::ResetRequest(ResetRequest {
+                        transaction: tr,
+                        cause: c2,
+                    }),
+                    2 => E2apPdu::ResetResponse(ResetResponse {
+                        transaction: tr,
+                        diagnostics,
+                    }),
+                    3 => E2apPdu::E2RemovalRequest { transaction: tr },
+                    4 => E2apPdu::E2RemovalResponse(E2RemovalResponse {
+                        transaction: tr,
+                        diagnostics,
+                    }),
+                    5 => E2apPdu::E2RemovalFailure(E2RemovalFailure {
+                        transaction: tr,
+                        cause: c2,
+                        diagnostics,
+                    }),
+                    6 => E2apPdu::ServiceUpdateFailure(ServiceUpdateFailure {
+                        transaction: tr,
+                        cause: c2,
+                        time_to_wait: Some(3),
+                        diagnostics,
+                    }),
+                    7 => E2apPdu::ServiceQuery(ServiceQuery {
+                        transaction: tr,
+                        accepted: None,
+                    }),
+                    _ => E2apPdu::ServiceUpdateAcknowledge(ServiceUpdateAcknowledge {
+                        transaction: tr,
+                        accepted: function.map(|id| vec![RanFunctionRevision { id, revision: 1 }]),
+                        rejected: c.map(|c| vec![(7, c)]),
+                    }),
+                }
+            },
+        );
     let update = (
         any::<u8>(),
         proptest::option::of(proptest::collection::vec(function(), 1..4)),
@@ -224,7 +363,12 @@ fn pdu() -> impl Strategy<Value = E2apPdu> {
         proptest::option::of(proptest::collection::vec(revision(), 1..4)),
     )
         .prop_map(|(transaction, added, modified, deleted)| {
-            E2apPdu::ServiceUpdate(ServiceUpdate { transaction, added, modified, deleted })
+            E2apPdu::ServiceUpdate(ServiceUpdate {
+                transaction,
+                added,
+                modified,
+                deleted,
+            })
         });
     prop_oneof![
         setup,
@@ -243,17 +387,26 @@ fn pdu() -> impl Strategy<Value = E2apPdu> {
 }
 
 fn filter() -> impl Strategy<Value = PlainFilter> {
-    (any::<u32>(), any::<i64>(), any::<i64>(), any::<i32>(), any::<i32>(), any::<i32>(), any::<i32>()).prop_map(
-        |(id, src_addr, dst_addr, src_port, dst_port, protocol, dst_queue)| PlainFilter {
-            id,
-            src_addr,
-            dst_addr,
-            src_port,
-            dst_port,
-            protocol,
-            dst_queue,
-        },
+    (
+        any::<u32>(),
+        any::<i64>(),
+        any::<i64>(),
+        any::<i32>(),
+        any::<i32>(),
+        any::<i32>(),
+        any::<i32>(),
     )
+        .prop_map(
+            |(id, src_addr, dst_addr, src_port, dst_port, protocol, dst_queue)| PlainFilter {
+                id,
+                src_addr,
+                dst_addr,
+                src_port,
+                dst_port,
+                protocol,
+                dst_queue,
+            },
+        )
 }
 
 fn finite() -> impl Strategy<Value = f32> {
@@ -262,13 +415,44 @@ fn finite() -> impl Strategy<Value = f32> {
 
 fn indication() -> impl Strategy<Value = PlainIndication> {
     let queue = (
-        (any::<u32>(), any::<u32>(), any::<u32>(), finite(), any::<u32>()),
-        (any::<u32>(), finite(), any::<u32>(), any::<u32>(), any::<u32>(), finite(), any::<u32>(), any::<u32>(), any::<u32>()),
-        (0u32..3, any::<u32>(), any::<u32>(), any::<u32>(), any::<u32>(), any::<u32>(), finite(), any::<i64>()),
+        (
+            any::<u32>(),
+            any::<u32>(),
+            any::<u32>(),
+            finite(),
+            any::<u32>(),
+        ),
+        (
+            any::<u32>(),
+            finite(),
+            any::<u32>(),
+            any::<u32>(),
+            any::<u32>(),
+            finite(),
+            any::<u32>(),
+            any::<u32>(),
+            any::<u32>(),
+        ),
+        (
+            0u32..3,
+            any::<u32>(),
+            any::<u32>(),
+            any::<u32>(),
+            any::<u32>(),
+            any::<u32>(),
+            finite(),
+            any::<i64>(),
+        ),
     )
         .prop_map(|(s, p, q)| {
             (
-                PlainShaper { id: s.0, active: s.1, max_rate_kbps: s.2, measured_kbps: s.3, window_ms: s.4 },
+                PlainShaper {
+                    id: s.0,
+                    active: s.1,
+                    max_rate_kbps: s.2,
+                    measured_kbps: s.3,
+                    window_ms: s.4,
+                },
                 PlainPolicer {
                     id: p.0,
                     measured_kbps: p.1,
@@ -306,38 +490,76 @@ fn indication() -> impl Strategy<Value = PlainIndication> {
         proptest::collection::vec(queue, 0..12),
         any::<i64>(),
     )
-        .prop_map(|(scheduler, p, classifier, queues, timestamp_us)| PlainIndication {
-            scheduler,
-            pacer: PlainPacer { kind: p.0, id: p.1, bandwidth_kbps: p.2, window_ms: p.3 },
-            classifier,
-            queues,
-            timestamp_us,
-        })
+        .prop_map(
+            |(scheduler, p, classifier, queues, timestamp_us)| PlainIndication {
+                scheduler,
+                pacer: PlainPacer {
+                    kind: p.0,
+                    id: p.1,
+                    bandwidth_kbps: p.2,
+                    window_ms: p.3,
+                },
+                classifier,
+                queues,
+                timestamp_us,
+            },
+        )
 }
 
 fn plain_control() -> impl Strategy<Value = PlainControl> {
     let u = any::<u32>;
     prop_oneof![
-        (1u32..3, u(), u()).prop_map(|(kind, target_ms, interval_ms)| PlainControl::QueueAdd { kind, target_ms, interval_ms }),
-        Just(PlainControl::QueueAdd { kind: 0, target_ms: 0, interval_ms: 0 }),
+        (1u32..3, u(), u()).prop_map(|(kind, target_ms, interval_ms)| PlainControl::QueueAdd {
+            kind,
+            target_ms,
+            interval_ms
+        }),
+        Just(PlainControl::QueueAdd {
+            kind: 0,
+            target_ms: 0,
+            interval_ms: 0
+        }),
         (u(), u()).prop_map(|(id, kind)| PlainControl::QueueDel { id, kind }),
-        (u(), 1u32..3, u(), u()).prop_map(|(id, kind, target_ms, interval_ms)| PlainControl::QueueMod { id, kind, target_ms, interval_ms }),
-        (any::<bool>(), filter()).prop_map(|(modify, filter)| PlainControl::ClsOsiFilter { modify, filter }),
+        (u(), 1u32..3, u(), u()).prop_map(|(id, kind, target_ms, interval_ms)| {
+            PlainControl::QueueMod {
+                id,
+                kind,
+                target_ms,
+                interval_ms,
+            }
+        }),
+        (any::<bool>(), filter())
+            .prop_map(|(modify, filter)| PlainControl::ClsOsiFilter { modify, filter }),
         u().prop_map(|id| PlainControl::ClsOsiDel { id }),
         prop_oneof![Just(0u32), Just(2u32)].prop_map(|kind| PlainControl::ClsSet { kind }),
         Just(PlainControl::SchRoundRobin),
         proptest::collection::vec(u(), 0..8).prop_map(PlainControl::SchPriority),
         Just(PlainControl::ShpAdd),
-        (u(), u(), u(), u()).prop_map(|(id, window_ms, rate_kbps, active)| PlainControl::ShpMod { id, window_ms, rate_kbps, active }),
-        (u(), u(), u(), u(), u()).prop_map(|(id, drop_rate_kbps, dev_id, dev_rate_kbps, active)| PlainControl::PlcMod {
+        (u(), u(), u(), u()).prop_map(|(id, window_ms, rate_kbps, active)| PlainControl::ShpMod {
             id,
-            drop_rate_kbps,
-            dev_id,
-            dev_rate_kbps,
+            window_ms,
+            rate_kbps,
             active
         }),
-        (u(), any::<i64>()).prop_map(|(drb_sz, timestamp_us)| PlainControl::PcrMod { kind: 1, drb_sz, timestamp_us }),
-        any::<i64>().prop_map(|timestamp_us| PlainControl::PcrMod { kind: 0, drb_sz: 0, timestamp_us }),
+        (u(), u(), u(), u(), u()).prop_map(
+            |(id, drop_rate_kbps, dev_id, dev_rate_kbps, active)| PlainControl::PlcMod {
+                id,
+                drop_rate_kbps,
+                dev_id,
+                dev_rate_kbps,
+                active
+            }
+        ),
+        (u(), any::<i64>()).prop_map(|(drb_sz, timestamp_us)| PlainControl::PcrMod {
+            kind: 1,
+            drb_sz,
+            timestamp_us
+        }),
+        any::<i64>().prop_map(|timestamp_us| PlainControl::PcrMod {
+            kind: 0,
+            drb_sz: 0,
+            timestamp_us
+        }),
     ]
 }
 
@@ -349,21 +571,30 @@ fn aper<T: AperCodec<Output = T>>(v: &T) -> T {
 
 fn kpm_record() -> impl Strategy<Value = k::MeasurementRecordItem> {
     prop_oneof![
-        any::<u32>().prop_map(|v| k::MeasurementRecordItem::Integer(k::MeasurementRecordItem_integer(v))),
+        any::<u32>()
+            .prop_map(|v| k::MeasurementRecordItem::Integer(k::MeasurementRecordItem_integer(v))),
         any::<f64>()
             .prop_filter("finite", |f| f.is_finite())
             .prop_map(|v| k::MeasurementRecordItem::Real(k::MeasurementRecordItem_real(v))),
-        Just(k::MeasurementRecordItem::NoValue(k::MeasurementRecordItem_noValue)),
+        Just(k::MeasurementRecordItem::NoValue(
+            k::MeasurementRecordItem_noValue
+        )),
     ]
 }
 
 fn kpm_format1() -> impl Strategy<Value = k::E2SM_KPM_IndicationMessage_Format1> {
-    (proptest::collection::vec(proptest::collection::vec(kpm_record(), 1..8), 1..4), proptest::option::of(1u32..=u32::MAX))
+    (
+        proptest::collection::vec(proptest::collection::vec(kpm_record(), 1..8), 1..4),
+        proptest::option::of(1u32..=u32::MAX),
+    )
         .prop_map(|(records, granul)| k::E2SM_KPM_IndicationMessage_Format1 {
             meas_data: k::MeasurementData(
                 records
                     .into_iter()
-                    .map(|r| k::MeasurementDataItem { meas_record: k::MeasurementRecord(r), incomplete_flag: None })
+                    .map(|r| k::MeasurementDataItem {
+                        meas_record: k::MeasurementRecord(r),
+                        incomplete_flag: None,
+                    })
                     .collect(),
             ),
             meas_info_list: None,
@@ -376,15 +607,24 @@ fn counter() -> impl Strategy<Value = t::Counter> {
 }
 
 fn lower() -> impl Strategy<Value = t::LowerLayerKpis> {
-    (counter(), counter(), counter(), counter(), counter(), counter(), 0u8..=31).prop_map(|(a, b, c, d, e, f, mcs)| t::LowerLayerKpis {
-        rlc_backlog_bytes: a,
-        rlc_backlog_sdus: b,
-        rlc_sojourn_us: c,
-        rlc_tx_bytes: d,
-        mac_tx_bytes: e,
-        mac_prbs: f,
-        mcs: t::LowerLayerKpisMcs(mcs),
-    })
+    (
+        counter(),
+        counter(),
+        counter(),
+        counter(),
+        counter(),
+        counter(),
+        0u8..=31,
+    )
+        .prop_map(|(a, b, c, d, e, f, mcs)| t::LowerLayerKpis {
+            rlc_backlog_bytes: a,
+            rlc_backlog_sdus: b,
+            rlc_sojourn_us: c,
+            rlc_tx_bytes: d,
+            mac_tx_bytes: e,
+            mac_prbs: f,
+            mcs: t::LowerLayerKpisMcs(mcs),
+        })
 }
 
 proptest! {
