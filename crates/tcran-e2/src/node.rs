@@ -130,7 +130,8 @@ pub trait E2Node {
 /// but a list of controls could fail half way. So the list is first
 /// applied to a scratch pipeline built from the current configuration
 /// (validation depends only on the configuration), and to the real one
-/// only if every control passed there. A deploy keeps the queued packets
+/// only if every control passed there and the result is a configuration
+/// that builds. A deploy keeps the queued packets
 /// of queues whose id survives by reconfiguring in place: the new
 /// configuration is reached by deleting the queues it lacks, modifying the
 /// ones it keeps, adding the new ones and then replacing the other stages.
@@ -156,6 +157,13 @@ pub fn apply_atomically(
             }
         })?;
     }
+    // `Pipeline::apply` does not check every cross reference (a policer
+    // may be pointed at a queue that does not exist); a change whose
+    // result would not build as a configuration is refused here.
+    scratch
+        .config()
+        .build()
+        .map_err(|e| format!("the resulting pipeline would be invalid: {e}"))?;
     for c in controls {
         pipeline
             .apply(c, now)
@@ -252,6 +260,41 @@ mod tests {
         ]);
         let err = apply_atomically(&mut p, &change, Instant::ZERO).unwrap_err();
         assert!(err.contains("control 2 of 2"), "{err}");
+        assert_eq!(p.config(), before);
+    }
+
+    #[test]
+    fn a_change_leaving_an_invalid_pipeline_is_refused() {
+        // Found by the e2_flexric_tc fuzz target: `Pipeline::apply` accepts
+        // a policer redirecting to a queue that does not exist.
+        let mut p = fifo_pipeline();
+        let before = p.config();
+        let policer = tcran_tc::policer::PolicerConfig::token_bucket(
+            tcran_core::BitRate(1_000_000),
+            tcran_core::ByteSize(1500),
+            tcran_tc::policer::PolicerAction::Redirect,
+        );
+        let policer = match policer {
+            tcran_tc::policer::PolicerConfig::TokenBucket {
+                rate,
+                burst,
+                action,
+                window,
+                ..
+            } => tcran_tc::policer::PolicerConfig::TokenBucket {
+                rate,
+                burst,
+                action,
+                window,
+                redirect: Some(tcran_core::QueueId(256)),
+            },
+        };
+        let change = TcChange::Controls(vec![Control::SetPolicer {
+            id: tcran_core::QueueId(0),
+            policer: Some(policer),
+        }]);
+        let err = apply_atomically(&mut p, &change, Instant::ZERO).unwrap_err();
+        assert!(err.contains("redirect"), "{err}");
         assert_eq!(p.config(), before);
     }
 

@@ -1067,6 +1067,7 @@ pub fn change_of(ctrl: &PlainControl, cfg: &PipelineConfig) -> Result<TcChange, 
                 tb(*drop_rate_kbps, PolicerAction::Drop, None)
             } else if *drop_rate_kbps == 0 && *dev_rate_kbps > 0 {
                 let to = u16::try_from(*dev_id).map_err(|_| format!("dev_id {dev_id} out of range"))?;
+                existing_queue(cfg, *dev_id).map_err(|e| format!("dev_id: {e}"))?;
                 tb(*dev_rate_kbps, PolicerAction::Redirect, Some(QueueId(to)))
             } else {
                 return Err(format!(
