@@ -216,12 +216,10 @@ fn indication(c: &mut Criterion) {
                 t += 2;
                 let t0 = Instant::ZERO + Duration::from_millis(t);
                 assert!(kpm::Kpm.indicate(&mut j, &n, t0).is_none());
-                j
+                (j, t0 + Duration::from_millis(1))
             },
-            |mut j| {
-                let (h, m) = kpm::Kpm
-                    .indicate(&mut j, &n, Instant::ZERO + Duration::from_millis(t + 1))
-                    .unwrap();
+            |(mut j, t1)| {
+                let (h, m) = kpm::Kpm.indicate(&mut j, &n, t1).unwrap();
                 wrap(h, m, 2)
             },
             BatchSize::SmallInput,
