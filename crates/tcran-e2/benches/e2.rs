@@ -91,7 +91,10 @@ fn control_round_trip(c: &mut Criterion) {
     let mut n = node(1);
     let mut a = ready(
         RicProfile::Flexric,
-        vec![AnyModel::FlexricTc(flexric_tc::FlexricTc { drb: None })],
+        vec![AnyModel::FlexricTc(flexric_tc::FlexricTc {
+            drb: None,
+            time_offset_us: 0,
+        })],
         &mut n,
     );
     let on = control_pdu(
@@ -179,7 +182,10 @@ fn indication(c: &mut Criterion) {
     };
 
     let n = node(1);
-    let model = flexric_tc::FlexricTc { drb: None };
+    let model = flexric_tc::FlexricTc {
+        drb: None,
+        time_offset_us: 0,
+    };
     let mut job = model
         .subscribe(&1u32.to_le_bytes(), &action(None), &n)
         .unwrap();

@@ -336,6 +336,17 @@ impl WallClock {
             start: tokio::time::Instant::now(),
         }
     }
+    /// Microseconds to add to [`WallClock::now`] to get microseconds since
+    /// the Unix epoch (FlexRIC's timestamps).
+    // The driver is the I/O edge that owns the wall clock; the sans-IO
+    // core gets this offset as a parameter.
+    #[allow(clippy::disallowed_methods, clippy::disallowed_types)]
+    pub fn unix_offset_us(&self) -> i64 {
+        let since_epoch = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default();
+        since_epoch.as_micros() as i64 - self.start.elapsed().as_micros() as i64
+    }
     pub fn now(&self) -> tcran_core::Instant {
         tcran_core::Instant::from_nanos(self.start.elapsed().as_nanos() as u64)
     }

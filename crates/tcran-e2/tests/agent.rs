@@ -29,7 +29,10 @@ fn node() -> FakeNode {
 
 fn models() -> Vec<AnyModel> {
     vec![
-        AnyModel::FlexricTc(flexric_tc::FlexricTc { drb: None }),
+        AnyModel::FlexricTc(flexric_tc::FlexricTc {
+            drb: None,
+            time_offset_us: 0,
+        }),
         AnyModel::Kpm(kpm::Kpm),
         AnyModel::TcRan(tcsm::TcRan::default()),
     ]

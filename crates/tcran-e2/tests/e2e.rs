@@ -149,7 +149,10 @@ fn node() -> Arc<Mutex<FakeNode>> {
 fn agent(profile: RicProfile) -> Agent {
     Agent::new(AgentConfig::new(
         vec![
-            AnyModel::FlexricTc(flexric_tc::FlexricTc { drb: Some(DRB) }),
+            AnyModel::FlexricTc(flexric_tc::FlexricTc {
+                drb: Some(DRB),
+                time_offset_us: 0,
+            }),
             AnyModel::Kpm(kpm::Kpm),
             AnyModel::TcRan(tcsm::TcRan::default()),
         ],

@@ -1131,6 +1131,11 @@ fn rule_of_filter(f: &PlainFilter) -> Result<FilterRule, String> {
 #[derive(Debug, Clone, Default)]
 pub struct FlexricTc {
     pub drb: Option<DrbKey>,
+    /// Added to the node's clock (us) to make the indication's `tstamp`:
+    /// FlexRIC's xApps compare it with their wall clock (us since the Unix
+    /// epoch) to measure indication age. `WallClock::unix_offset_us` gives
+    /// it for a node on the wall clock; 0 reports the node's clock as is.
+    pub time_offset_us: i64,
 }
 
 impl FlexricTc {
@@ -1194,7 +1199,7 @@ impl ServiceModel for FlexricTc {
         now: Instant,
     ) -> Option<(Vec<u8>, Vec<u8>)> {
         let view = node.tc_view(self.target(node)?, now)?;
-        let us = (now.as_nanos() / 1000) as i64;
+        let us = (now.as_nanos() / 1000) as i64 + self.time_offset_us;
         Some((ZERO.to_vec(), indication(&view, us).encode()))
     }
 
