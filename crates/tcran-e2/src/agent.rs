@@ -326,7 +326,7 @@ impl Agent {
                 continue;
             }
             let j = &mut self.jobs[i];
-            let report = self.config.models[j.model].indicate(&mut j.job.state, node, now);
+            let reports = self.config.models[j.model].indicate(&mut j.job.state, node, now);
             // Next period; a late call skips the missed ones (no burst).
             j.next_due += j.job.period;
             if j.next_due <= now {
@@ -334,13 +334,15 @@ impl Agent {
                 self.stats.periods_skipped += late + 1;
                 j.next_due += Duration::from_nanos((late + 1) * j.job.period.as_nanos());
             }
-            if let Some((header, message)) = report {
+            let (request, function, action) = (j.request, j.function, j.action);
+            for (header, message) in reports {
+                let j = &mut self.jobs[i];
                 let sn = j.sn;
                 j.sn = j.sn.wrapping_add(1);
                 let pdu = E2apPdu::Indication(e2ap::Indication {
-                    request: j.request,
-                    function: j.function,
-                    action: j.action,
+                    request,
+                    function,
+                    action,
                     sn: standard.then_some(sn),
                     kind: e2ap::IndicationType::Report,
                     header,

@@ -150,9 +150,9 @@ fn write_encoder_seeds() {
             )
             .unwrap();
         let ms = |v| t0 + tcran_core::Duration::from_millis(v);
-        assert!(kpm::Kpm.indicate(&mut job.state, &n, ms(1)).is_none());
+        assert!(kpm::Kpm.indicate(&mut job.state, &n, ms(1)).is_empty());
         n.transmit(drb, 5000, tcran_core::Duration::from_millis(3), ms(2));
-        let (h, msg) = kpm::Kpm.indicate(&mut job.state, &n, ms(2)).unwrap();
+        let (h, msg) = kpm::Kpm.indicate(&mut job.state, &n, ms(2)).remove(0);
         write("e2_kpm", &format!("{name}_header"), &h);
         write("e2_kpm", &format!("{name}_message"), &msg);
     }
@@ -187,7 +187,7 @@ fn write_encoder_seeds() {
             &n,
         )
         .unwrap();
-    let (h, msg) = model.indicate(&mut job.state, &n, t0).unwrap();
+    let (h, msg) = model.indicate(&mut job.state, &n, t0).remove(0);
     write("e2_tcran_sm", "indication_header", &h);
     write("e2_tcran_sm", "indication_message", &msg);
     let (h, msg) = m::control(

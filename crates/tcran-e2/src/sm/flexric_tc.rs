@@ -16,7 +16,7 @@
 //! listed in docs/e2.md (e.g. a PIE queue is reported as FIFO, a DRR
 //! scheduler as RR).
 
-use super::{cause, ControlOutcome, Job, JobState, Refusal, ServiceModel, MIN_PERIOD};
+use super::{cause, ControlOutcome, Indication, Job, JobState, Refusal, ServiceModel, MIN_PERIOD};
 use crate::e2ap::{Action, ActionType, RanFunction};
 use crate::node::{DrbKey, E2Node, TcChange, TcView};
 use std::net::Ipv4Addr;
@@ -1192,15 +1192,19 @@ impl ServiceModel for FlexricTc {
         })
     }
 
-    fn indicate(
-        &self,
-        _job: &mut JobState,
-        node: &dyn E2Node,
-        now: Instant,
-    ) -> Option<(Vec<u8>, Vec<u8>)> {
-        let view = node.tc_view(self.target(node)?, now)?;
+    fn indicate(&self, _job: &mut JobState, node: &dyn E2Node, now: Instant) -> Vec<Indication> {
+        let Some(view) = self.target(node).and_then(|d| node.tc_view(d, now)) else {
+            return Vec::new();
+        };
         let us = (now.as_nanos() / 1000) as i64 + self.time_offset_us;
-        Some((ZERO.to_vec(), indication(&view, us).encode()))
+        let mut ind = indication(&view, us);
+        // One message describes one pipeline, so it cannot be split: a
+        // pipeline with more queues than fit (a flow-hash bank) reports its
+        // first ones.
+        let fixed = ind.encode().len() - ind.queues.len() * QUEUE_ENTRY_LEN;
+        ind.queues
+            .truncate((super::MAX_MESSAGE - fixed) / QUEUE_ENTRY_LEN);
+        vec![(ZERO.to_vec(), ind.encode())]
     }
 
     fn control(

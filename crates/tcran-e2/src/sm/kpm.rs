@@ -27,7 +27,10 @@
 //! of a style 4 subscription are all UEs with a DRB; the condition list
 //! must still be well formed.
 
-use super::{cause, ControlOutcome, Job, JobState, Refusal, ServiceModel, MIN_PERIOD};
+use super::{
+    cause, groups_by_size, ControlOutcome, Indication, Job, JobState, Refusal, ServiceModel,
+    MAX_MESSAGE, MIN_PERIOD,
+};
 use crate::asn::e2sm_kpm as k;
 use crate::e2ap::{Action, ActionType, RanFunction};
 use crate::node::{DrbKey, E2Node, KpmCounters};
@@ -403,14 +406,9 @@ impl ServiceModel for Kpm {
         })
     }
 
-    fn indicate(
-        &self,
-        job: &mut JobState,
-        node: &dyn E2Node,
-        now: Instant,
-    ) -> Option<(Vec<u8>, Vec<u8>)> {
+    fn indicate(&self, job: &mut JobState, node: &dyn E2Node, now: Instant) -> Vec<Indication> {
         let JobState::Kpm(job) = job else {
-            return None;
+            return Vec::new();
         };
         let current = match job.scope {
             Scope::Node => vec![(Rnti(0), node.kpm_cell())],
@@ -419,7 +417,7 @@ impl ServiceModel for Kpm {
         let Some(last) = job.last.replace(current.clone()) else {
             // First tick: the start of the first granularity period.
             job.report_start = Some(now);
-            return None;
+            return Vec::new();
         };
         for (rnti, c) in &current {
             let Some((_, a)) = last.iter().find(|(r, _)| r == rnti) else {
@@ -438,7 +436,7 @@ impl ServiceModel for Kpm {
             .max()
             .unwrap_or(0);
         if periods < job.periods_per_report as usize {
-            return None;
+            return Vec::new();
         }
         let start = job.report_start.replace(now).unwrap_or(now);
         let collected = std::mem::take(&mut job.collected);
@@ -464,31 +462,44 @@ impl ServiceModel for Kpm {
             granul_period: Some(k::GranularityPeriod(job.granularity_ms)),
         };
         use k::E2SM_KPM_IndicationMessageIndicationMessage_formats as M;
-        let message = match job.scope {
-            Scope::Node => M::IndicationMessage_Format1(format1(&collected.first()?.1)),
-            Scope::Ues => {
-                if collected.is_empty() {
-                    return None;
-                }
-                M::IndicationMessage_Format3(k::E2SM_KPM_IndicationMessage_Format3 {
-                    ue_meas_report_list: k::UEMeasurementReportList(
-                        collected
-                            .iter()
-                            .map(|(rnti, records)| k::UEMeasurementReportItem {
-                                ue_id: ue_id(*rnti),
-                                meas_report: format1(records),
-                            })
-                            .collect(),
-                    ),
-                })
-            }
-        };
-        Some((
-            encode(&header),
+        let header = encode(&header);
+        let message = |m| {
             encode(&k::E2SM_KPM_IndicationMessage {
-                indication_message_formats: message,
-            }),
-        ))
+                indication_message_formats: m,
+            })
+        };
+        match job.scope {
+            Scope::Node => match collected.first() {
+                Some((_, records)) => vec![(
+                    header,
+                    message(M::IndicationMessage_Format1(format1(records))),
+                )],
+                None => Vec::new(),
+            },
+            Scope::Ues => {
+                let items: Vec<k::UEMeasurementReportItem> = collected
+                    .iter()
+                    .map(|(rnti, records)| k::UEMeasurementReportItem {
+                        ue_id: ue_id(*rnti),
+                        meas_report: format1(records),
+                    })
+                    .collect();
+                // Many UEs: several indications, each within MAX_MESSAGE.
+                groups_by_size(items, MAX_MESSAGE - 64, |i| encode(i).len() + 1)
+                    .into_iter()
+                    .map(|g| {
+                        (
+                            header.clone(),
+                            message(M::IndicationMessage_Format3(
+                                k::E2SM_KPM_IndicationMessage_Format3 {
+                                    ue_meas_report_list: k::UEMeasurementReportList(g),
+                                },
+                            )),
+                        )
+                    })
+                    .collect()
+            }
+        }
     }
 
     fn control(

@@ -85,15 +85,11 @@ pub trait ServiceModel {
     /// trigger `trigger` and returns its job.
     fn subscribe(&self, trigger: &[u8], action: &Action, node: &dyn E2Node)
         -> Result<Job, Refusal>;
-    /// The indication (header, message) of `job` at `now`, or `None` when
+    /// The indications (header, message) of `job` at `now`: none when
     /// there is nothing to report this period (a condition that does not
-    /// hold). Called every `job.period`.
-    fn indicate(
-        &self,
-        job: &mut JobState,
-        node: &dyn E2Node,
-        now: Instant,
-    ) -> Option<(Vec<u8>, Vec<u8>)>;
+    /// hold), several when one report would exceed [`MAX_MESSAGE`].
+    /// Called every `job.period`.
+    fn indicate(&self, job: &mut JobState, node: &dyn E2Node, now: Instant) -> Vec<Indication>;
     /// Executes one RIC Control Request.
     fn control(
         &mut self,
@@ -137,12 +133,7 @@ impl ServiceModel for AnyModel {
     ) -> Result<Job, Refusal> {
         dispatch!(self, m => m.subscribe(trigger, action, node))
     }
-    fn indicate(
-        &self,
-        job: &mut JobState,
-        node: &dyn E2Node,
-        now: Instant,
-    ) -> Option<(Vec<u8>, Vec<u8>)> {
+    fn indicate(&self, job: &mut JobState, node: &dyn E2Node, now: Instant) -> Vec<Indication> {
         dispatch!(self, m => m.indicate(job, node, now))
     }
     fn control(
@@ -154,6 +145,36 @@ impl ServiceModel for AnyModel {
     ) -> ControlOutcome {
         dispatch!(self, m => m.control(header, message, node, now))
     }
+}
+
+/// One indication's (header, message).
+pub type Indication = (Vec<u8>, Vec<u8>);
+
+/// Largest service model message tcran sends: hampi encodes OCTET STRINGs
+/// of up to 16383 bytes (no APER fragmentation), and a little room is left
+/// for the rest of the E2AP PDU. Larger reports are split over several
+/// indications.
+pub const MAX_MESSAGE: usize = 16_000;
+
+/// Splits `items` into consecutive groups whose `size`s add up to at most
+/// `budget` (an item larger than the budget gets a group of its own).
+pub fn groups_by_size<T>(items: Vec<T>, budget: usize, size: impl Fn(&T) -> usize) -> Vec<Vec<T>> {
+    let mut out: Vec<Vec<T>> = Vec::new();
+    let mut used = 0;
+    for item in items {
+        let s = size(&item);
+        match out.last_mut() {
+            Some(g) if used + s <= budget => {
+                used += s;
+                g.push(item);
+            }
+            _ => {
+                used = s;
+                out.push(vec![item]);
+            }
+        }
+    }
+    out
 }
 
 /// Smallest reporting period (E2 indications every 1 ms at most).

@@ -17,7 +17,10 @@
 //!   JSON) or `deploy` (a [`PipelineConfig`] as JSON); the outcome carries
 //!   the resulting configuration, or the refusal.
 
-use super::{cause, ControlOutcome, Job, JobState, Refusal, ServiceModel, MIN_PERIOD};
+use super::{
+    cause, groups_by_size, ControlOutcome, Indication, Job, JobState, Refusal, ServiceModel,
+    MAX_MESSAGE, MIN_PERIOD,
+};
 use crate::asn::e2sm_tcran as t;
 use crate::e2ap::{Action, ActionType, RanFunction};
 use crate::node::{DrbKey, E2Node, TcChange, TcView};
@@ -34,6 +37,10 @@ pub const DEFAULT_RAN_FUNCTION_ID: u16 = 246;
 pub const OID: &str = "tcran.e2sm-tcran.1";
 /// Name in the RAN function definition.
 pub const NAME: &str = "TCRAN-TC";
+/// Up to this many DRB reports always fit one message (a report with a
+/// few queues is a few hundred bytes); more are split by size.
+const SMALL_REPORT_COUNT: usize = 8;
+
 /// Schema version this module implements.
 pub const VERSION: u8 = 1;
 
@@ -378,14 +385,9 @@ impl ServiceModel for TcRan {
         })
     }
 
-    fn indicate(
-        &self,
-        job: &mut JobState,
-        node: &dyn E2Node,
-        now: Instant,
-    ) -> Option<(Vec<u8>, Vec<u8>)> {
+    fn indicate(&self, job: &mut JobState, node: &dyn E2Node, now: Instant) -> Vec<Indication> {
         let JobState::TcRan(job) = job else {
-            return None;
+            return Vec::new();
         };
         job.scratch.clear();
         if job.drbs.is_empty() {
@@ -417,17 +419,28 @@ impl ServiceModel for TcRan {
         }
         let cause = match job.trigger {
             Trigger::Periodic { .. } => 0,
-            Trigger::Condition { .. } if reports.is_empty() => return None,
+            Trigger::Condition { .. } if reports.is_empty() => return Vec::new(),
             Trigger::Condition { .. } => 1,
         };
-        let header = t::TcIndicationHeader {
+        let header = encode(&t::TcIndicationHeader {
             time_ns: t::Counter(now.as_nanos()),
             cause: t::TcIndicationHeaderCause(cause),
+        });
+        let message = |reports| {
+            encode(&t::TcIndicationMessage {
+                reports: t::TcIndicationMessageReports(reports),
+            })
         };
-        let message = t::TcIndicationMessage {
-            reports: t::TcIndicationMessageReports(reports),
-        };
-        Some((encode(&header), encode(&message)))
+        if reports.len() <= SMALL_REPORT_COUNT {
+            return vec![(header, message(reports))];
+        }
+        // Large: split so that each message stays within MAX_MESSAGE
+        // (sizes measured on each report's own encoding, plus slack for
+        // alignment and the list's length).
+        groups_by_size(reports, MAX_MESSAGE - 64, |r| encode(r).len() + 1)
+            .into_iter()
+            .map(|g| (header.clone(), message(g)))
+            .collect()
     }
 
     fn control(
