@@ -241,5 +241,46 @@ fn indication(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, control_round_trip, indication);
+/// Where the 1,000-DRB indication's time goes.
+fn breakdown(c: &mut Criterion) {
+    use tcran_e2::node::E2Node;
+    let mut g = c.benchmark_group("breakdown_1000_drbs");
+    let n = node(1000);
+    let mut drbs = Vec::new();
+    n.drbs(&mut drbs);
+    g.bench_function("tc_view", |b| {
+        b.iter(|| {
+            drbs.iter()
+                .map(|d| n.tc_view(*d, Instant::ZERO).unwrap())
+                .collect::<Vec<_>>()
+        })
+    });
+    let views: Vec<_> = drbs
+        .iter()
+        .map(|d| (*d, n.tc_view(*d, Instant::ZERO).unwrap()))
+        .collect();
+    g.bench_function("to_asn", |b| {
+        b.iter(|| {
+            views
+                .iter()
+                .map(|(d, v)| tcsm::drb_report(*d, v))
+                .collect::<Vec<_>>()
+        })
+    });
+    let reports: Vec<_> = views.iter().map(|(d, v)| tcsm::drb_report(*d, v)).collect();
+    g.bench_function("aper_encode", |b| {
+        b.iter(|| {
+            use asn1_codecs::aper::AperCodec;
+            let m = tcran_e2::asn::e2sm_tcran::TcIndicationMessage {
+                reports: tcran_e2::asn::e2sm_tcran::TcIndicationMessageReports(reports.clone()),
+            };
+            let mut d = asn1_codecs::PerCodecData::new_aper();
+            m.aper_encode(&mut d).unwrap();
+            d.into_bytes().len()
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, control_round_trip, indication, breakdown);
 criterion_main!(benches);

@@ -28,8 +28,8 @@
 //! must still be well formed.
 
 use super::{
-    cause, groups_by_size, ControlOutcome, Indication, Job, JobState, Refusal, ServiceModel,
-    MAX_MESSAGE, MIN_PERIOD,
+    cause, encode_in_messages, ControlOutcome, Indication, Job, JobState, Refusal, ServiceModel,
+    MIN_PERIOD,
 };
 use crate::asn::e2sm_kpm as k;
 use crate::e2ap::{Action, ActionType, RanFunction};
@@ -485,18 +485,16 @@ impl ServiceModel for Kpm {
                     })
                     .collect();
                 // Many UEs: several indications, each within MAX_MESSAGE.
-                groups_by_size(items, MAX_MESSAGE - 64, |i| encode(i).len() + 1)
+                let group = |g| {
+                    message(M::IndicationMessage_Format3(
+                        k::E2SM_KPM_IndicationMessage_Format3 {
+                            ue_meas_report_list: k::UEMeasurementReportList(g),
+                        },
+                    ))
+                };
+                encode_in_messages(items, &group, &|i| encode(i).len())
                     .into_iter()
-                    .map(|g| {
-                        (
-                            header.clone(),
-                            message(M::IndicationMessage_Format3(
-                                k::E2SM_KPM_IndicationMessage_Format3 {
-                                    ue_meas_report_list: k::UEMeasurementReportList(g),
-                                },
-                            )),
-                        )
-                    })
+                    .map(|m| (header.clone(), m))
                     .collect()
             }
         }

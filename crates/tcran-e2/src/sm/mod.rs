@@ -156,22 +156,33 @@ pub type Indication = (Vec<u8>, Vec<u8>);
 /// indications.
 pub const MAX_MESSAGE: usize = 16_000;
 
-/// Splits `items` into consecutive groups whose `size`s add up to at most
-/// `budget` (an item larger than the budget gets a group of its own).
-pub fn groups_by_size<T>(items: Vec<T>, budget: usize, size: impl Fn(&T) -> usize) -> Vec<Vec<T>> {
-    let mut out: Vec<Vec<T>> = Vec::new();
-    let mut used = 0;
-    for item in items {
-        let s = size(&item);
-        match out.last_mut() {
-            Some(g) if used + s <= budget => {
-                used += s;
-                g.push(item);
-            }
-            _ => {
-                used = s;
-                out.push(vec![item]);
-            }
+/// Encodes `items` as messages of at most [`MAX_MESSAGE`] bytes each:
+/// `message` encodes a group, `size` one item alone. Items are grouped by
+/// count, from the largest size among a sample of them (encoding every
+/// item twice would double the cost of a large report); a group that
+/// still comes out too large is split in two until it fits.
+pub fn encode_in_messages<T: Clone>(
+    items: Vec<T>,
+    message: &dyn Fn(Vec<T>) -> Vec<u8>,
+    size: &dyn Fn(&T) -> usize,
+) -> Vec<Vec<u8>> {
+    const SAMPLES: usize = 16;
+    let step = (items.len() / SAMPLES).max(1);
+    let largest = items.iter().step_by(step).map(size).max().unwrap_or(1);
+    // A third of slack for items larger than the sampled ones.
+    let per_message = ((MAX_MESSAGE * 2 / 3) / (largest + 2)).max(1);
+    let mut out = Vec::new();
+    let mut pending: Vec<Vec<T>> = items.chunks(per_message).rev().map(<[T]>::to_vec).collect();
+    while let Some(group) = pending.pop() {
+        let n = group.len();
+        let bytes = message(group.clone());
+        if bytes.len() <= MAX_MESSAGE || n == 1 {
+            out.push(bytes);
+        } else {
+            let mut group = group;
+            let second = group.split_off(n / 2);
+            pending.push(second);
+            pending.push(group);
         }
     }
     out

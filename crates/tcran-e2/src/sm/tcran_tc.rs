@@ -18,8 +18,8 @@
 //!   the resulting configuration, or the refusal.
 
 use super::{
-    cause, groups_by_size, ControlOutcome, Indication, Job, JobState, Refusal, ServiceModel,
-    MAX_MESSAGE, MIN_PERIOD,
+    cause, encode_in_messages, ControlOutcome, Indication, Job, JobState, Refusal, ServiceModel,
+    MIN_PERIOD,
 };
 use crate::asn::e2sm_tcran as t;
 use crate::e2ap::{Action, ActionType, RanFunction};
@@ -434,12 +434,9 @@ impl ServiceModel for TcRan {
         if reports.len() <= SMALL_REPORT_COUNT {
             return vec![(header, message(reports))];
         }
-        // Large: split so that each message stays within MAX_MESSAGE
-        // (sizes measured on each report's own encoding, plus slack for
-        // alignment and the list's length).
-        groups_by_size(reports, MAX_MESSAGE - 64, |r| encode(r).len() + 1)
+        encode_in_messages(reports, &message, &|r| encode(r).len())
             .into_iter()
-            .map(|g| (header.clone(), message(g)))
+            .map(|m| (header.clone(), m))
             .collect()
     }
 
