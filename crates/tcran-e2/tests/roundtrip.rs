@@ -704,3 +704,141 @@ proptest! {
         }
     }
 }
+
+fn short_string(max: usize) -> impl Strategy<Value = String> {
+    proptest::string::string_regex(&format!("[a-z_0-9]{{1,{max}}}")).unwrap()
+}
+
+fn reasons() -> impl Strategy<Value = Vec<t::ReasonCount>> {
+    proptest::collection::vec(
+        (short_string(32), counter()).prop_map(|(r, c)| t::ReasonCount {
+            reason: t::ReasonCountReason(r),
+            count: c,
+        }),
+        0..4,
+    )
+}
+
+fn queue_report() -> impl Strategy<Value = t::QueueReport> {
+    (
+        (
+            0u16..=8191,
+            short_string(16),
+            proptest::collection::vec(counter(), 10),
+        ),
+        (reasons(), reasons()),
+        (
+            proptest::option::of(proptest::collection::vec(counter(), 8)),
+            proptest::option::of(proptest::collection::vec(counter(), 3)),
+        ),
+        (
+            proptest::option::of(0u32..=1_000_000),
+            proptest::option::of(any::<bool>()),
+            proptest::option::of(counter()),
+        ),
+    )
+        .prop_map(
+            |((id, kind, c), (drops, marks), (pol, shp), (prob, dropping, count))| t::QueueReport {
+                id: t::QueueReportId(id),
+                kind: t::QueueReportKind(kind),
+                backlog_packets: c[0].clone(),
+                backlog_bytes: c[1].clone(),
+                offered_packets: c[2].clone(),
+                offered_bytes: c[3].clone(),
+                forwarded_packets: c[4].clone(),
+                forwarded_bytes: c[5].clone(),
+                drops: t::QueueReportDrops(drops),
+                marks: t::QueueReportMarks(marks),
+                redirected_out: c[6].clone(),
+                moved_in_packets: c[7].clone(),
+                avg_sojourn_us: c[8].clone(),
+                last_sojourn_us: c[9].clone(),
+                policer: pol.map(|p| t::PolicerReport {
+                    rate_bps: p[0].clone(),
+                    burst_bytes: p[1].clone(),
+                    passed_packets: p[2].clone(),
+                    dropped_packets: p[3].clone(),
+                    marked_packets: p[4].clone(),
+                    redirected_packets: p[5].clone(),
+                    measured_bps: p[6].clone(),
+                    out_of_profile_bps: p[7].clone(),
+                }),
+                shaper: shp.map(|s| t::ShaperReport {
+                    rate_bps: s[0].clone(),
+                    measured_bps: s[1].clone(),
+                    delayed: s[2].clone(),
+                }),
+                aqm: t::AqmReport {
+                    probability_ppm: prob.map(t::AqmReportProbabilityPpm),
+                    dropping: dropping.map(t::AqmReportDropping),
+                    count,
+                },
+            },
+        )
+}
+
+fn drb_report() -> impl Strategy<Value = t::DrbReport> {
+    (
+        (
+            any::<u16>(),
+            1u8..=32,
+            proptest::collection::vec(counter(), 12),
+        ),
+        proptest::collection::vec(queue_report(), 0..4),
+        (
+            short_string(32),
+            short_string(16),
+            proptest::collection::vec(counter(), 3),
+            proptest::option::of(counter()),
+        ),
+        lower(),
+    )
+        .prop_map(
+            |((rnti, drb, c), queues, (sched, pacer, p, limit), lower)| t::DrbReport {
+                drb: t::DrbRef {
+                    rnti: t::DrbRefRnti(rnti),
+                    drb: t::DrbRefDrb(drb),
+                },
+                totals: t::PipelineTotals {
+                    in_packets: c[0].clone(),
+                    in_bytes: c[1].clone(),
+                    out_packets: c[2].clone(),
+                    out_bytes: c[3].clone(),
+                    dropped_packets: c[4].clone(),
+                    dropped_bytes: c[5].clone(),
+                    queued_packets: c[6].clone(),
+                    queued_bytes: c[7].clone(),
+                },
+                classifier: t::ClassifierCounters {
+                    classified: c[8].clone(),
+                    defaulted: c[9].clone(),
+                    missing_queue: c[10].clone(),
+                    malformed: c[11].clone(),
+                },
+                queues: t::DrbReportQueues(queues),
+                scheduler: t::DrbReportScheduler(sched),
+                pacer: t::PacerReport {
+                    kind: t::PacerReportKind(pacer),
+                    bandwidth_bps: p[0].clone(),
+                    allowance_bytes: p[1].clone(),
+                    limit,
+                    refused: p[2].clone(),
+                },
+                lower,
+            },
+        )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    /// The fast encoder of E2SM-TCRAN indications writes exactly hampi's bytes.
+    #[test]
+    fn fast_tcran_indication_encoding_is_hampis(reports in proptest::collection::vec(drb_report(), 0..5)) {
+        let fast = tcran_e2::sm::aper_fast::indication_message(&reports);
+        let msg = t::TcIndicationMessage { reports: t::TcIndicationMessageReports(reports) };
+        let mut d = PerCodecData::new_aper();
+        msg.aper_encode(&mut d).unwrap();
+        prop_assert_eq!(fast, d.into_bytes());
+    }
+}

@@ -11,6 +11,7 @@
 //! A model is sans-IO like the agent: it reads the node through
 //! [`E2Node`] and the time it is given.
 
+pub mod aper_fast;
 pub mod flexric_tc;
 pub mod kpm;
 pub mod tcran_tc;
