@@ -9,6 +9,7 @@
 #
 # Environment:
 #   FUZZ_SECONDS    seconds per target (default 25)
+#   E2_FUZZ_SECONDS seconds per e2_* target (default 5)
 #   FUZZ_TARGETS    space-separated targets (default: all in fuzz_targets/)
 #   FUZZ_SANITIZER  address | none (default address)
 # Longer campaigns: see fuzz/README.md.
@@ -50,8 +51,14 @@ trap 'rm -rf "$work"' EXIT
 for t in "${targets[@]}"; do
   corpus="$work/$t"
   mkdir -p "$corpus"
+  # The E2 decoders are cheap and many: a few seconds each is enough for
+  # a smoke run (longer campaigns: README.md).
+  t_seconds="$seconds"
+  if [[ "$t" == e2_* ]]; then
+    t_seconds="${E2_FUZZ_SECONDS:-5}"
+  fi
   args=(
-    "-max_total_time=$seconds"
+    "-max_total_time=$t_seconds"
     "-timeout=10"
     "-rss_limit_mb=2048"
     "-max_len=4096"
@@ -68,7 +75,7 @@ for t in "${targets[@]}"; do
     # Every shipped scenario is a seed too.
     seeds+=("../scenarios" "../scenarios/reproduction")
   fi
-  log "running $t for ${seconds}s"
+  log "running $t for ${t_seconds}s"
   # New inputs go to the temporary corpus; the committed seeds are read only.
   if ! cargo fuzz run "${flags[@]}" "$t" "$corpus" "${seeds[@]}" -- "${args[@]}" \
     >"$work/$t.log" 2>&1; then

@@ -1,0 +1,245 @@
+//! Bodies of the fuzz targets of this crate (`fuzz/fuzz_targets/e2_*.rs`),
+//! also run on stable `cargo test` by `tests/fuzz_e2.rs` over the golden
+//! vectors and their mutations. Each panics on a violated invariant.
+//!
+//! Invariants:
+//! - No decoder panics on any input, nor allocates without bound.
+//! - E2AP: what tcran's encoder writes is a fixed point: after one encode
+//!   and decode, encoding again gives the same value and bytes. The first
+//!   round is exempt: hampi's decoder accepts some inputs outside their
+//!   constraints (an extension value of an extensible ENUMERATED), which
+//!   its encoder then refuses; tcran never echoes received values.
+//! - FlexRIC TC: an accepted message re-encodes to bytes that decode to
+//!   the same message.
+//! - The agent survives any sequence of frames in either RIC profile: it
+//!   never panics, and every PDU it sends is valid E2AP.
+//! - Controls built from arbitrary service model messages either change a
+//!   real pipeline or are refused; the pipeline stays valid (its
+//!   configuration builds again).
+
+use crate::agent::{Agent, AgentConfig, RicProfile};
+use crate::e2ap;
+use crate::fake::FakeNode;
+use crate::node::DrbKey;
+use crate::sm::{flexric_tc, kpm, tcran_tc, AnyModel, ServiceModel};
+use ::tcran_tc::queue::{FifoConfig, QueueKindConfig};
+use ::tcran_tc::PipelineConfig;
+use asn1_codecs::aper::AperCodec;
+use asn1_codecs::PerCodecData;
+use tcran_core::{Duration, Instant};
+
+const DRB: DrbKey = DrbKey {
+    rnti: tcran_core::Rnti(0x4601),
+    drb: tcran_core::DrbId(1),
+};
+
+fn node() -> FakeNode {
+    let mut n = FakeNode::new();
+    n.add_drb(
+        DRB,
+        &PipelineConfig::single_queue(QueueKindConfig::Fifo(FifoConfig {})),
+    )
+    .expect("a FIFO pipeline builds");
+    n
+}
+
+fn still_valid(n: &FakeNode) {
+    let cfg = n.drb(DRB).expect("DRB kept").pipeline.config();
+    if let Err(e) = cfg.build() {
+        panic!("the pipeline's configuration no longer builds: {e}\n{cfg:?}");
+    }
+}
+
+/// E2AP decoder: arbitrary bytes as one PDU.
+pub fn e2ap_decode(data: &[u8]) {
+    let Ok(pdu) = e2ap::decode(data) else { return };
+    let Ok(bytes) = e2ap::encode(&pdu) else {
+        return;
+    };
+    let Ok(again) = e2ap::decode(&bytes) else {
+        return;
+    };
+    assert_eq!(again, pdu, "decode(encode(pdu)) != pdu");
+    assert_eq!(
+        e2ap::encode(&again).unwrap(),
+        bytes,
+        "re-encoding is not stable"
+    );
+}
+
+/// FlexRIC TC PLAIN decoders, and the controls' effect on a pipeline.
+pub fn flexric_tc(data: &[u8]) {
+    for len in [flexric_tc::FILTER_LEN, flexric_tc::FILTER_LEN_V1] {
+        if let Ok(ind) = flexric_tc::PlainIndication::decode_with(data, len) {
+            // Floats compare by bits (NaN): compare re-encodings.
+            let bytes = ind.encode();
+            let again = flexric_tc::PlainIndication::decode(&bytes).expect("re-encoding decodes");
+            assert_eq!(again.encode(), bytes);
+        }
+    }
+    let Ok(ctrl) = flexric_tc::PlainControl::decode(data) else {
+        return;
+    };
+    let bytes = ctrl.encode();
+    assert_eq!(
+        flexric_tc::PlainControl::decode(&bytes).expect("re-encoding decodes"),
+        ctrl
+    );
+    let mut n = node();
+    let mut model = flexric_tc::FlexricTc {
+        drb: Some(DRB),
+        time_offset_us: 0,
+    };
+    model.control(&[0; 4], data, &mut n, Instant::ZERO);
+    still_valid(&n);
+}
+
+/// Encodes `v`, or `None` when hampi's encoder refuses it.
+fn enc<T: AperCodec>(v: &T) -> Option<Vec<u8>> {
+    let mut d = PerCodecData::new_aper();
+    v.aper_encode(&mut d).ok().map(|()| d.into_bytes())
+}
+
+fn dec<T: AperCodec<Output = T>>(b: &[u8]) -> Option<T> {
+    T::aper_decode(&mut PerCodecData::from_slice_aper(b)).ok()
+}
+
+/// Decodes `data` as a `T` and encodes what decoded: neither may panic.
+/// (No fixed point is required here, unlike E2AP: hampi's decoder accepts
+/// inputs that violate constraints, such as an empty list where
+/// SIZE(1..2147483647) is required or control characters in a
+/// PrintableString, and its encoder then writes bytes it cannot read back.
+/// tcran refuses such E2SM contents, whose names and values it does not
+/// know, and never echoes them; well-formed values round-trip, which
+/// `tests/roundtrip.rs` checks.)
+fn reencodes<T: AperCodec<Output = T>>(data: &[u8]) {
+    if let Some(v) = dec::<T>(data) {
+        let _ = enc(&v);
+    }
+}
+
+/// E2SM-KPM decoders and subscriptions.
+pub fn kpm(data: &[u8]) {
+    use crate::asn::e2sm_kpm as k;
+    reencodes::<k::E2SM_KPM_EventTriggerDefinition>(data);
+    reencodes::<k::E2SM_KPM_ActionDefinition>(data);
+    reencodes::<k::E2SM_KPM_IndicationHeader>(data);
+    reencodes::<k::E2SM_KPM_IndicationMessage>(data);
+    reencodes::<k::E2SM_KPM_RANfunction_Description>(data);
+    let n = node();
+    let split = data.len() / 2;
+    let action = e2ap::Action {
+        id: 0,
+        kind: e2ap::ActionType::Report,
+        definition: Some(data[split..].to_vec()),
+        subsequent: None,
+    };
+    if let Ok(mut job) = kpm::Kpm.subscribe(&data[..split], &action, &n) {
+        for ms in 0..4 {
+            let _ = kpm::Kpm.indicate(
+                &mut job.state,
+                &n,
+                Instant::ZERO + Duration::from_millis(ms),
+            );
+        }
+    }
+}
+
+/// E2SM-TCRAN decoders, subscriptions and controls.
+pub fn tcran_sm(data: &[u8]) {
+    use crate::asn::e2sm_tcran as t;
+    reencodes::<t::TcEventTrigger>(data);
+    reencodes::<t::TcActionDefinition>(data);
+    reencodes::<t::TcIndicationHeader>(data);
+    reencodes::<t::TcIndicationMessage>(data);
+    reencodes::<t::TcControlHeader>(data);
+    reencodes::<t::TcControlMessage>(data);
+    reencodes::<t::TcControlOutcome>(data);
+    reencodes::<t::TcRanFunctionDefinition>(data);
+    let mut n = node();
+    let mut model = tcran_tc::TcRan::default();
+    let split = data.len().min(4);
+    let action = e2ap::Action {
+        id: 0,
+        kind: e2ap::ActionType::Report,
+        definition: None,
+        subsequent: None,
+    };
+    if let Ok(mut job) = model.subscribe(data, &action, &n) {
+        let _ = model.indicate(&mut job.state, &n, Instant::ZERO);
+    }
+    model.control(&data[..split], &data[split..], &mut n, Instant::ZERO);
+    still_valid(&n);
+}
+
+/// The agent fed frames cut from `data` (first byte: profile and frame
+/// sizes), after a completed E2 Setup.
+pub fn agent(data: &[u8]) {
+    let Some((&ctl, rest)) = data.split_first() else {
+        return;
+    };
+    let profile = if ctl & 1 == 0 {
+        RicProfile::Standard
+    } else {
+        RicProfile::Flexric
+    };
+    let mut n = node();
+    let models = vec![
+        AnyModel::FlexricTc(flexric_tc::FlexricTc {
+            drb: None,
+            time_offset_us: 0,
+        }),
+        AnyModel::Kpm(kpm::Kpm),
+        AnyModel::TcRan(tcran_tc::TcRan::default()),
+    ];
+    let mut a = Agent::new(AgentConfig::new(models, profile));
+    a.connected(&n, Instant::ZERO);
+    let check_out = |a: &mut Agent| {
+        while let Some(pdu) = a.poll_transmit() {
+            if let Err(e) = e2ap::decode(&pdu) {
+                panic!("the agent sent an invalid PDU ({e}): {pdu:02x?}");
+            }
+        }
+    };
+    if let Some(Ok(e2ap::E2apPdu::E2SetupRequest(req))) =
+        a.poll_transmit().map(|b| e2ap::decode(&b))
+    {
+        let resp = e2ap::E2apPdu::E2SetupResponse(e2ap::E2SetupResponse {
+            transaction: req.transaction,
+            ric: e2ap::GlobalRicId {
+                plmn: [0, 0xf1, 0x10],
+                ric_id: 1,
+            },
+            accepted: None,
+            rejected: None,
+            components: req
+                .components
+                .iter()
+                .map(|c| e2ap::ComponentConfigAck {
+                    interface: c.interface,
+                    id: c.id.clone(),
+                    success: true,
+                    failure_cause: None,
+                })
+                .collect(),
+        });
+        a.handle(
+            &e2ap::encode(&resp).expect("encodes"),
+            &mut n,
+            Instant::ZERO,
+        );
+    }
+    // Frames: a length byte, then that many bytes.
+    let mut rest = rest;
+    let mut now = Instant::ZERO;
+    while let Some((&len, tail)) = rest.split_first() {
+        let len = (len as usize).min(tail.len());
+        let (frame, tail) = tail.split_at(len);
+        a.handle(frame, &mut n, now);
+        now += Duration::from_millis(1);
+        a.on_timeout(&n, now);
+        check_out(&mut a);
+        rest = tail;
+    }
+    still_valid(&n);
+}

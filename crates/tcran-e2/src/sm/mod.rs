@@ -1,0 +1,193 @@
+//! Service models: one trait, [`ServiceModel`], a module per model, and
+//! [`AnyModel`] dispatching over them (FlexRIC's layout: one plugin per RAN
+//! function).
+//!
+//! | module | RAN function | what it does |
+//! |---|---|---|
+//! | [`flexric_tc`] | 146 `TC_STATS_V0` | FlexRIC's TC model, PLAIN encoding: one DRB's pipeline |
+//! | [`tcran_tc`] | configurable (default 246) | tcran's TC model (E2SM-TCRAN v1): every DRB, every stage, triggers by period and condition |
+//! | [`kpm`] | 2 | E2SM-KPM v02.03 REPORT styles 1 (node) and 4 (UE level), TS 28.552 measurements |
+//!
+//! A model is sans-IO like the agent: it reads the node through
+//! [`E2Node`] and the time it is given.
+
+pub mod aper_fast;
+pub mod flexric_tc;
+pub mod kpm;
+pub mod tcran_tc;
+
+use crate::e2ap::{Action, Cause, RanFunction};
+use crate::node::E2Node;
+use tcran_core::{Duration, Instant};
+
+/// Why a subscription's action or a control was not accepted.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Refusal {
+    pub cause: Cause,
+    /// One line for logs and, where the model has a field for it, the RIC.
+    pub message: String,
+}
+
+impl Refusal {
+    pub fn ric_request(cause: u8, message: impl Into<String>) -> Refusal {
+        Refusal {
+            cause: crate::e2ap::ric_request_cause(cause),
+            message: message.into(),
+        }
+    }
+}
+
+/// E2AP `CauseRICrequest` values the models use (E2AP 9.2.1.2).
+pub mod cause {
+    use crate::asn::e2ap::CauseRICrequest as C;
+    pub const ACTION_NOT_SUPPORTED: u8 = C::ACTION_NOT_SUPPORTED;
+    pub const CONTROL_MESSAGE_INVALID: u8 = C::CONTROL_MESSAGE_INVALID;
+    pub const CONTROL_FAILED_TO_EXECUTE: u8 = C::CONTROL_FAILED_TO_EXECUTE;
+    pub const UNSPECIFIED: u8 = C::UNSPECIFIED;
+}
+
+/// The report duty one admitted action gives the node.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Job {
+    /// How often [`ServiceModel::indicate`] runs (at least 1 ms).
+    pub period: Duration,
+    pub state: JobState,
+}
+
+/// Model-specific state of a [`Job`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum JobState {
+    FlexricTc,
+    Kpm(kpm::KpmJob),
+    TcRan(tcran_tc::TcRanJob),
+}
+
+/// What a control did.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ControlOutcome {
+    /// Applied. `outcome` is the model's RICcontrolOutcome, if it has one.
+    Done { outcome: Option<Vec<u8>> },
+    /// Not applied, for `refusal`; `outcome` carries the model's own
+    /// description, if it has one.
+    Refused {
+        refusal: Refusal,
+        outcome: Option<Vec<u8>>,
+    },
+}
+
+/// One E2 service model on the node side.
+pub trait ServiceModel {
+    /// The RAN function id (cheap; [`ServiceModel::ran_function`] builds
+    /// the whole definition).
+    fn ran_function_id(&self) -> u16;
+    /// The RAN function as announced in E2 Setup and RIC Service Update.
+    fn ran_function(&self, node: &dyn E2Node) -> RanFunction;
+    /// Checks one action of a RIC Subscription Request with the event
+    /// trigger `trigger` and returns its job.
+    fn subscribe(&self, trigger: &[u8], action: &Action, node: &dyn E2Node)
+        -> Result<Job, Refusal>;
+    /// The indications (header, message) of `job` at `now`: none when
+    /// there is nothing to report this period (a condition that does not
+    /// hold), several when one report would exceed [`MAX_MESSAGE`].
+    /// Called every `job.period`.
+    fn indicate(&self, job: &mut JobState, node: &dyn E2Node, now: Instant) -> Vec<Indication>;
+    /// Executes one RIC Control Request.
+    fn control(
+        &mut self,
+        header: &[u8],
+        message: &[u8],
+        node: &mut dyn E2Node,
+        now: Instant,
+    ) -> ControlOutcome;
+}
+
+/// The built-in service models.
+#[derive(Debug, Clone)]
+pub enum AnyModel {
+    FlexricTc(flexric_tc::FlexricTc),
+    Kpm(kpm::Kpm),
+    TcRan(tcran_tc::TcRan),
+}
+
+macro_rules! dispatch {
+    ($self:ident, $m:ident => $e:expr) => {
+        match $self {
+            AnyModel::FlexricTc($m) => $e,
+            AnyModel::Kpm($m) => $e,
+            AnyModel::TcRan($m) => $e,
+        }
+    };
+}
+
+impl ServiceModel for AnyModel {
+    fn ran_function_id(&self) -> u16 {
+        dispatch!(self, m => m.ran_function_id())
+    }
+    fn ran_function(&self, node: &dyn E2Node) -> RanFunction {
+        dispatch!(self, m => m.ran_function(node))
+    }
+    fn subscribe(
+        &self,
+        trigger: &[u8],
+        action: &Action,
+        node: &dyn E2Node,
+    ) -> Result<Job, Refusal> {
+        dispatch!(self, m => m.subscribe(trigger, action, node))
+    }
+    fn indicate(&self, job: &mut JobState, node: &dyn E2Node, now: Instant) -> Vec<Indication> {
+        dispatch!(self, m => m.indicate(job, node, now))
+    }
+    fn control(
+        &mut self,
+        header: &[u8],
+        message: &[u8],
+        node: &mut dyn E2Node,
+        now: Instant,
+    ) -> ControlOutcome {
+        dispatch!(self, m => m.control(header, message, node, now))
+    }
+}
+
+/// One indication's (header, message).
+pub type Indication = (Vec<u8>, Vec<u8>);
+
+/// Largest service model message tcran sends: hampi encodes OCTET STRINGs
+/// of up to 16383 bytes (no APER fragmentation), and a little room is left
+/// for the rest of the E2AP PDU. Larger reports are split over several
+/// indications.
+pub const MAX_MESSAGE: usize = 16_000;
+
+/// Encodes `items` as messages of at most [`MAX_MESSAGE`] bytes each:
+/// `message` encodes a group, `size` one item alone. Items are grouped by
+/// count, from the largest size among a sample of them (encoding every
+/// item twice would double the cost of a large report); a group that
+/// still comes out too large is split in two until it fits.
+pub fn encode_in_messages<T: Clone>(
+    items: Vec<T>,
+    message: &dyn Fn(Vec<T>) -> Vec<u8>,
+    size: &dyn Fn(&T) -> usize,
+) -> Vec<Vec<u8>> {
+    const SAMPLES: usize = 16;
+    let step = (items.len() / SAMPLES).max(1);
+    let largest = items.iter().step_by(step).map(size).max().unwrap_or(1);
+    // A third of slack for items larger than the sampled ones.
+    let per_message = ((MAX_MESSAGE * 2 / 3) / (largest + 2)).max(1);
+    let mut out = Vec::new();
+    let mut pending: Vec<Vec<T>> = items.chunks(per_message).rev().map(<[T]>::to_vec).collect();
+    while let Some(group) = pending.pop() {
+        let n = group.len();
+        let bytes = message(group.clone());
+        if bytes.len() <= MAX_MESSAGE || n == 1 {
+            out.push(bytes);
+        } else {
+            let mut group = group;
+            let second = group.split_off(n / 2);
+            pending.push(second);
+            pending.push(group);
+        }
+    }
+    out
+}
+
+/// Smallest reporting period (E2 indications every 1 ms at most).
+pub const MIN_PERIOD: Duration = Duration::from_millis(1);

@@ -1,0 +1,435 @@
+//! The sans-IO agent driven by a scripted RIC in the same process: E2 Setup,
+//! subscriptions with timed indications, controls that change real
+//! pipelines, refusals per RIC profile, Reset, Service Update, Removal.
+
+use tcran_core::{Duration, Instant, QueueId};
+use tcran_e2::agent::{Agent, AgentConfig, AgentState, RicProfile};
+use tcran_e2::e2ap::{self, Action, ActionType, E2apPdu, RicRequestId};
+use tcran_e2::fake::FakeNode;
+use tcran_e2::node::DrbKey;
+use tcran_e2::sm::flexric_tc::{self, PlainControl, PlainIndication};
+use tcran_e2::sm::{kpm, tcran_tc as tcsm, AnyModel};
+use tcran_tc::queue::{FifoConfig, QueueKindConfig};
+use tcran_tc::PipelineConfig;
+
+const DRB: DrbKey = DrbKey {
+    rnti: tcran_core::Rnti(0x4601),
+    drb: tcran_core::DrbId(1),
+};
+
+fn node() -> FakeNode {
+    let mut n = FakeNode::new();
+    n.add_drb(
+        DRB,
+        &PipelineConfig::single_queue(QueueKindConfig::Fifo(FifoConfig {})),
+    )
+    .unwrap();
+    n
+}
+
+fn models() -> Vec<AnyModel> {
+    vec![
+        AnyModel::FlexricTc(flexric_tc::FlexricTc {
+            drb: None,
+            time_offset_us: 0,
+        }),
+        AnyModel::Kpm(kpm::Kpm),
+        AnyModel::TcRan(tcsm::TcRan::default()),
+    ]
+}
+
+fn out(agent: &mut Agent) -> Vec<E2apPdu> {
+    std::iter::from_fn(|| agent.poll_transmit())
+        .map(|b| e2ap::decode(&b).unwrap())
+        .collect()
+}
+
+/// The one PDU the agent sent.
+fn one(agent: &mut Agent) -> [E2apPdu; 1] {
+    let v = out(agent);
+    let n = v.len();
+    v.try_into().unwrap_or_else(|v| panic!("{n} PDUs: {v:?}"))
+}
+
+fn t(ms: u64) -> Instant {
+    Instant::ZERO + Duration::from_millis(ms)
+}
+
+/// Connects and completes E2 Setup; returns the agent.
+fn ready(profile: RicProfile, node: &mut FakeNode) -> Agent {
+    let mut a = Agent::new(AgentConfig::new(models(), profile));
+    a.connected(node, t(0));
+    let pdus = out(&mut a);
+    let [E2apPdu::E2SetupRequest(req)] = pdus.as_slice() else {
+        panic!("{pdus:?}")
+    };
+    assert_eq!(
+        req.functions.iter().map(|f| f.id).collect::<Vec<_>>(),
+        [146, 2, 246]
+    );
+    assert!(
+        !req.components.is_empty(),
+        "FlexRIC aborts on an empty component list"
+    );
+    let resp = E2apPdu::E2SetupResponse(e2ap::E2SetupResponse {
+        transaction: req.transaction,
+        ric: e2ap::GlobalRicId {
+            plmn: [0, 0xf1, 0x10],
+            ric_id: 7,
+        },
+        accepted: None,
+        rejected: None,
+        components: req
+            .components
+            .iter()
+            .map(|c| e2ap::ComponentConfigAck {
+                interface: c.interface,
+                id: c.id.clone(),
+                success: true,
+                failure_cause: None,
+            })
+            .collect(),
+    });
+    a.handle(&e2ap::encode(&resp).unwrap(), node, t(1));
+    assert_eq!(a.state(), AgentState::Ready);
+    a
+}
+
+fn control(function: u16, message: Vec<u8>, instance: u16) -> Vec<u8> {
+    e2ap::encode(&E2apPdu::ControlRequest(e2ap::ControlRequest {
+        request: RicRequestId {
+            requestor: 1021,
+            instance,
+        },
+        function,
+        call_process_id: None,
+        header: vec![0; 4],
+        message,
+        ack_request: Some(true),
+    }))
+    .unwrap()
+}
+
+#[test]
+fn flexric_subscription_gives_an_indication_every_period_until_deleted() {
+    let mut n = node();
+    let mut a = ready(RicProfile::Flexric, &mut n);
+    let sub = E2apPdu::SubscriptionRequest(e2ap::SubscriptionRequest {
+        request: RicRequestId {
+            requestor: 1021,
+            instance: 0,
+        },
+        function: 146,
+        event_trigger: 1u32.to_le_bytes().to_vec(),
+        actions: vec![Action {
+            id: 0,
+            kind: ActionType::Report,
+            definition: None,
+            subsequent: None,
+        }],
+    });
+    a.handle(&e2ap::encode(&sub).unwrap(), &mut n, t(10));
+    assert!(
+        matches!(out(&mut a).as_slice(), [E2apPdu::SubscriptionResponse(r)] if r.admitted == [0])
+    );
+    assert_eq!(a.next_wakeup(), Some(t(11)));
+    for ms in 11..=20 {
+        a.on_timeout(&n, t(ms));
+    }
+    let inds = out(&mut a);
+    assert_eq!(inds.len(), 10, "1 ms period over 10 ms");
+    for p in &inds {
+        let E2apPdu::Indication(i) = p else { panic!() };
+        assert_eq!(i.sn, None, "FlexRIC profile sends no SN");
+        assert_eq!(i.header, [0, 0, 0, 0]);
+        let ind = PlainIndication::decode(&i.message).unwrap();
+        assert_eq!(ind.queues.len(), 1);
+    }
+    // Late timer: the missed periods are skipped, not sent in a burst.
+    a.on_timeout(&n, t(30));
+    assert_eq!(out(&mut a).len(), 1);
+    assert_eq!(a.stats().periods_skipped, 9);
+    let del = E2apPdu::SubscriptionDeleteRequest(e2ap::SubscriptionDelete {
+        request: RicRequestId {
+            requestor: 1021,
+            instance: 0,
+        },
+        function: 146,
+    });
+    a.handle(&e2ap::encode(&del).unwrap(), &mut n, t(31));
+    assert!(matches!(
+        out(&mut a).as_slice(),
+        [E2apPdu::SubscriptionDeleteResponse(_)]
+    ));
+    a.on_timeout(&n, t(40));
+    assert!(out(&mut a).is_empty());
+}
+
+#[test]
+fn flexric_controls_change_the_pipeline_and_refusals_are_acknowledged() {
+    let mut n = node();
+    let mut a = ready(RicProfile::Flexric, &mut n);
+    let add = PlainControl::QueueAdd {
+        kind: 1,
+        target_ms: 5,
+        interval_ms: 100,
+    }
+    .encode();
+    a.handle(&control(146, add, 1), &mut n, t(5));
+    let [E2apPdu::ControlAcknowledge(ack)] = one(&mut a) else {
+        panic!()
+    };
+    assert_eq!(ack.outcome.as_deref(), Some(&[0u8, 0, 0, 0][..]));
+    let cfg = n.drb(DRB).unwrap().pipeline.config();
+    assert_eq!(cfg.queues.len(), 2);
+    assert_eq!(cfg.queues[1].kind.kind_name(), "codel");
+
+    // Deleting a queue that does not exist: refused, acknowledged, counted.
+    let before = n.drb(DRB).unwrap().pipeline.config();
+    a.handle(
+        &control(146, PlainControl::QueueDel { id: 9, kind: 0 }.encode(), 2),
+        &mut n,
+        t(6),
+    );
+    assert!(matches!(
+        out(&mut a).as_slice(),
+        [E2apPdu::ControlAcknowledge(_)]
+    ));
+    // Garbage: refused, acknowledged, counted.
+    a.handle(&control(146, vec![9, 9, 9], 3), &mut n, t(7));
+    assert!(matches!(
+        out(&mut a).as_slice(),
+        [E2apPdu::ControlAcknowledge(_)]
+    ));
+    assert_eq!(n.drb(DRB).unwrap().pipeline.config(), before);
+    let s = a.stats();
+    assert_eq!(
+        (
+            s.controls_applied,
+            s.controls_refused,
+            s.controls_refused_acknowledged
+        ),
+        (1, 2, 2)
+    );
+}
+
+#[test]
+fn standard_ric_gets_control_failure_with_a_cause() {
+    let mut n = node();
+    let mut a = ready(RicProfile::Standard, &mut n);
+    a.handle(
+        &control(146, PlainControl::QueueDel { id: 9, kind: 0 }.encode(), 1),
+        &mut n,
+        t(5),
+    );
+    let [E2apPdu::ControlFailure(f)] = one(&mut a) else {
+        panic!()
+    };
+    assert_eq!(
+        f.cause,
+        e2ap::ric_request_cause(tcran_e2::asn::e2ap::CauseRICrequest::CONTROL_FAILED_TO_EXECUTE)
+    );
+    // An unknown RAN function.
+    a.handle(&control(77, vec![], 2), &mut n, t(6));
+    let [E2apPdu::ControlFailure(f)] = one(&mut a) else {
+        panic!()
+    };
+    assert_eq!(
+        f.cause,
+        e2ap::ric_request_cause(tcran_e2::asn::e2ap::CauseRICrequest::RAN_FUNCTION_ID_INVALID)
+    );
+    // Bytes that are no PDU: Error Indication (never to FlexRIC).
+    a.handle(&[0xff, 0x00], &mut n, t(7));
+    assert!(matches!(
+        out(&mut a).as_slice(),
+        [E2apPdu::ErrorIndication(_)]
+    ));
+}
+
+#[test]
+fn tcran_model_deploys_a_pipeline_and_reports_on_condition() {
+    let mut n = node();
+    let mut a = ready(RicProfile::Standard, &mut n);
+    // Condition: RLC sojourn above 10 ms, checked every 5 ms, rising edge.
+    let sub = E2apPdu::SubscriptionRequest(e2ap::SubscriptionRequest {
+        request: RicRequestId {
+            requestor: 7,
+            instance: 1,
+        },
+        function: 246,
+        event_trigger: tcsm::event_trigger(&tcsm::Trigger::Condition {
+            check_period_ms: 5,
+            metric: tcsm::Metric::RlcSojournUs,
+            threshold: 10_000,
+            rising_edge_only: true,
+        }),
+        actions: vec![Action {
+            id: 3,
+            kind: ActionType::Report,
+            definition: Some(tcsm::action_definition(&[DRB])),
+            subsequent: None,
+        }],
+    });
+    a.handle(&e2ap::encode(&sub).unwrap(), &mut n, t(0));
+    assert!(matches!(
+        out(&mut a).as_slice(),
+        [E2apPdu::SubscriptionResponse(_)]
+    ));
+    a.on_timeout(&n, t(5));
+    assert!(out(&mut a).is_empty(), "condition false: nothing");
+    n.drb_mut(DRB).unwrap().lower.rlc_sojourn = Duration::from_millis(12);
+    a.on_timeout(&n, t(10));
+    let [E2apPdu::Indication(i)] = one(&mut a) else {
+        panic!()
+    };
+    let (h, m) = tcsm::decode_indication(&i.header, &i.message).unwrap();
+    assert_eq!(h.cause.0, 1);
+    assert_eq!(m.reports.0.len(), 1);
+    assert_eq!(m.reports.0[0].lower.rlc_sojourn_us.0, 12_000);
+    a.on_timeout(&n, t(15));
+    assert!(out(&mut a).is_empty(), "rising edge only");
+
+    // Deploy CoDel + RR + 5G-BDP as the paper's low-latency xApp does.
+    let target: PipelineConfig =
+        toml::from_str("pacer = { kind = \"bdp\" }\n[[queues]]\nid = 0\nkind = \"codel\"\n")
+            .unwrap();
+    let (header, message) = tcsm::control(DRB, &tcran_e2::node::TcChange::Deploy(target));
+    let req = E2apPdu::ControlRequest(e2ap::ControlRequest {
+        request: RicRequestId {
+            requestor: 7,
+            instance: 2,
+        },
+        function: 246,
+        call_process_id: None,
+        header,
+        message,
+        ack_request: None,
+    });
+    a.handle(&e2ap::encode(&req).unwrap(), &mut n, t(16));
+    let [E2apPdu::ControlAcknowledge(ack)] = one(&mut a) else {
+        panic!()
+    };
+    let cfg = tcsm::decode_outcome(ack.outcome.as_deref().unwrap())
+        .unwrap()
+        .unwrap();
+    assert!(cfg.contains("\"codel\""), "{cfg}");
+    let p = n.drb(DRB).unwrap().pipeline.config();
+    assert_eq!(p.pacer.kind_name(), "bdp");
+    assert_eq!(p.queues[0].kind.kind_name(), "codel");
+
+    // A control naming a queue that does not exist: failure with the reason.
+    let (header, message) = tcsm::control(
+        DRB,
+        &tcran_e2::node::TcChange::Controls(vec![::tcran_tc::Control::DeleteQueue {
+            id: QueueId(5),
+        }]),
+    );
+    let req = E2apPdu::ControlRequest(e2ap::ControlRequest {
+        request: RicRequestId {
+            requestor: 7,
+            instance: 3,
+        },
+        function: 246,
+        call_process_id: None,
+        header,
+        message,
+        ack_request: None,
+    });
+    a.handle(&e2ap::encode(&req).unwrap(), &mut n, t(17));
+    let [E2apPdu::ControlFailure(f)] = one(&mut a) else {
+        panic!()
+    };
+    let why = tcsm::decode_outcome(f.outcome.as_deref().unwrap())
+        .unwrap()
+        .unwrap_err();
+    assert!(why.contains("no such queue"), "{why}");
+}
+
+#[test]
+fn drb_changes_are_announced_by_service_update_except_to_flexric() {
+    for (profile, expected) in [(RicProfile::Standard, 1), (RicProfile::Flexric, 0)] {
+        let mut n = node();
+        let mut a = ready(profile, &mut n);
+        n.add_drb(
+            DrbKey::new(0x4602, 1),
+            &PipelineConfig::single_queue(QueueKindConfig::Fifo(FifoConfig {})),
+        )
+        .unwrap();
+        a.refresh_functions(&n);
+        let pdus = out(&mut a);
+        assert_eq!(pdus.len(), expected);
+        if let [E2apPdu::ServiceUpdate(u)] = pdus.as_slice() {
+            let modified = u.modified.as_ref().unwrap();
+            assert_eq!(modified.iter().map(|f| f.id).collect::<Vec<_>>(), [246]);
+            assert!(u.added.is_none() && u.deleted.is_none());
+        }
+    }
+}
+
+#[test]
+fn reset_and_removal_end_subscriptions() {
+    let mut n = node();
+    let mut a = ready(RicProfile::Standard, &mut n);
+    let sub = E2apPdu::SubscriptionRequest(e2ap::SubscriptionRequest {
+        request: RicRequestId {
+            requestor: 1,
+            instance: 1,
+        },
+        function: 146,
+        event_trigger: 10u32.to_le_bytes().to_vec(),
+        actions: vec![Action {
+            id: 0,
+            kind: ActionType::Report,
+            definition: None,
+            subsequent: None,
+        }],
+    });
+    a.handle(&e2ap::encode(&sub).unwrap(), &mut n, t(0));
+    out(&mut a);
+    assert_eq!(a.jobs(), 1);
+    let reset = E2apPdu::ResetRequest(e2ap::ResetRequest {
+        transaction: 9,
+        cause: e2ap::protocol_cause(6),
+    });
+    a.handle(&e2ap::encode(&reset).unwrap(), &mut n, t(1));
+    assert!(matches!(out(&mut a).as_slice(), [E2apPdu::ResetResponse(r)] if r.transaction == 9));
+    assert_eq!(a.jobs(), 0);
+    let rm = E2apPdu::E2RemovalRequest { transaction: 4 };
+    a.handle(&e2ap::encode(&rm).unwrap(), &mut n, t(2));
+    assert!(matches!(
+        out(&mut a).as_slice(),
+        [E2apPdu::E2RemovalResponse(_)]
+    ));
+    assert_eq!(a.state(), AgentState::Removed);
+}
+
+#[test]
+fn setup_failure_waits_the_time_to_wait_then_retries() {
+    let mut n = node();
+    let mut a = Agent::new(AgentConfig::new(models(), RicProfile::Standard));
+    a.connected(&n, t(0));
+    let [E2apPdu::E2SetupRequest(req)] = one(&mut a) else {
+        panic!()
+    };
+    let fail = E2apPdu::E2SetupFailure(e2ap::E2SetupFailure {
+        transaction: req.transaction,
+        cause: e2ap::protocol_cause(6),
+        time_to_wait: Some(1), // 2 s
+        diagnostics: None,
+    });
+    a.handle(&e2ap::encode(&fail).unwrap(), &mut n, t(100));
+    assert_eq!(a.next_wakeup(), Some(t(2100)));
+    a.on_timeout(&n, t(2099));
+    assert!(out(&mut a).is_empty());
+    a.on_timeout(&n, t(2100));
+    assert!(matches!(
+        out(&mut a).as_slice(),
+        [E2apPdu::E2SetupRequest(_)]
+    ));
+    // No answer: asked again after the setup timeout (5 s).
+    a.on_timeout(&n, t(7100));
+    assert!(matches!(
+        out(&mut a).as_slice(),
+        [E2apPdu::E2SetupRequest(_)]
+    ));
+}
