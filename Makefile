@@ -6,7 +6,8 @@
 CARGO ?= cargo
 export CARGO_TERM_COLOR ?= never
 
-.PHONY: demo test fmt lint unit fuzz-smoke bench speed build browser reproduce golden golden-record capi capi-header capi-test capi-bench
+
+.PHONY: demo test fmt lint unit fuzz-smoke bench speed build browser reproduce golden golden-record capi capi-header capi-test capi-bench emu-test
 
 build:
 	$(CARGO) build --release --workspace
@@ -14,7 +15,7 @@ build:
 demo:
 	$(CARGO) run --release -q -p tcran-cli -- demo
 
-test: fmt lint unit fuzz-smoke capi-test
+test: fmt lint unit fuzz-smoke capi-test emu-test
 
 fmt:
 	$(CARGO) fmt --all -- --check
@@ -79,3 +80,11 @@ capi-test: capi
 capi-bench: capi
 	./scripts/ensure-cc.sh
 	./scripts/capi-test.sh "$(DESTDIR)$(PREFIX)" bench
+
+# The live emulator with real programs (docs/emulator.md): iperf3, ping
+# and the kernel's TCP in network namespaces, in real time. Needs root and
+# /dev/net/tun; runs alone, one test at a time, so no other load disturbs
+# its clock.
+emu-test:
+	./scripts/ensure-emu-tools.sh
+	$(CARGO) test --release -q -p tcran-cli --test emulate -- --ignored --test-threads=1

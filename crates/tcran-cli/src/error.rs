@@ -67,6 +67,10 @@ pub enum CliError {
     #[error("--set {arg}: {message}")]
     Set { arg: String, message: String },
 
+    /// The live emulator failed while setting up or running.
+    #[error("emulation: {0}")]
+    Emulation(String),
+
     /// A document that no longer fits the schema after `--set` (no line
     /// numbers: the text was changed).
     #[error("{file} with --set {sets}: {message}")]
@@ -80,7 +84,7 @@ pub enum CliError {
 impl CliError {
     pub fn exit_code(&self) -> i32 {
         match self {
-            CliError::Output(_) | CliError::Write { .. } => EXIT_IO,
+            CliError::Output(_) | CliError::Write { .. } | CliError::Emulation(_) => EXIT_IO,
             _ => EXIT_USAGE,
         }
     }

@@ -6,7 +6,7 @@
 //! backtrace. See docs/cli.md.
 
 use tcran_cli::{
-    error, output, reproduce, schema, series_csv, set, simulate, stages, trace, validate,
+    emulate, error, output, reproduce, schema, series_csv, set, simulate, stages, trace, validate,
 };
 
 use clap::{Parser, Subcommand};
@@ -104,6 +104,48 @@ enum Command {
         /// Applied to every scenario (repeatable), as for `run`.
         #[arg(long = "set", value_name = "KEY=VALUE")]
         set: Vec<String>,
+    },
+    /// Carry real traffic (iperf3, ping, any program) through a scenario's RAN node in real time: one network namespace per UE and one for the servers (needs root).
+    Emulate {
+        /// The scenario file.
+        file: PathBuf,
+        /// The variant to emulate (required when the scenario has several).
+        #[arg(long)]
+        variant: Option<String>,
+        /// Longest run, e.g. 30s [default: the scenario's duration].
+        #[arg(long, value_name = "D")]
+        duration: Option<String>,
+        /// Statistics ignore what happens before this [default: 0s].
+        #[arg(long, value_name = "D")]
+        warmup: Option<String>,
+        /// Where summary.json, the CSV series, report.html, emulation.json
+        /// and the captures go [default: tcran-out/emulate-<scenario>].
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// A shell command line run in the servers' namespace (address
+        /// 198.51.100.1), e.g. "iperf3 -s"; its output goes to OUT/server.log.
+        #[arg(long, value_name = "CMD")]
+        server: Option<String>,
+        /// Write pcapng captures of every link into OUT (server.pcapng,
+        /// ue<RNTI>.pcapng).
+        #[arg(long)]
+        pcap: bool,
+        /// Also run the scenario's modelled flows, beside the live traffic.
+        #[arg(long)]
+        with_scenario_flows: bool,
+        /// A sysctl set in every namespace (repeatable), e.g. net.ipv4.tcp_ecn=1.
+        #[arg(long = "sysctl", value_name = "KEY=VALUE")]
+        sysctl: Vec<String>,
+        /// The summary JSON on stdout instead of the table.
+        #[arg(long)]
+        json: bool,
+        /// Change the scenario first (repeatable), as for `run`.
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        set: Vec<String>,
+        /// The command run in the (first) UE's namespace (after `--`);
+        /// none: an interactive shell there. tcran exits with its code.
+        #[arg(last = true, value_name = "UE-CMD")]
+        command: Vec<String>,
     },
     /// Panics on purpose, to test the panic hook.
     #[command(name = "internal-panic", hide = true)]
@@ -211,6 +253,54 @@ fn run(cli: Cli) -> Result<(), CliError> {
             };
             let rep = reproduce::run(&dir, &out, opts, &settings)?;
             emit(&reproduce::to_text(&rep, &out, figures.as_deref()))
+        }
+        Command::Emulate {
+            file,
+            variant,
+            duration,
+            warmup,
+            out,
+            server,
+            pcap,
+            with_scenario_flows,
+            sysctl,
+            json,
+            set,
+            command,
+        } => {
+            let sets = overrides(&set)?;
+            let out = out.unwrap_or_else(|| {
+                Path::new("tcran-out").join(format!("emulate-{}", simulate::scenario_name(&file)))
+            });
+            std::fs::create_dir_all(&out).map_err(|e| error::CliError::Write {
+                file: out.display().to_string(),
+                reason: e.to_string(),
+            })?;
+            let opts = tcran_emu::Options {
+                variant,
+                duration: duration
+                    .map(|d| emulate::duration("--duration", &d))
+                    .transpose()?,
+                warmup: warmup
+                    .map(|d| emulate::duration("--warmup", &d))
+                    .transpose()?,
+                server_cmd: server,
+                ue_cmd: command,
+                pcap: pcap.then(|| out.clone()),
+                modelled_flows: with_scenario_flows,
+                sysctls: sysctl
+                    .iter()
+                    .map(|s| emulate::sysctl(s))
+                    .collect::<Result<_, _>>()?,
+                log_dir: Some(out.clone()),
+            };
+            let e = emulate::run(&file, &sets, &opts)?;
+            emulate::write_report(&out, &e.report)?;
+            finish_run(&e.outcome, json, &out)?;
+            if !json {
+                emit(&emulate::to_text(&e.report))?;
+            }
+            std::process::exit(e.exit_code);
         }
         Command::InternalPanic => panic!("deliberate panic (internal-panic)"),
     }

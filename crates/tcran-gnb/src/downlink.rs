@@ -78,6 +78,7 @@ impl Gnb {
     #[inline(always)]
     fn sdap_in(&mut self, u: usize, mut p: Packet) {
         let now = self.now;
+        let had_header = p.sdap_header;
         let mapping = match self.ues[u].sdap.apply(&mut p) {
             Ok(m) => m,
             Err(reason) => {
@@ -85,6 +86,18 @@ impl Gnb {
                 return;
             }
         };
+        if mapping.header_bytes > 0 && !had_header {
+            // Real bytes get the real header (TS 37.324 §6.2.2.2), so a
+            // CE mark or a capture finds the IP header where it is.
+            if let Some(ip) = p.payload.take() {
+                let h = tcran_wire::SdapDlHeader {
+                    rdi: false,
+                    rqi: false,
+                    qfi: p.qfi,
+                };
+                p.payload = Some(tcran_wire::with_sdap(h, &ip).into_boxed_slice());
+            }
+        }
         let Some(d) = self.ues[u].drbs.iter().position(|d| d.id == mapping.drb) else {
             self.count_drop(Layer::Sdap, DropReason::NoRoute, p);
             return;

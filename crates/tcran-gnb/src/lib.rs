@@ -84,4 +84,4 @@ pub use config::{
 pub use control::{deploy_controls, describe, Action, Refused};
 pub use counters::{CellCounters, CellKpis, DrbCounters, DrbKpis, Timing};
 pub use ledger::Place;
-pub use node::{ue_address, DrbRef, Gnb, Layer, Output, SlotRecord, TtiRecord};
+pub use node::{ue_address, ue_rnti, DrbRef, Gnb, Layer, Output, SlotRecord, TtiRecord};

@@ -63,7 +63,10 @@ impl Layer {
 #[allow(clippy::large_enum_variant)]
 #[derive(Debug)]
 pub enum Output {
-    /// A downlink packet reached the IP layer of UE `rnti` at `at`.
+    /// A downlink packet reached UE `rnti` at `at`. If its DRB carries a
+    /// DL SDAP header, the packet still has it (`sdap_header`, and for a
+    /// packet with real bytes, the header's byte in front of them): the
+    /// UE's SDAP entity removes it.
     Delivered {
         rnti: Rnti,
         packet: Packet,
@@ -263,7 +266,7 @@ pub fn ue_address(rnti: Rnti) -> IpAddr {
 }
 
 /// The RNTI whose [`ue_address`] is `addr`, if any.
-fn addr_rnti(addr: IpAddr) -> Option<Rnti> {
+pub fn ue_rnti(addr: IpAddr) -> Option<Rnti> {
     match addr {
         IpAddr::V4(a) => match a.octets() {
             [10, 45, hi, lo] => Some(Rnti(u16::from_be_bytes([hi, lo]))),
@@ -609,7 +612,7 @@ impl Gnb {
 
     /// The UE (index) a downlink packet is for, by destination address.
     pub(crate) fn route(&self, p: &Packet) -> Option<usize> {
-        addr_rnti(p.tuple.dst).and_then(|r| self.ue_of(r))
+        ue_rnti(p.tuple.dst).and_then(|r| self.ue_of(r))
     }
 
     /// The node's time: that of the last event run or input taken.

@@ -295,7 +295,9 @@ fn ts28552_measurements_over_an_interval() {
     // Every slot carried one transport block of the full cell's TBS.
     let mcs = tcran_ran::phy::mcs::Mcs::new(tcran_ran::phy::mcs::McsTable::Qam64, 20).unwrap();
     let tbs = tcran_ran::phy::tbs::bytes_per_slot(mcs, 25, 1).unwrap();
-    let thp = k.ue_thp_dl_kbps.expect("a saturated bearer has a throughput");
+    let thp = k
+        .ue_thp_dl_kbps
+        .expect("a saturated bearer has a throughput");
     // bytes per 1-ms slot * 8 = kbit/s; RLC/MAC headers and padding take a
     // few bytes of each block.
     let full = f64::from(tbs) * 8.0;

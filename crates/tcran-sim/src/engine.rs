@@ -29,7 +29,10 @@
 mod control;
 mod flows;
 mod ledger;
+mod live;
 mod summary;
+
+pub use live::LiveOutput;
 
 use crate::metrics::TimeSeries;
 use crate::recorder::SeriesRecorder;
@@ -97,6 +100,7 @@ pub struct Sim {
     scratch_up: Vec<Packet>,
     /// The node's outputs being handled (a buffer kept between batches).
     outputs: Vec<Output>,
+    live: live::Live,
 }
 
 impl Sim {
@@ -124,6 +128,11 @@ impl Sim {
                 "must hold at least one flow (a run without traffic measures nothing)",
             ));
         }
+        Sim::build(cfg, base)
+    }
+
+    /// [`Sim::new`] without the checks that only a modelled run needs.
+    fn build(cfg: &SimConfig, base: &Path) -> Result<Sim, ConfigError> {
         let gnb = Gnb::new(&cfg.gnb(), base)?;
         let end = Instant::ZERO + cfg.duration;
         let flows = flows::build_flows(cfg, |r| cfg.ues.iter().any(|u| u.rnti == r))?;
@@ -166,6 +175,7 @@ impl Sim {
             scratch_packets: Vec::new(),
             scratch_up: Vec::new(),
             outputs: Vec::new(),
+            live: live::Live::default(),
         };
         let first_bin = Instant::ZERO + sim.series.bin();
         sim.events.schedule(first_bin.min(end), Ev::Bin);
@@ -174,6 +184,37 @@ impl Sim {
         }
         sim.schedule_events(cfg)?;
         Ok(sim)
+    }
+
+    /// A run with live traffic (the emulator): like [`Sim::new`], but the
+    /// scenario's modelled flows run only if `modelled_flows` (they are
+    /// checked either way), and a scenario without flows is fine: the live
+    /// flows are found as their packets come.
+    pub fn new_live(
+        cfg: &SimConfig,
+        base: &Path,
+        modelled_flows: bool,
+    ) -> Result<Sim, ConfigError> {
+        if cfg.flows.is_empty() || !modelled_flows {
+            let mut probe = cfg.clone();
+            if probe.flows.is_empty() {
+                // Checks everything but the flows.
+                probe.flows.push(crate::scenario::FlowConfig {
+                    name: "check".into(),
+                    ue: cfg.ues.first().map_or(0, |u| u.rnti),
+                    qfi: 0,
+                    dscp: 0,
+                    start: Duration::ZERO,
+                    stop: None,
+                    kind: crate::scenario::FlowKind::Voip {},
+                });
+            }
+            Sim::new(&probe, base)?;
+            let mut live = cfg.clone();
+            live.flows.clear();
+            return Sim::build(&live, base);
+        }
+        Sim::new(cfg, base)
     }
 
     /// Runs to the end; returns the summary and the time series.
@@ -186,43 +227,80 @@ impl Sim {
     pub fn run_with_progress(mut self, progress: &mut dyn FnMut(f64)) -> RunOutput {
         let second = Duration::from_secs(1);
         let mut next_report = Instant::ZERO + second;
-        loop {
-            let sim_t = self.events.peek_time();
-            let gnb_t = self.gnb.next_wakeup();
-            // At one instant the simulator's events come first: they are
-            // the node's inputs at that instant.
-            let (t, node) = match (sim_t, gnb_t) {
-                (Some(s), Some(g)) if g < s => (g, true),
-                (Some(s), _) => (s, false),
-                (None, Some(g)) => (g, true),
-                (None, None) => break,
-            };
-            if t > self.end {
-                break;
-            }
+        let end = self.end;
+        while let Some(t) = self.step(end) {
             if t >= next_report {
                 progress(next_report.as_secs_f64());
                 next_report += second;
             }
-            if !self.warm && t >= self.warmup_end {
-                self.end_warmup();
-            }
-            self.now = t;
-            if node {
-                self.gnb.step(t);
-            } else {
-                let (_, ev) = self.events.pop().expect("peeked");
-                self.handle(ev);
-            }
-            if self.gnb.has_outputs() {
-                self.drain_outputs();
-            }
         }
+        progress(end.as_secs_f64());
+        self.finish_at(end)
+    }
+
+    /// The RAN node, read-only (its counters, timing, DRBs).
+    pub fn gnb(&self) -> &Gnb {
+        &self.gnb
+    }
+
+    /// When the next event (of the simulator or of the RAN node) is due;
+    /// `None` when nothing is pending. A real-time driver sleeps until then
+    /// (or until live input arrives).
+    pub fn next_event_time(&self) -> Option<Instant> {
+        Instant::earliest(self.events.peek_time(), self.gnb.next_wakeup())
+    }
+
+    /// Runs every event due by `until` (and by the end of the run), in
+    /// order. What a real-time driver calls with the wall clock's `now`.
+    pub fn run_until(&mut self, until: Instant) {
+        let until = until.min(self.end);
+        while self.step(until).is_some() {}
+        self.now = self.now.max(until);
+    }
+
+    /// Runs the earliest event if it is due by `until`; returns its time.
+    #[inline]
+    fn step(&mut self, until: Instant) -> Option<Instant> {
+        let sim_t = self.events.peek_time();
+        let gnb_t = self.gnb.next_wakeup();
+        // At one instant the simulator's events come first: they are the
+        // node's inputs at that instant.
+        let (t, node) = match (sim_t, gnb_t) {
+            (Some(s), Some(g)) if g < s => (g, true),
+            (Some(s), _) => (s, false),
+            (None, Some(g)) => (g, true),
+            (None, None) => return None,
+        };
+        if t > until {
+            return None;
+        }
+        if !self.warm && t >= self.warmup_end {
+            self.end_warmup();
+        }
+        self.now = t;
+        if node {
+            self.gnb.step(t);
+        } else {
+            let (_, ev) = self.events.pop().expect("peeked");
+            self.handle(ev);
+        }
+        if self.gnb.has_outputs() {
+            self.drain_outputs();
+        }
+        Some(t)
+    }
+
+    /// Ends the run at `end` (at most the configured end; a live run may
+    /// stop early): the summary measures up to `end`, the series stop
+    /// there.
+    pub fn finish_at(mut self, end: Instant) -> RunOutput {
+        let end = end.clamp(self.warmup_end, self.end);
+        self.run_until(end);
         if !self.warm {
             self.end_warmup();
         }
-        self.now = self.end;
-        progress(self.end.as_secs_f64());
+        self.end = end;
+        self.now = end;
         self.finish()
     }
 
@@ -247,7 +325,13 @@ impl Sim {
             Ev::ServerWake(i) => self.on_server_wake(i),
             Ev::ClientWake(i) => self.on_client_wake(i),
             Ev::AtGnb(p) => self.gnb.downlink(*p, self.now),
-            Ev::AtServer(p) => self.at_server(&p),
+            Ev::AtServer(p) => {
+                if p.flow.is_some_and(|f| self.is_live(f.0 as usize)) {
+                    self.live_at_server(*p);
+                } else {
+                    self.at_server(&p);
+                }
+            }
         }
     }
 
@@ -267,7 +351,12 @@ impl Sim {
 
     fn on_output(&mut self, out: &mut Output) {
         match out {
-            Output::Delivered { packet, .. } => self.deliver(packet),
+            Output::Delivered { packet, .. } => {
+                self.deliver(packet);
+                if packet.flow.is_some_and(|f| self.is_live(f.0 as usize)) {
+                    self.live_delivered(out);
+                }
+            }
             Output::Uplink { packet, at, .. } => {
                 let packet = Box::new(std::mem::take(packet));
                 self.events

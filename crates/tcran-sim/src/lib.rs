@@ -28,7 +28,7 @@ pub mod report;
 pub mod scenario;
 pub mod series;
 
-pub use engine::Sim;
+pub use engine::{LiveOutput, Sim};
 pub use report::{
     FlowSummary, InFlight, PacketCounts, RunSummary, ScenarioSummary, VariantSummary,
 };

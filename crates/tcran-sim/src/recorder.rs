@@ -183,6 +183,36 @@ impl SeriesRecorder {
         }
     }
 
+    /// A flow that appears during the run (a live flow of the emulator).
+    pub(crate) fn add_flow(&mut self, tcp: bool) {
+        let per_tcp = if tcp { self.bins } else { 0 };
+        self.flows.push(FlowBins {
+            bytes: vec![0; self.bins],
+            delay_sum_ns: vec![0; self.bins],
+            delivered: vec![0; self.bins],
+            cwnd: vec![None; per_tcp],
+            srtt_ms: vec![None; per_tcp],
+        });
+    }
+
+    /// Ends the series at `end` (a run that stopped before its planned
+    /// end): the bins after it go.
+    pub(crate) fn cut_at(&mut self, end: Instant) {
+        if end >= self.end {
+            return;
+        }
+        let run = end.saturating_since(Instant::ZERO).as_nanos();
+        self.bins = (run.div_ceil(self.bin.as_nanos()) as usize).max(1);
+        self.end = end;
+        for f in &mut self.flows {
+            f.bytes.truncate(self.bins);
+            f.delay_sum_ns.truncate(self.bins);
+            f.delivered.truncate(self.bins);
+            f.cwnd.truncate(self.bins);
+            f.srtt_ms.truncate(self.bins);
+        }
+    }
+
     /// The finished series; `names[i]` = (name, kind, delay CDFs) of flow `i`.
     pub(crate) fn finish(self, names: Vec<FlowLabel>) -> RunSeries {
         let bin_s = self.bin.as_secs_f64();

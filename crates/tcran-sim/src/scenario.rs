@@ -66,8 +66,9 @@ pub struct SimConfig {
     /// At least one.
     #[schemars(length(min = 1))]
     pub ues: Vec<UeConfig>,
-    /// At least one.
-    #[schemars(length(min = 1))]
+    /// The modelled traffic: at least one for `tcran run`; `tcran emulate`
+    /// runs them only when asked (its traffic is live).
+    #[serde(default)]
     pub flows: Vec<FlowConfig>,
     /// Variants compared by one run: each replaces the TC pipeline of every
     /// DRB (absent pipeline = the 3GPP baseline) and may change the

@@ -186,7 +186,8 @@ impl Sim {
             if c.ue.is_some_and(|r| r != f.rnti.0) {
                 continue;
             }
-            let (b0, d0, n0) = c.prev_flow[k];
+            // Live flows appear during the run.
+            let (b0, d0, n0) = c.prev_flow.get(k).copied().unwrap_or_default();
             let n = f.total_packets - n0;
             flows.push(FlowView {
                 name: f.name.clone(),

@@ -108,6 +108,8 @@ pub(super) enum Endpoints {
         pinger: Pinger,
         responder: PingResponder,
     },
+    /// Real programs outside the process (the emulator).
+    Live(super::live::LiveEnds),
 }
 
 #[derive(Debug)]
@@ -132,6 +134,37 @@ pub(super) struct Flow {
     pub total_bytes: u64,
     pub total_delay_ns: u64,
     pub total_packets: u64,
+}
+
+impl Flow {
+    /// A live flow, found by its downlink 5-tuple at `now`.
+    pub(super) fn live(
+        name: String,
+        kind: &'static str,
+        rnti: Rnti,
+        tuple: FiveTuple,
+        now: Instant,
+    ) -> Flow {
+        Flow {
+            name,
+            kind,
+            ends: Endpoints::Live(Default::default()),
+            server_wake: None,
+            client_wake: None,
+            delay: DelayRecorder::default(),
+            layers: LayerDelays::default(),
+            delivered_bytes: 0,
+            lost: 0,
+            created: 0,
+            rnti,
+            qfi: Qfi(0),
+            tuple,
+            first_at_gnb: Some(now),
+            total_bytes: 0,
+            total_delay_ns: 0,
+            total_packets: 0,
+        }
+    }
 }
 
 /// Takes every packet `src` has due by `now`; returns when it is next due.
@@ -354,6 +387,7 @@ impl Sim {
             }
             Endpoints::Udp { src, .. } => drain_due(src, now, &mut sent),
             Endpoints::Ping { pinger, .. } => drain_due(pinger, now, &mut sent),
+            Endpoints::Live(_) => None,
         };
         let f = &mut self.flows[i];
         if f.first_at_gnb.is_none() && !sent.is_empty() {
@@ -391,6 +425,7 @@ impl Sim {
             Endpoints::Tcp { tx, .. } => tx.on_packet(p, now),
             Endpoints::Ping { pinger, .. } => pinger.on_packet(p, now),
             Endpoints::Udp { .. } => {}
+            Endpoints::Live(_) => return,
         }
         self.serve(i);
     }
@@ -419,6 +454,7 @@ impl Sim {
             Endpoints::Tcp { rx, .. } => rx.on_packet(p, now),
             Endpoints::Udp { sink, .. } => sink.on_packet(p, now),
             Endpoints::Ping { responder, .. } => responder.on_packet(p, now),
+            Endpoints::Live(_) => return,
         }
         self.client_send(i);
     }
@@ -440,7 +476,7 @@ impl Sim {
                 }
                 None
             }
-            Endpoints::Udp { .. } => None,
+            Endpoints::Udp { .. } | Endpoints::Live(_) => None,
         };
         let rnti = self.flows[i].rnti;
         for mut p in up.drain(..) {

@@ -13,6 +13,7 @@ impl Sim {
     pub(super) fn finish(mut self) -> RunOutput {
         self.gnb.collect_marks(self.end);
         self.drain_outputs();
+        self.series.cut_at(self.end);
         let names = self
             .flows
             .iter_mut()
@@ -45,6 +46,15 @@ impl Sim {
                     Endpoints::Ping { pinger, .. } => {
                         let mut r = DelayRecorder::default();
                         for (at, rtt) in &pinger.rtts {
+                            if *at >= warmup_end {
+                                r.record(*rtt);
+                            }
+                        }
+                        Some(r.summary())
+                    }
+                    Endpoints::Live(ends) if f.kind == "ping" => {
+                        let mut r = DelayRecorder::default();
+                        for (at, rtt) in &ends.rtts {
                             if *at >= warmup_end {
                                 r.record(*rtt);
                             }

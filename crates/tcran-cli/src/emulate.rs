@@ -1,0 +1,99 @@
+//! `tcran emulate`: real programs' traffic through the scenario's RAN node
+//! in real time (crate `tcran-emu`, docs/emulator.md), with the same
+//! outputs as `tcran run` plus `emulation.json` (what the emulator
+//! measured about itself).
+
+use crate::error::CliError;
+use crate::load::read_config;
+use crate::set::Override;
+use crate::simulate::Outcome;
+use std::path::Path;
+use tcran_emu::{EmuError, Options};
+use tcran_sim::{ScenarioOutput, ScenarioSummary, SimConfig, VariantSummary};
+
+/// What `tcran emulate` produced.
+#[derive(Debug)]
+pub struct Emulated {
+    pub outcome: Outcome,
+    pub report: tcran_emu::Report,
+    pub exit_code: i32,
+}
+
+/// Parses `--duration`-style values.
+pub fn duration(flag: &str, text: &str) -> Result<tcran_core::Duration, CliError> {
+    tcran_core::units::parse_duration(text)
+        .map_err(|e| CliError::Usage(format!("{flag} {text}: {e}")))
+}
+
+/// Parses `--sysctl KEY=VALUE`.
+pub fn sysctl(arg: &str) -> Result<(String, String), CliError> {
+    match arg.split_once('=') {
+        Some((k, v)) if !k.is_empty() && !v.is_empty() => Ok((k.to_string(), v.to_string())),
+        _ => Err(CliError::Usage(format!(
+            "--sysctl {arg}: expected KEY=VALUE (e.g. net.ipv4.tcp_ecn=1)"
+        ))),
+    }
+}
+
+/// Emulates the scenario in `path` (after `--set` overrides).
+pub fn run(path: &Path, sets: &[Override], opts: &Options) -> Result<Emulated, CliError> {
+    let src = read_config(path)?;
+    let cfg: SimConfig = src.parse_with(sets)?;
+    let base = path.parent().unwrap_or(Path::new("."));
+    let o = tcran_emu::emulate(&cfg, base, opts).map_err(|e| match e {
+        EmuError::Scenario(m) => CliError::Usage(format!("{}: {m}", src.name)),
+        e if e.is_usage() => CliError::Usage(e.to_string()),
+        e => CliError::Emulation(e.to_string()),
+    })?;
+    let name = crate::simulate::scenario_name(path);
+    let output = ScenarioOutput {
+        summary: ScenarioSummary {
+            scenario: name,
+            seed: cfg.seed,
+            sim_s: o.report.ran_s,
+            wall_s: o.report.ran_s,
+            variants: vec![VariantSummary {
+                name: o.variant.clone(),
+                run: o.output.summary,
+            }],
+        },
+        series: vec![o.output.series],
+    };
+    Ok(Emulated {
+        outcome: Outcome {
+            output,
+            runs: vec![(o.variant, o.config)],
+        },
+        report: o.report,
+        exit_code: o.exit_code,
+    })
+}
+
+/// Writes `emulation.json` beside the run's outputs.
+pub fn write_report(dir: &Path, report: &tcran_emu::Report) -> Result<(), CliError> {
+    let path = dir.join("emulation.json");
+    let json = serde_json::to_string_pretty(report).expect("report serializes");
+    std::fs::write(&path, json + "\n").map_err(|e| CliError::Write {
+        file: path.display().to_string(),
+        reason: tcran_core::text_file::without_os_code(&e.to_string()).to_string(),
+    })
+}
+
+/// The emulator's own figures, for the end of the table.
+pub fn to_text(r: &tcran_emu::Report) -> String {
+    let l = &r.relay;
+    format!(
+        "emulator: ran {:.1} s (ended by {}); packets in {} down / {} up, out {} down / {} up, \
+         lost at the hosts' devices {}; wake-up lateness p50 {:.0} us, p99 {:.0} us, max {:.0} us\n",
+        r.ran_s,
+        r.stopped_by,
+        l.downlink_in,
+        l.uplink_in,
+        l.downlink_out,
+        l.uplink_out,
+        l.write_dropped + l.write_errors,
+        l.lateness_us.p50,
+        l.lateness_us.p99,
+        l.lateness_us.max,
+    )
+}

@@ -1,0 +1,412 @@
+//! `tcran emulate` with real programs: the kernel's TCP, iperf3 and ping in
+//! network namespaces, through the RAN node in real time.
+//!
+//! These tests need root, /dev/net/tun and iperf3/ping
+//! (`scripts/ensure-emu-tools.sh`), and they run in real time, so they are
+//! `#[ignore]`d in the ordinary test run and run one at a time by `make
+//! emu-test` (part of `make test`), never beside CPU-heavy tests.
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::Duration;
+
+fn tcran() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_tcran"))
+}
+
+fn scenario() -> String {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../scenarios/emulate-25prb.toml")
+        .display()
+        .to_string()
+}
+
+/// A fresh output directory.
+fn out_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("tcran-emu-test-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn run(args: &[&str]) -> Output {
+    let out = tcran().args(args).stdin(Stdio::null()).output().unwrap();
+    assert!(
+        out.status.success(),
+        "tcran {args:?} failed: {}\n{}",
+        String::from_utf8_lossy(&out.stderr),
+        String::from_utf8_lossy(&out.stdout)
+    );
+    out
+}
+
+fn summary(dir: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap()
+}
+
+/// The flows of the run's only variant.
+fn flows(s: &Value) -> &Vec<Value> {
+    s["variants"][0]["flows"].as_array().unwrap()
+}
+
+/// The flow whose name starts with `prefix` and carried the most bytes.
+fn flow<'a>(s: &'a Value, prefix: &str) -> &'a Value {
+    flows(s)
+        .iter()
+        .filter(|f| f["name"].as_str().unwrap().starts_with(prefix))
+        .max_by_key(|f| f["delivered_packets"].as_u64().unwrap())
+        .unwrap_or_else(|| panic!("no {prefix} flow in {s}"))
+}
+
+/// Namespaces and devices of emulator `pid`, as `ip` lists them.
+fn leftovers(pid: u32) -> Vec<String> {
+    let ns = Command::new("ip").args(["netns", "list"]).output().unwrap();
+    let ns = String::from_utf8_lossy(&ns.stdout);
+    let mut found: Vec<String> = ns
+        .lines()
+        .filter(|l| l.starts_with(&format!("tcran-{pid}-")))
+        .map(str::to_string)
+        .collect();
+    let links = Command::new("ip").args(["-o", "link"]).output().unwrap();
+    found.extend(
+        String::from_utf8_lossy(&links.stdout)
+            .lines()
+            .filter(|l| l.contains(&format!("tce{pid}")))
+            .map(str::to_string),
+    );
+    found
+}
+
+/// With no load the emulator adds nothing to the modelled delays: a ping
+/// through the cell has the RTT the simulator computes for its modelled
+/// ping on the same cell (within 1 ms: the real pings arrive at any phase
+/// of the 1-ms slot, the modelled ones at a slot boundary).
+#[test]
+#[ignore = "needs root and real time: make emu-test"]
+fn no_load_ping_rtt_matches_the_simulator() {
+    let sim = out_dir("ping-sim");
+    run(&[
+        "run",
+        &scenario(),
+        "--out",
+        sim.to_str().unwrap(),
+        "--set",
+        "variants=[{ name = \"vanilla\" }]",
+        "--set",
+        "flows=[{ name = \"ping\", ue = 1, kind = \"ping\", interval = \"200ms\" }]",
+        "--set",
+        "warmup=0s",
+        "--set",
+        "duration=5s",
+    ]);
+    let modelled = flow(&summary(&sim), "ping")["rtt_ms"]["mean"]
+        .as_f64()
+        .unwrap();
+    let emu = out_dir("ping-emu");
+    let pings = emu.join("ping.txt");
+    run(&[
+        "emulate",
+        &scenario(),
+        "--variant",
+        "vanilla",
+        "--out",
+        emu.to_str().unwrap(),
+        "--",
+        "sh",
+        "-c",
+        &format!("ping -n -c 25 -i 0.2 198.51.100.1 > {}", pings.display()),
+    ]);
+    // What ping itself saw: "rtt min/avg/max/mdev = a/b/c/d ms".
+    let text = std::fs::read_to_string(&pings).unwrap();
+    let avg: f64 = text
+        .lines()
+        .find(|l| l.contains("min/avg/max"))
+        .and_then(|l| l.split('=').nth(1))
+        .and_then(|v| v.trim().split('/').nth(1))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("no ping summary in {text}"));
+    let measured = flow(&summary(&emu), "ping")["rtt_ms"]["mean"]
+        .as_f64()
+        .unwrap();
+    assert!(
+        (avg - modelled).abs() <= 1.0,
+        "ping's own RTT {avg:.2} ms vs simulated {modelled:.2} ms"
+    );
+    assert!(
+        (measured - modelled).abs() <= 1.0,
+        "emulator-measured RTT {measured:.2} ms vs simulated {modelled:.2} ms"
+    );
+}
+
+/// One bulk download with the kernel's CUBIC (iperf3 -C cubic: this
+/// kernel defaults to BBR) and a ping sharing the DRB, from the UE.
+fn download(variant: &str, dir: &Path, extra: &[&str]) -> Value {
+    let scn = scenario();
+    let mut args = vec![
+        "emulate",
+        scn.as_str(),
+        "--variant",
+        variant,
+        "--out",
+        dir.to_str().unwrap(),
+        "--warmup",
+        "4s",
+        "--server",
+        "iperf3 -s -1",
+    ];
+    args.extend_from_slice(extra);
+    args.extend_from_slice(&[
+        "--",
+        "sh",
+        "-c",
+        "sleep 0.3; ping -n -q -i 0.2 -c 70 198.51.100.1 >/dev/null & \
+         iperf3 -c 198.51.100.1 -R -C cubic -t 14 >/dev/null; wait",
+    ]);
+    run(&args);
+    summary(dir)
+}
+
+/// Vanilla bloats the RLC buffer: the ping waits behind the download for
+/// hundreds of milliseconds. FQ-CoDel + 5G-BDP keeps it short and the
+/// link (nearly) as busy.
+#[test]
+#[ignore = "needs root and real time: make emu-test"]
+fn vanilla_bloats_and_fq_codel_with_5g_bdp_cures_it() {
+    let v = download("vanilla", &out_dir("vanilla"), &[]);
+    let c = download("fq_codel+5g-bdp", &out_dir("cured"), &[]);
+    let rtt = |s: &Value| flow(s, "ping")["rtt_ms"]["mean"].as_f64().unwrap();
+    let thr = |s: &Value| flow(s, "tcp")["throughput_mbps"].as_f64().unwrap();
+    assert!(rtt(&v) > 200.0, "vanilla ping RTT {:.1} ms", rtt(&v));
+    assert!(rtt(&c) < 30.0, "cured ping RTT {:.1} ms", rtt(&c));
+    assert!(
+        thr(&c) >= 0.9 * thr(&v),
+        "cured {:.2} Mbit/s vs vanilla {:.2}",
+        thr(&c),
+        thr(&v)
+    );
+}
+
+/// CE marks on real bytes reach the receiving kernel: with ECN on
+/// (net.ipv4.tcp_ecn=1 in the namespaces) and CoDel marking instead of
+/// dropping, the UE's TCP echoes the marks (ECE on its ACKs, RFC 3168
+/// sec. 6.1.3), seen in the UE-side capture.
+#[test]
+#[ignore = "needs root and real time: make emu-test"]
+fn ce_marks_reach_the_receiving_kernel() {
+    let dir = out_dir("ecn");
+    let s = download(
+        "ecn-codel+5g-bdp",
+        &dir,
+        &["--sysctl", "net.ipv4.tcp_ecn=1", "--pcap"],
+    );
+    let marks = &s["variants"][0]["marks"]["tc"];
+    assert!(
+        marks.as_object().is_some_and(|m| !m.is_empty()),
+        "no CE marks in the summary: {}",
+        s["variants"][0]
+    );
+    let (ce_down, ece_up) = ecn_in_capture(&dir.join("ue1.pcapng"));
+    assert!(ce_down > 0, "no CE-marked packet reached the UE");
+    assert!(ece_up > 0, "the UE's TCP never echoed a mark (ECE)");
+}
+
+/// (CE-marked packets written to the UE, TCP segments from the UE with
+/// ECE set) in a capture.
+fn ecn_in_capture(path: &Path) -> (u64, u64) {
+    use pcap_file::pcapng::{Block, PcapNgReader};
+    let file = std::fs::File::open(path).unwrap();
+    let mut reader = PcapNgReader::new(file).unwrap();
+    let (mut ce, mut ece) = (0, 0);
+    while let Some(block) = reader.next_block() {
+        let Ok(Block::EnhancedPacket(p)) = block else {
+            continue;
+        };
+        let inbound = p.options.iter().any(|o| {
+            matches!(
+                o,
+                pcap_file::pcapng::blocks::enhanced_packet::EnhancedPacketOption::Flags(f)
+                    if f & 0b11 == 0b01
+            )
+        });
+        let pkt = tcran_wire::packet_from_bytes(
+            tcran_core::PacketId(0),
+            p.data.to_vec().into_boxed_slice(),
+            false,
+            tcran_core::Instant::ZERO,
+        );
+        if inbound && pkt.ecn == tcran_core::Ecn::Ce {
+            ce += 1;
+        }
+        if let tcran_core::packet::L4Meta::Tcp(t) = pkt.l4 {
+            if !inbound && t.flags.has(tcran_core::packet::TcpFlags::ECE) {
+                ece += 1;
+            }
+        }
+    }
+    (ce, ece)
+}
+
+/// Nothing is left behind: not after a run, not after a run killed with
+/// SIGKILL (the next start finds its namespaces by their dead process id
+/// and removes them with their processes), not after SIGTERM.
+#[test]
+#[ignore = "needs root and real time: make emu-test"]
+fn nothing_is_left_behind() {
+    // A normal run with a server command that never ends by itself.
+    let dir = out_dir("clean");
+    let child = tcran()
+        .args([
+            "emulate",
+            &scenario(),
+            "--variant",
+            "vanilla",
+            "--out",
+            dir.to_str().unwrap(),
+            "--server",
+            "sleep 60",
+            "--",
+            "sleep",
+            "0.5",
+        ])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    assert_eq!(leftovers(pid), Vec::<String>::new());
+    assert!(!processes_named("sleep 60"));
+
+    // SIGTERM ends a run cleanly; the UE command's status is the exit code.
+    let mut child = tcran()
+        .args([
+            "emulate",
+            &scenario(),
+            "--variant",
+            "vanilla",
+            "--out",
+            dir.to_str().unwrap(),
+            "--",
+            "sleep",
+            "30",
+        ])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    wait_for(|| !leftovers(pid).is_empty());
+    nix_kill(pid, "TERM");
+    let status = child.wait().unwrap();
+    assert_eq!(
+        status.code(),
+        Some(128 + 15),
+        "exit code of the killed UE command"
+    );
+    assert_eq!(leftovers(pid), Vec::<String>::new());
+
+    // SIGKILL leaves everything; the next run removes it.
+    let mut killed = tcran()
+        .args([
+            "emulate",
+            &scenario(),
+            "--variant",
+            "vanilla",
+            "--out",
+            dir.to_str().unwrap(),
+            "--",
+            "sleep",
+            "77",
+        ])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = killed.id();
+    wait_for(|| leftovers(pid).len() >= 2);
+    killed.kill().unwrap();
+    killed.wait().unwrap();
+    assert!(
+        !leftovers(pid).is_empty(),
+        "a killed run leaves its namespaces"
+    );
+    run(&[
+        "emulate",
+        &scenario(),
+        "--variant",
+        "vanilla",
+        "--out",
+        dir.to_str().unwrap(),
+        "--",
+        "true",
+    ]);
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("emulation.json")).unwrap())
+            .unwrap();
+    let removed = report["leftovers_removed"].as_array().unwrap();
+    assert!(
+        removed
+            .iter()
+            .any(|n| n.as_str().unwrap().starts_with(&format!("tcran-{pid}-"))),
+        "leftovers of {pid} not reported: {removed:?}"
+    );
+    assert_eq!(leftovers(pid), Vec::<String>::new());
+    assert!(
+        !processes_named("sleep 77"),
+        "the killed run's UE command survived"
+    );
+}
+
+/// Without root the emulator refuses to start, with one line and exit 2.
+#[test]
+#[ignore = "needs root and real time: make emu-test"]
+fn refuses_to_run_without_root() {
+    let out = Command::new("setpriv")
+        .args([
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+            env!("CARGO_BIN_EXE_tcran"),
+            "emulate",
+            &scenario(),
+            "--variant",
+            "vanilla",
+            "--out",
+            "/tmp",
+            "--",
+            "true",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("needs root"), "{err}");
+}
+
+fn wait_for(mut ok: impl FnMut() -> bool) {
+    for _ in 0..200 {
+        if ok() {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    panic!("timed out waiting for the emulator");
+}
+
+fn nix_kill(pid: u32, sig: &str) {
+    Command::new("kill")
+        .args([&format!("-{sig}"), &pid.to_string()])
+        .status()
+        .unwrap();
+}
+
+fn processes_named(cmdline: &str) -> bool {
+    Command::new("pgrep")
+        .args(["-f", &format!("^{cmdline}$")])
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false)
+}

@@ -1,0 +1,297 @@
+//! The real-time loop: packets from the hosts' TUN devices go into the
+//! simulator engine (core delay, then the RAN node) at the wall clock's
+//! `now`; what comes out is written to the other side's device; between
+//! packets the loop sleeps until the next event is due.
+//!
+//! Contract:
+//! - One thread, no locks: epoll (mio) waits on every TUN device and on a
+//!   timerfd armed at the engine's next event, so a slot runs when it is
+//!   due and a packet is taken when it arrives.
+//! - A packet is handed in at the instant it was read; events are run with
+//!   their own times even when the loop wakes late (the RAN node runs the
+//!   slots it missed), and every wake-up for a deadline records its
+//!   lateness (`RelayStats`).
+//! - Reads are taken in batches of at most [`BATCH`] per device per turn,
+//!   so a flood on one link cannot hold up the slots.
+//! - Nothing is lost silently: a packet the host cannot take (its device
+//!   queue is full) or that fails to write is counted.
+
+use crate::clock::{Clock, Timer};
+use crate::error::EmuError;
+use crate::pcap::{Capture, Direction};
+use crate::tundev::{Tun, MTU};
+use mio::unix::SourceFd;
+use mio::{Events, Interest, Poll, Token};
+use serde::Serialize;
+use std::sync::atomic::{AtomicBool, Ordering};
+use tcran_core::{Duration, Instant, PacketId, Rnti};
+use tcran_sim::{LiveOutput, Sim};
+
+/// Packets read from one device before the loop looks at the clock again.
+pub const BATCH: usize = 64;
+
+const TIMER: Token = Token(0);
+const SERVER: Token = Token(1);
+
+/// What the loop measured about itself.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct RelayStats {
+    /// Packets read from the server side and from the UEs.
+    pub downlink_in: u64,
+    pub uplink_in: u64,
+    /// Packets written to the UEs and to the server side.
+    pub downlink_out: u64,
+    pub uplink_out: u64,
+    /// Packets a host could not take (its device queue full) or whose
+    /// write failed: lost after the model, counted here.
+    pub write_dropped: u64,
+    pub write_errors: u64,
+    /// Packets read that are not IPv4/IPv6 (still carried, as the node
+    /// carries any PDU).
+    pub malformed_in: u64,
+    /// How late the loop woke for a deadline (slot, timer), microseconds.
+    pub lateness_us: Lateness,
+    /// Turns of the loop and wake-ups.
+    pub turns: u64,
+}
+
+/// The distribution of wake-up lateness.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Lateness {
+    pub wakeups: u64,
+    pub p50: f64,
+    pub p99: f64,
+    pub max: f64,
+    #[serde(skip)]
+    samples_ns: Vec<u64>,
+}
+
+impl Lateness {
+    fn record(&mut self, ns: u64) {
+        self.wakeups += 1;
+        self.samples_ns.push(ns);
+    }
+
+    fn finish(&mut self) {
+        let s = &mut self.samples_ns;
+        s.sort_unstable();
+        let at = |p: f64| -> f64 {
+            if s.is_empty() {
+                return 0.0;
+            }
+            let rank = ((p / 100.0) * s.len() as f64).ceil() as usize;
+            s[rank.clamp(1, s.len()) - 1] as f64 / 1e3
+        };
+        self.p50 = at(50.0);
+        self.p99 = at(99.0);
+        self.max = at(100.0);
+    }
+}
+
+/// The hosts' devices and capture files.
+#[derive(Debug)]
+pub struct Links {
+    pub server: Tun,
+    /// Each UE's device, by RNTI.
+    pub ues: Vec<(Rnti, Tun)>,
+    pub server_pcap: Option<Capture>,
+    pub ue_pcaps: Vec<Option<Capture>>,
+}
+
+/// Why the loop ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stop {
+    /// The planned duration elapsed.
+    Duration,
+    /// The UE command (or the caller's check) said so.
+    Done,
+    /// A signal asked for it.
+    Signal,
+}
+
+/// Relays until `until`, `stop` is set, or `done()` returns true (checked
+/// every 10 ms); returns why and when it stopped.
+pub fn run(
+    sim: &mut Sim,
+    links: &mut Links,
+    clock: &Clock,
+    until: Instant,
+    stop: &AtomicBool,
+    done: &mut dyn FnMut() -> bool,
+    stats: &mut RelayStats,
+) -> Result<(Stop, Instant), EmuError> {
+    let mut poll = Poll::new().map_err(|e| EmuError::io("epoll", e))?;
+    let timer = Timer::new()?;
+    let registry = poll.registry();
+    registry
+        .register(&mut SourceFd(&timer.raw_fd()), TIMER, Interest::READABLE)
+        .map_err(|e| EmuError::io("epoll", e))?;
+    registry
+        .register(
+            &mut SourceFd(&links.server.raw_fd()),
+            SERVER,
+            Interest::READABLE,
+        )
+        .map_err(|e| EmuError::io("epoll", e))?;
+    for (k, (_, tun)) in links.ues.iter().enumerate() {
+        registry
+            .register(
+                &mut SourceFd(&tun.raw_fd()),
+                Token(2 + k),
+                Interest::READABLE,
+            )
+            .map_err(|e| EmuError::io("epoll", e))?;
+    }
+    let mut events = Events::with_capacity(64);
+    let mut buf = vec![0u8; MTU + 64];
+    let check_every = Duration::from_millis(10);
+    let mut next_check = Instant::ZERO;
+    let mut deadline: Option<Instant> = None;
+    loop {
+        stats.turns += 1;
+        let now = clock.now();
+        if let Some(d) = deadline.take() {
+            if now >= d {
+                stats.lateness_us.record(now.saturating_since(d).as_nanos());
+            }
+        }
+        if stop.load(Ordering::Relaxed) {
+            return Ok((Stop::Signal, now));
+        }
+        if now >= until {
+            return Ok((Stop::Duration, until));
+        }
+        if now >= next_check {
+            next_check = now + check_every;
+            if done() {
+                return Ok((Stop::Done, now));
+            }
+        }
+        sim.run_until(now);
+        write_out(sim, links, clock, stats)?;
+        // Edge-triggered readiness: a device that gave a full batch may
+        // hold more, so the loop comes back without sleeping.
+        let mut more = read_batch(sim, links, None, clock, &mut buf, stats)?;
+        for k in 0..links.ues.len() {
+            more |= read_batch(sim, links, Some(k), clock, &mut buf, stats)?;
+        }
+        write_out(sim, links, clock, stats)?;
+        let next = sim.next_event_time().map_or(until, |t| t.min(until));
+        if more || next <= clock.now() {
+            continue;
+        }
+        let next = next.min(next_check.max(clock.now()));
+        timer.arm(clock, next)?;
+        deadline = Some(next);
+        match poll.poll(&mut events, None) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(EmuError::io("epoll", e)),
+        }
+        // Woken by a packet before the deadline: not a late wake-up.
+        if !events.iter().any(|e| e.token() == TIMER) {
+            deadline = None;
+        }
+    }
+}
+
+/// Reads up to [`BATCH`] packets from the server's device (`ue = None`) or
+/// UE `ue`'s, into the engine; returns whether the batch was full.
+fn read_batch(
+    sim: &mut Sim,
+    links: &mut Links,
+    ue: Option<usize>,
+    clock: &Clock,
+    buf: &mut [u8],
+    stats: &mut RelayStats,
+) -> Result<bool, EmuError> {
+    for _ in 0..BATCH {
+        let tun = match ue {
+            None => &links.server,
+            Some(k) => &links.ues[k].1,
+        };
+        let Some(n) = tun.recv(buf)? else {
+            return Ok(false);
+        };
+        let now = clock.now();
+        let bytes = &buf[..n];
+        let capture = match ue {
+            None => links.server_pcap.as_mut(),
+            Some(k) => links.ue_pcaps[k].as_mut(),
+        };
+        if let Some(c) = capture {
+            c.record(now.as_nanos(), Direction::FromHost, bytes)?;
+        }
+        let packet = tcran_wire::packet_from_bytes(PacketId(0), bytes.into(), false, now);
+        if packet.malformed {
+            stats.malformed_in += 1;
+        }
+        sim.run_until(now);
+        match ue {
+            None => {
+                stats.downlink_in += 1;
+                sim.live_downlink(packet, now);
+            }
+            Some(k) => {
+                stats.uplink_in += 1;
+                let rnti = links.ues[k].0;
+                sim.live_uplink(rnti, packet, now);
+            }
+        }
+    }
+    Ok(true)
+}
+
+/// Writes every packet the engine let out to its device.
+fn write_out(
+    sim: &mut Sim,
+    links: &mut Links,
+    clock: &Clock,
+    stats: &mut RelayStats,
+) -> Result<(), EmuError> {
+    while let Some(out) = sim.poll_live() {
+        let (tun, capture, packet, down) = match out {
+            LiveOutput::ToUe { rnti, packet } => {
+                let Some(k) = links.ues.iter().position(|(r, _)| *r == rnti) else {
+                    stats.write_errors += 1;
+                    continue;
+                };
+                (&links.ues[k].1, links.ue_pcaps[k].as_mut(), packet, true)
+            }
+            LiveOutput::ToServer { packet } => {
+                (&links.server, links.server_pcap.as_mut(), packet, false)
+            }
+        };
+        let Some(bytes) = packet.payload.as_deref() else {
+            stats.write_errors += 1;
+            continue;
+        };
+        // A DL SDAP header the node added is the radio's, not the host's.
+        let bytes = if packet.sdap_header && !bytes.is_empty() {
+            &bytes[1..]
+        } else {
+            bytes
+        };
+        if let Some(c) = capture {
+            c.record(clock.now().as_nanos(), Direction::ToHost, bytes)?;
+        }
+        match tun.send(bytes) {
+            Ok(true) => {
+                if down {
+                    stats.downlink_out += 1;
+                } else {
+                    stats.uplink_out += 1;
+                }
+            }
+            Ok(false) => stats.write_dropped += 1,
+            Err(_) => stats.write_errors += 1,
+        }
+    }
+    Ok(())
+}
+
+impl RelayStats {
+    pub fn finish(&mut self) {
+        self.lateness_us.finish();
+    }
+}
