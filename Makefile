@@ -7,7 +7,7 @@ CARGO ?= cargo
 export CARGO_TERM_COLOR ?= never
 
 
-.PHONY: demo test fmt lint unit fuzz-smoke bench speed build browser reproduce golden golden-record capi capi-header capi-test capi-bench emu-test
+.PHONY: demo test fmt lint unit fuzz-smoke bench speed build browser reproduce golden golden-record capi capi-header capi-test capi-bench emu-test emu-bench
 
 build:
 	$(CARGO) build --release --workspace
@@ -88,3 +88,8 @@ capi-bench: capi
 emu-test:
 	./scripts/ensure-emu-tools.sh
 	$(CARGO) test --release -q -p tcran-cli --test emulate -- --ignored --test-threads=1
+
+# The emulator's relay throughput, wake-up lateness, added latency and CPU
+# per packet (docs/performance.md); needs root and an idle machine.
+emu-bench:
+	./scripts/emu-bench.sh

@@ -84,7 +84,8 @@ pub fn to_text(r: &tcran_emu::Report) -> String {
     let l = &r.relay;
     format!(
         "emulator: ran {:.1} s (ended by {}); packets in {} down / {} up, out {} down / {} up, \
-         lost at the hosts' devices {}; wake-up lateness p50 {:.0} us, p99 {:.0} us, max {:.0} us\n",
+         lost at the hosts' devices {}; wake-up lateness p50/p99/max {:.0}/{:.0}/{:.0} us; \
+         added latency p50/p99/max {:.0}/{:.0}/{:.0} us; CPU {:.2} s ({:.1} us per packet)\n",
         r.ran_s,
         r.stopped_by,
         l.downlink_in,
@@ -95,5 +96,10 @@ pub fn to_text(r: &tcran_emu::Report) -> String {
         l.lateness_us.p50,
         l.lateness_us.p99,
         l.lateness_us.max,
+        l.added_latency_us.p50,
+        l.added_latency_us.p99,
+        l.added_latency_us.max,
+        r.cpu_s,
+        r.cpu_us_per_packet,
     )
 }

@@ -76,6 +76,10 @@ pub struct Report {
     pub stopped_by: &'static str,
     /// Seconds of wall clock the run lasted.
     pub ran_s: f64,
+    /// CPU seconds the emulator used while relaying (user + system), and
+    /// per packet relayed (either way), microseconds.
+    pub cpu_s: f64,
+    pub cpu_us_per_packet: f64,
     pub relay: RelayStats,
     /// The RAN node's own count of events run late.
     pub node_timing: tcran_gnb::Timing,
@@ -192,6 +196,7 @@ pub fn emulate(cfg: &SimConfig, base: &Path, opts: &Options) -> Result<Outcome, 
     };
 
     let clock = Clock::start();
+    let cpu_start = cpu_seconds();
     let mut server_child = match &opts.server_cmd {
         Some(cmd) => Some(spawn_server(&server_ns, cmd, opts.log_dir.as_deref())?),
         None => None,
@@ -236,7 +241,9 @@ pub fn emulate(cfg: &SimConfig, base: &Path, opts: &Options) -> Result<Outcome, 
         end_child(c);
     }
     let (stopped, end) = relayed?;
+    let cpu_s = cpu_seconds() - cpu_start;
     stats.finish();
+    let packets = stats.downlink_in + stats.uplink_in;
     let node_timing = *sim.gnb().timing();
     let output = sim.finish_at(end);
     drop(links);
@@ -255,6 +262,12 @@ pub fn emulate(cfg: &SimConfig, base: &Path, opts: &Options) -> Result<Outcome, 
                 Stop::Signal => "signal",
             },
             ran_s: end.as_secs_f64(),
+            cpu_s,
+            cpu_us_per_packet: if packets == 0 {
+                0.0
+            } else {
+                cpu_s * 1e6 / packets as f64
+            },
             relay: stats,
             node_timing,
             leftovers_removed: leftovers,
@@ -303,6 +316,15 @@ fn end_child(c: &mut Child) -> ExitStatus {
     c.wait().unwrap_or_else(|_| {
         use std::os::unix::process::ExitStatusExt;
         ExitStatus::from_raw(9)
+    })
+}
+
+/// CPU time this process used so far (user + system), seconds.
+fn cpu_seconds() -> f64 {
+    use nix::sys::resource::{getrusage, UsageWho};
+    getrusage(UsageWho::RUSAGE_SELF).map_or(0.0, |u| {
+        let t = |tv: nix::sys::time::TimeVal| tv.tv_sec() as f64 + tv.tv_usec() as f64 / 1e6;
+        t(u.user_time()) + t(u.system_time())
     })
 }
 

@@ -27,10 +27,14 @@ use tcran_gnb::Output;
 /// A packet for the driver to write out.
 #[derive(Debug)]
 pub enum LiveOutput {
-    /// Delivered to the IP layer of UE `rnti`.
-    ToUe { rnti: Rnti, packet: Packet },
-    /// Reached the server side of the core network.
-    ToServer { packet: Packet },
+    /// Delivered to UE `rnti` at `at`.
+    ToUe {
+        rnti: Rnti,
+        packet: Packet,
+        at: Instant,
+    },
+    /// Reached the server side of the core network at `at`.
+    ToServer { packet: Packet, at: Instant },
 }
 
 /// The live side of a run: flows by downlink 5-tuple and packets to write.
@@ -157,13 +161,17 @@ impl Sim {
         self.live.out.push_back(LiveOutput::ToUe {
             rnti: *rnti,
             packet: std::mem::take(packet),
+            at: *at,
         });
     }
 
     /// A live packet that crossed the core network up to the server side.
     pub(super) fn live_at_server(&mut self, packet: Packet) {
         self.echo_reply(&packet, self.now);
-        self.live.out.push_back(LiveOutput::ToServer { packet });
+        self.live.out.push_back(LiveOutput::ToServer {
+            packet,
+            at: self.now,
+        });
     }
 
     /// Records an RTT when `p` is an echo reply to a request of its flow.

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Cross-validation of the simulator against real Linux TCP
+# (docs/emulator.md): for each cell and variant, the simulator's CUBIC
+# model with a 5 Hz ping, and the kernel's CUBIC (iperf3 -C cubic) with a
+# real 5 Hz ping through `tcran emulate`, over the same seconds; prints
+# the download's throughput and the ping's mean RTT side by side.
+#
+#   sudo scripts/cross-validate.sh [SECONDS]      (default 30 s per run)
+#
+# Needs root (the emulator) and iperf3/ping (scripts/ensure-emu-tools.sh).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+secs=${1:-30}
+warm=5
+cargo build --release -q -p tcran-cli
+bin=target/release/tcran
+work=$(mktemp -d /tmp/tcran-xv.XXXXXX)
+flows='flows=[{ name = "bulk", ue = 1, kind = "tcp", tcp = { cc = "cubic" } }, { name = "ping", ue = 1, kind = "ping", interval = "200ms" }]'
+
+row() { # scenario variant
+	local scn=$1 var=$2 tag
+	tag=$(basename "$scn" .toml)-${var//+/_}
+	"$bin" run "$scn" --out "$work/sim-$tag" --json \
+		--set "$flows" --set "duration=${secs}s" --set "warmup=${warm}s" \
+		--set "variants=[$(var_of "$scn" "$var")]" >/dev/null
+	"$bin" emulate "$scn" --variant "$var" --out "$work/emu-$tag" \
+		--warmup "${warm}s" --duration "$((secs + 10))s" --server "iperf3 -s -1" -- \
+		sh -c "ping -n -q -i 0.2 -c $((secs * 5)) 198.51.100.1 >/dev/null & iperf3 -c 198.51.100.1 -R -C cubic -t $secs >/dev/null; wait" >/dev/null
+	python3 - "$work/sim-$tag/summary.json" "$work/emu-$tag/summary.json" "$tag" <<'EOF'
+import json, sys
+sim, emu, tag = (json.load(open(sys.argv[1]))['variants'][0],
+                 json.load(open(sys.argv[2]))['variants'][0], sys.argv[3])
+def pick(v, kind):
+    fs = [f for f in v['flows'] if f['kind'] == kind]
+    return max(fs, key=lambda f: f['delivered_packets'])
+st, et = pick(sim, 'tcp')['throughput_mbps'], pick(emu, 'tcp')['throughput_mbps']
+sr, er = pick(sim, 'ping')['rtt_ms']['mean'], pick(emu, 'ping')['rtt_ms']['mean']
+print(f"| {tag} | {st:.2f} | {et:.2f} | {100 * (et - st) / st:+.1f} % "
+      f"| {sr:.1f} | {er:.1f} | {er - sr:+.1f} ms ({100 * (er - sr) / sr:+.1f} %) |")
+EOF
+}
+
+# The variant's table as an inline TOML value, for --set variants=[...].
+var_of() {
+	python3 - "$1" "$2" <<'EOF'
+import sys, tomllib, json
+cfg = tomllib.load(open(sys.argv[1], 'rb'))
+v = next(v for v in cfg['variants'] if v['name'] == sys.argv[2])
+def toml(x):
+    if isinstance(x, dict):
+        return '{ ' + ', '.join(f'{k} = {toml(val)}' for k, val in x.items()) + ' }'
+    if isinstance(x, list):
+        return '[' + ', '.join(toml(i) for i in x) + ']'
+    if isinstance(x, bool):
+        return 'true' if x else 'false'
+    if isinstance(x, str):
+        return json.dumps(x)
+    return str(x)
+print(toml(v))
+EOF
+}
+
+echo "| cell, variant | sim Mbit/s | emu Mbit/s | diff | sim ping RTT ms | emu ping RTT ms | diff |"
+echo "|---|---|---|---|---|---|---|"
+for var in vanilla fq_codel+5g-bdp; do
+	row scenarios/emulate-25prb.toml "$var"
+done
+for var in vanilla fq_codel+5g-bdp; do
+	row scenarios/demo.toml "$var"
+done
+echo "(outputs in $work)"
