@@ -136,6 +136,11 @@ enum Command {
         /// A sysctl set in every namespace (repeatable), e.g. net.ipv4.tcp_ecn=1.
         #[arg(long = "sysctl", value_name = "KEY=VALUE")]
         sysctl: Vec<String>,
+        /// Wake this long before each deadline and busy-wait the rest, for
+        /// wake-ups within a microsecond at the cost of CPU, e.g. 50us
+        /// [default: 0s, sleep until the deadline; at most 1ms].
+        #[arg(long, value_name = "D")]
+        spin: Option<String>,
         /// The summary JSON on stdout instead of the table.
         #[arg(long)]
         json: bool,
@@ -264,6 +269,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
             pcap,
             with_scenario_flows,
             sysctl,
+            spin,
             json,
             set,
             command,
@@ -293,6 +299,10 @@ fn run(cli: Cli) -> Result<(), CliError> {
                     .map(|s| emulate::sysctl(s))
                     .collect::<Result<_, _>>()?,
                 log_dir: Some(out.clone()),
+                spin: spin
+                    .map(|d| emulate::spin(&d))
+                    .transpose()?
+                    .unwrap_or_default(),
             };
             let e = emulate::run(&file, &sets, &opts)?;
             emulate::write_report(&out, &e.report)?;
