@@ -52,6 +52,9 @@ enum Command {
     Validate {
         /// The file to check (.toml or .json).
         file: PathBuf,
+        /// What the file is [default: told from its top-level keys].
+        #[arg(long, value_enum, default_value = "auto")]
+        kind: validate::KindArg,
         /// Change the document before checking it: a dotted key with array
         /// indices and a TOML value (repeatable), e.g. ues[0].channel.mcs=10.
         #[arg(long = "set", value_name = "KEY=VALUE")]
@@ -193,9 +196,9 @@ fn run(cli: Cli) -> Result<(), CliError> {
                 emit(&trace::to_text(&name, &info))
             }
         }
-        Command::Validate { file, set } => {
+        Command::Validate { file, kind, set } => {
             let sets = overrides(&set)?;
-            let (src, doc) = validate::Document::load(&file, &sets)?;
+            let (src, doc) = validate::Document::load(&file, &sets, kind)?;
             doc.check(&src)?;
             emit(&format!("ok {}: {}\n", src.name, doc.summary()))
         }

@@ -57,6 +57,26 @@ pub fn run_file(path: &Path, opts: Options) -> Result<Outcome, CliError> {
     run_source(&scenario_name(path), &src, base, opts)
 }
 
+/// Reads the scenario in `path` and builds every variant (channels and
+/// traces loaded, every stage checked) without running it: what `run`
+/// would refuse, this refuses, and it writes nothing.
+pub fn check_file(path: &Path, opts: Options) -> Result<(), CliError> {
+    let src = read_config(path)?;
+    let base = path.parent().unwrap_or(Path::new("."));
+    let mut cfg: SimConfig = src.parse_checked(opts.sets, |c| {
+        tcran_sim::build_scenario(c, base).map(drop)
+    })?;
+    if let Some(s) = opts.seed {
+        cfg.seed = s;
+    }
+    tcran_sim::build_scenario(&cfg, base)
+        .map(drop)
+        .map_err(|error| CliError::Config {
+            file: src.name.clone(),
+            error,
+        })
+}
+
 #[allow(clippy::disallowed_types, clippy::disallowed_methods)] // wall_s is a wall-clock measurement
 fn run_source(
     name: &str,
@@ -64,7 +84,9 @@ fn run_source(
     base: &Path,
     opts: Options,
 ) -> Result<Outcome, CliError> {
-    let mut cfg: SimConfig = src.parse_with(opts.sets)?;
+    let mut cfg: SimConfig = src.parse_checked(opts.sets, |c| {
+        tcran_sim::build_scenario(c, base).map(drop)
+    })?;
     if let Some(s) = opts.seed {
         cfg.seed = s;
     }
