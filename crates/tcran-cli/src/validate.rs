@@ -148,16 +148,13 @@ impl Document {
         let doc = match kind {
             Kind::Scenario => {
                 let base = path.parent().unwrap_or(Path::new(".")).to_path_buf();
-                let cfg = src.parse_checked(sets, |c| {
-                    tcran_sim::build_scenario(c, &base).map(drop)
-                })?;
+                let cfg =
+                    src.parse_checked(sets, |c| tcran_sim::build_scenario(c, &base).map(drop))?;
                 Document::Scenario(Box::new(cfg), base)
             }
-            Kind::Pipeline => {
-                Document::Pipeline(src.parse_checked(sets, |p: &PipelineConfig| {
-                    p.build().map(drop)
-                })?)
-            }
+            Kind::Pipeline => Document::Pipeline(
+                src.parse_checked(sets, |p: &PipelineConfig| p.build().map(drop))?,
+            ),
         };
         Ok((src, doc))
     }
