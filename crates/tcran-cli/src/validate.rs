@@ -106,7 +106,7 @@ pub fn detect(src: &Source, sets: &[Override]) -> Result<Kind, CliError> {
         });
     }
     let mut scored: Vec<(usize, Kind)> = Kind::ALL.iter().map(|&k| (fit(k, &keys), k)).collect();
-    scored.sort_by(|a, b| b.0.cmp(&a.0));
+    scored.sort_by_key(|s| std::cmp::Reverse(s.0));
     if scored[0].0 == 0 || scored[0].0 == scored[1].0 {
         let keys = keys
             .iter()
