@@ -63,9 +63,8 @@ pub fn run_file(path: &Path, opts: Options) -> Result<Outcome, CliError> {
 pub fn check_file(path: &Path, opts: Options) -> Result<(), CliError> {
     let src = read_config(path)?;
     let base = path.parent().unwrap_or(Path::new("."));
-    let mut cfg: SimConfig = src.parse_checked(opts.sets, |c| {
-        tcran_sim::build_scenario(c, base).map(drop)
-    })?;
+    let mut cfg: SimConfig =
+        src.parse_checked(opts.sets, |c| tcran_sim::build_scenario(c, base).map(drop))?;
     if let Some(s) = opts.seed {
         cfg.seed = s;
     }
@@ -84,9 +83,8 @@ fn run_source(
     base: &Path,
     opts: Options,
 ) -> Result<Outcome, CliError> {
-    let mut cfg: SimConfig = src.parse_checked(opts.sets, |c| {
-        tcran_sim::build_scenario(c, base).map(drop)
-    })?;
+    let mut cfg: SimConfig =
+        src.parse_checked(opts.sets, |c| tcran_sim::build_scenario(c, base).map(drop))?;
     if let Some(s) = opts.seed {
         cfg.seed = s;
     }
@@ -163,7 +161,10 @@ pub fn to_text(s: &ScenarioSummary) -> String {
             let _ = writeln!(out, "{:<20} drops: {}", "", drops.join(", "));
         }
     }
-    out
+    // Rows without the cell columns end in padding: drop it.
+    out.lines()
+        .map(|l| l.trim_end().to_string() + "\n")
+        .collect()
 }
 
 /// Writes everything a run produced into `dir` (created if needed):

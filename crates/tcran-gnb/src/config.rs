@@ -413,7 +413,9 @@ mod tests {
                 ..
             }
         ));
-        assert!(toml::from_str::<ChannelConfig>("kind = \"trace\"\npath = \"x\"\nformat = \"csv\"")
-            .is_err());
+        assert!(toml::from_str::<ChannelConfig>(
+            "kind = \"trace\"\npath = \"x\"\nformat = \"csv\""
+        )
+        .is_err());
     }
 }

@@ -441,11 +441,17 @@ mod tests {
         assert_eq!(TraceFormat::guess("0\n1\nx\n2\n"), TraceFormat::Mahimahi);
         assert_eq!(TraceFormat::guess("5\n3\n1\n"), TraceFormat::Mahimahi);
         // The thesis count line matches the lines that follow, one is bad.
-        assert_eq!(TraceFormat::guess("3\n1\n-\n1\n"), TraceFormat::ThesisPackets);
+        assert_eq!(
+            TraceFormat::guess("3\n1\n-\n1\n"),
+            TraceFormat::ThesisPackets
+        );
         // A CSV without the columns UCC needs.
         assert_eq!(TraceFormat::guess("a,b\n1,2\n"), TraceFormat::Ucc5g);
         // What detect tells, guess keeps.
-        assert_eq!(TraceFormat::guess("3\n1\n2\n1\n"), TraceFormat::ThesisPackets);
+        assert_eq!(
+            TraceFormat::guess("3\n1\n2\n1\n"),
+            TraceFormat::ThesisPackets
+        );
         assert_eq!(TraceFormat::guess("hello"), TraceFormat::Mahimahi);
     }
 
