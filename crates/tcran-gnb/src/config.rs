@@ -197,10 +197,31 @@ pub enum ChannelConfig {
     },
     /// A capacity trace file (mahimahi, thesis packets-per-10-ms, UCC CSV),
     /// format detected from its content; relative to the scenario file.
-    Trace { path: String },
+    /// A UCC CSV is used through its CQI column (an MCS channel).
+    Trace {
+        path: String,
+        /// How long the MAC keeps bytes the trace offered and no grant used
+        /// (0 to 1 s; `tcran_ran::mac` module docs). Default: 24 ms for
+        /// mahimahi delivery traces, 0 for the others (`"0ms"` is
+        /// `mm-link`'s behaviour: an unused opportunity is lost).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        carry_over: Option<Duration>,
+    },
 }
 
 impl ChannelConfig {
+    /// The carry-over window of a built channel ([`Self::Trace`]'s
+    /// `carry_over`, else the channel's default).
+    pub fn carry_over(&self, built: &AnyChannel) -> Duration {
+        match self {
+            ChannelConfig::Trace {
+                carry_over: Some(c),
+                ..
+            } => *c,
+            _ => built.default_carry_over(),
+        }
+    }
+
     pub fn build(&self, base: &Path) -> Result<AnyChannel, ConfigError> {
         match self {
             ChannelConfig::Mcs { mcs, table } => AnyChannel::fixed_mcs(*table, *mcs),
@@ -219,7 +240,15 @@ impl ChannelConfig {
                 *over,
             )
             .map(AnyChannel::McsSeries),
-            ChannelConfig::Trace { path } => {
+            ChannelConfig::Trace { path, carry_over } => {
+                if let Some(c) = carry_over {
+                    tcran_core::config::check_range(
+                        "carry_over",
+                        *c,
+                        Duration::ZERO,
+                        Duration::from_secs(1),
+                    )?;
+                }
                 let full = base.join(path);
                 load_trace(&full).map_err(|e| ConfigError::new("path", full.display(), e))
             }
