@@ -1,16 +1,12 @@
-//! The claim of docs/pacer.md, checked on short but real runs: on every
-//! shipped pacer comparison scenario (thesis pedestrian and train traces,
-//! mahimahi Verizon and T-Mobile LTE traces, a fixed-MCS 25-PRB cell, a
-//! DDDSU TDD cell), the `jit` pacer gives the game flow a lower 95th
-//! percentile one-way delay than e5G-BDP (thesis Alg. 3-5) while using at
-//! least as many PRBs.
+//! The floor of docs/reproduction.md sec. 8, checked on short but real
+//! runs: on every shipped pacer comparison scenario (thesis pedestrian and
+//! train traces, mahimahi Verizon and T-Mobile LTE traces, a fixed-MCS
+//! 25-PRB cell, a DDDSU TDD cell), the `jit` pacer keeps at least 97 % of
+//! the unpaced RLC buffer's bulk throughput and PRB use, with the MAC
+//! scheduling every slot and every 10 ms. (The game delays of every pacer
+//! are in the grid of sec. 8; they are not asserted here.)
 //!
-//! No tolerance is needed on the PRB utilisation: on the fixed-MCS and TDD
-//! cells jit keeps every PRB of every slot after warm-up busy (exactly
-//! 1.0), and everywhere else its utilisation is higher than e5G-BDP's.
-//!
-//! Each case is 30 s simulated (10 s warm-up), two seeds; the whole file
-//! runs in a few seconds in release.
+//! Each case is 30 s simulated (10 s warm-up), seed 1.
 
 use std::path::{Path, PathBuf};
 use tcran_core::Duration;
@@ -20,13 +16,9 @@ fn scenarios() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/reproduction")
 }
 
-/// Runs the variant `name` of `scenarios/reproduction/pacer-{file}.toml` for 30 s.
-fn run(file: &str, variant: &str, seed: u64) -> RunSummary {
-    run_with_period(file, variant, seed, None)
-}
-
-/// The same, with the MAC scheduling once per `period` (the thesis
-/// emulator's 10 ms) instead of every slot.
+/// Runs the variant `variant` of `scenarios/reproduction/pacer-{file}.toml`
+/// for 30 s, with the MAC scheduling once per `period` (the thesis
+/// emulator's 10 ms) or every slot (`None`).
 fn run_with_period(file: &str, variant: &str, seed: u64, period: Option<Duration>) -> RunSummary {
     let path = scenarios().join(format!("pacer-{file}.toml"));
     let text = std::fs::read_to_string(&path).expect("scenario readable");
@@ -43,71 +35,6 @@ fn run_with_period(file: &str, variant: &str, seed: u64, period: Option<Duration
         .expect("scenario builds")
         .run()
         .summary
-}
-
-fn game_p95(s: &RunSummary) -> f64 {
-    let g = s
-        .flows
-        .iter()
-        .find(|f| f.name == "gaming")
-        .expect("gaming flow");
-    assert!(
-        g.delay_ms.count > 500,
-        "too few game packets: {:?}",
-        g.delay_ms
-    );
-    g.delay_ms.p95
-}
-
-fn check(file: &str) {
-    for seed in [1, 2] {
-        let jit = run(file, "jit", seed);
-        let e5g = run(file, "e5g-bdp", seed);
-        let (pj, pe) = (game_p95(&jit), game_p95(&e5g));
-        let (uj, ue) = (jit.prb_utilization, e5g.prb_utilization);
-        eprintln!("{file} seed {seed}: game p95 jit {pj:.2} ms vs e5G-BDP {pe:.2} ms; PRB {uj:.4} vs {ue:.4}");
-        assert!(
-            pj < pe,
-            "{file} seed {seed}: jit p95 {pj:.2} ms >= e5G-BDP {pe:.2} ms"
-        );
-        assert!(
-            uj >= ue,
-            "{file} seed {seed}: jit PRB utilisation {uj:.4} < e5G-BDP {ue:.4}"
-        );
-    }
-}
-
-#[test]
-fn jit_beats_e5g_bdp_on_the_thesis_pedestrian_trace() {
-    check("thesis-pedestrian");
-}
-
-#[test]
-fn jit_beats_e5g_bdp_on_the_thesis_train_trace() {
-    check("thesis-train");
-}
-
-#[test]
-fn jit_beats_e5g_bdp_on_the_verizon_lte_trace() {
-    check("verizon");
-}
-
-#[test]
-fn jit_beats_e5g_bdp_on_the_tmobile_lte_trace() {
-    check("tmobile");
-}
-
-#[test]
-fn jit_beats_e5g_bdp_on_a_fixed_mcs_cell() {
-    check("fixed-mcs");
-}
-
-/// e5G-BDP uses 60 % of the PRBs here (its per-TTI EWMA reads the U slots
-/// as fades and its `max_bytes` cap is 0 after each of them); jit learns
-/// the DDDSU period and fills every D and S slot.
-#[test]
-fn jit_beats_e5g_bdp_on_a_tdd_cell() {
-    check("tdd");
 }
 
 fn bulk_mbps(s: &RunSummary) -> f64 {
