@@ -207,6 +207,14 @@ fn trace_info_reads_a_ucc_csv() {
     assert_eq!(v["mean_mbps"].as_f64().unwrap(), 2.0);
     assert_eq!(v["min_mbps"].as_f64().unwrap(), 1.0);
     assert_eq!(v["max_mbps"].as_f64().unwrap(), 3.0);
+    // The simulator uses the CQI column: 11, 12, then the missing one held.
+    assert_eq!(v["simulator_uses"], "cqi");
+    assert_eq!(v["cqi"]["min"], 11);
+    assert_eq!(v["cqi"]["max"], 12);
+    assert_eq!(v["cqi"]["missing"], 1);
+    let text = ok(&["trace", "info", &fixture("ucc_small.csv")]);
+    assert!(text.contains("uses the CQI column"), "{text}");
+    assert!(text.contains("DL_bitrate: "), "{text}");
 }
 
 #[test]
