@@ -178,8 +178,9 @@ fn drbs_are_listed_in_order() {
         .map(|d| gnb.kpm_drb(*d).unwrap().prb_used_dl)
         .collect();
     assert_eq!(prbs[0], 0, "RNTI 3 had nothing to send");
-    assert_eq!(prbs[2], 0, "counted on RNTI 9's first DRB (id 2)");
-    assert_eq!(prbs[1] + prbs[2], gnb.kpm_cell().prb_used_dl);
+    assert_eq!(prbs[1], 0, "counted on RNTI 9's first configured DRB, id 2");
+    assert_eq!(prbs[2], gnb.kpm_cell().prb_used_dl);
+    assert!(prbs[2] > 0);
 }
 
 #[test]
