@@ -146,16 +146,14 @@ impl Session {
 
     fn flush(&mut self) {
         while let Some(pdu) = self.agent.poll_transmit() {
-            match &self.out {
-                Some(tx) => match tx.try_send(pdu) {
-                    Ok(()) => {}
-                    Err(mpsc::error::TrySendError::Full(_)) => self.stats.pdus_dropped += 1,
-                    // The association just ended; `Down` is on its way.
-                    Err(mpsc::error::TrySendError::Closed(_)) => {}
-                },
-                // Not connected: the agent's outbox was for an association
-                // that is gone.
-                None => {}
+            // Not connected: the agent's outbox was for an association
+            // that is gone.
+            let Some(tx) = &self.out else { continue };
+            match tx.try_send(pdu) {
+                Ok(()) => {}
+                Err(mpsc::error::TrySendError::Full(_)) => self.stats.pdus_dropped += 1,
+                // The association just ended; `Down` is on its way.
+                Err(mpsc::error::TrySendError::Closed(_)) => {}
             }
         }
     }

@@ -109,7 +109,7 @@ fn subscribe(s: &mut TcpStream, instance: u16, function: u16, trigger: Vec<u8>) 
 fn unsubscribe(s: &mut TcpStream, instance: u16, function: u16) {
     send(
         s,
-        &E2apPdu::SubscriptionDeleteRequest(e2ap::SubscriptionDeleteRequest {
+        &E2apPdu::SubscriptionDeleteRequest(e2ap::SubscriptionDelete {
             request: RicRequestId {
                 requestor: 1,
                 instance,

@@ -6,9 +6,9 @@
 //!
 //! Contract:
 //! - Every variant runs at once, each on a thread of its own with its own
-//!   engine, clock and (with E2) its own E2 node (gNB id = variant index
-//!   + 1): one E2 node per cell. Each variant's events run at their
-//!   simulated time on CLOCK_MONOTONIC from its start.
+//!   engine, clock and (with E2) its own E2 node, whose gNB id is the
+//!   variant's index plus one: one E2 node per cell. Each variant's events
+//!   run at their simulated time on CLOCK_MONOTONIC from its start.
 //! - Everything is checked before anything runs: the scenario (as
 //!   `tcran run` checks it) and the E2 options of every cell.
 //! - The run ends at the scenario's duration, or early when `stop` is set
