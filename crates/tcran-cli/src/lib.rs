@@ -8,6 +8,7 @@ pub mod error;
 pub mod load;
 pub mod output;
 pub mod progress;
+pub mod realtime;
 pub mod report;
 pub mod reproduce;
 pub mod schema;

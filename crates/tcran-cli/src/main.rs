@@ -6,8 +6,8 @@
 //! backtrace. See docs/cli.md.
 
 use tcran_cli::{
-    emulate, error, output, reproduce, schema, series_csv, set, simulate, stages, trace, validate,
-    xapp,
+    emulate, error, output, realtime, reproduce, schema, series_csv, set, simulate, stages, trace,
+    validate, xapp,
 };
 
 use clap::{Parser, Subcommand};
@@ -86,6 +86,14 @@ enum Command {
         /// --set ues[0].channel.mcs=10.
         #[arg(long = "set", value_name = "KEY=VALUE")]
         set: Vec<String>,
+        /// Pace the simulation to the wall clock (every variant at once,
+        /// each its own cell): what an outside controller needs (--e2);
+        /// Ctrl-C ends it early with the outputs so far; realtime.json
+        /// tells how well the loop kept time.
+        #[arg(long)]
+        realtime: bool,
+        #[command(flatten)]
+        e2: realtime::E2Args,
     },
     /// Run every scenario file of a directory, each into OUT/<scenario>/, with one combined OUT/index.html.
     Reproduce {
@@ -143,6 +151,8 @@ enum Command {
         /// Change the scenario first (repeatable), as for `run`.
         #[arg(long = "set", value_name = "KEY=VALUE")]
         set: Vec<String>,
+        #[command(flatten)]
+        e2: realtime::E2Args,
         /// The command run in the (first) UE's namespace (after `--`);
         /// none: an interactive shell there. tcran exits with its code.
         #[arg(last = true, value_name = "UE-CMD")]
@@ -260,20 +270,42 @@ fn run(cli: Cli) -> Result<(), CliError> {
             seed,
             out,
             set,
+            realtime,
+            e2,
         } => {
             let sets = overrides(&set)?;
-            let opts = Options {
-                seed,
-                sets: &sets,
-                progress: show_progress(json),
-            };
-            let o = simulate::run_file(&file, opts)?;
             let out = out.unwrap_or_else(|| {
                 Path::new("tcran-out").join(
                     series_csv::dir_names([simulate::scenario_name(&file).as_str()]).remove(0),
                 )
             });
-            finish_run(&o, json, &out)
+            if !realtime {
+                if let Some(addr) = &e2.e2 {
+                    return Err(CliError::Usage(format!(
+                        "--e2 {addr} needs --realtime (an E2 node runs on the wall clock; see `tcran run --help`)"
+                    )));
+                }
+                let opts = Options {
+                    seed,
+                    sets: &sets,
+                    progress: show_progress(json),
+                };
+                let o = simulate::run_file(&file, opts)?;
+                return finish_run(&o, json, &out);
+            }
+            let e2 = e2.options()?;
+            let opts = Options {
+                seed,
+                sets: &sets,
+                progress: false,
+            };
+            let r = realtime::run(&file, opts, e2.as_ref())?;
+            finish_run(&r.outcome, json, &out)?;
+            realtime::write_report(&out, &r.reports)?;
+            if !json {
+                emit(&realtime::to_text(&r.reports))?;
+            }
+            Ok(())
         }
         Command::Reproduce {
             dir,
@@ -312,6 +344,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
             sysctl,
             json,
             set,
+            e2,
             command,
         } => {
             let sets = overrides(&set)?;
@@ -339,6 +372,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
                     .map(|s| emulate::sysctl(s))
                     .collect::<Result<_, _>>()?,
                 log_dir: Some(out.clone()),
+                e2: e2.options()?,
             };
             let e = emulate::run(&file, &sets, &opts)?;
             emulate::write_report(&out, &e.report)?;

@@ -730,6 +730,19 @@ macro_rules! entry {
 
 /// Encodes one PDU (APER).
 pub fn encode(pdu: &E2apPdu) -> Result<Vec<u8>, EncodeError> {
+    // The hot PDU (every report period, every subscription) has a direct
+    // encoder; hampi's bytes, checked by `tests/roundtrip.rs`.
+    if let E2apPdu::Indication(m) = pdu {
+        if let Some(bytes) = encode_indication(m) {
+            return Ok(bytes);
+        }
+    }
+    encode_generic(pdu)
+}
+
+/// Encodes one PDU with hampi's derived encoder (what [`encode`] does for
+/// every PDU but the RIC Indication).
+pub fn encode_generic(pdu: &E2apPdu) -> Result<Vec<u8>, EncodeError> {
     let asn_pdu = to_asn(pdu);
     let mut data = PerCodecData::new_aper();
     asn_pdu.aper_encode(&mut data).map_err(|e| EncodeError {
@@ -737,6 +750,83 @@ pub fn encode(pdu: &E2apPdu) -> Result<Vec<u8>, EncodeError> {
         reason: e.to_string(),
     })?;
     Ok(data.into_bytes())
+}
+
+/// APER length determinant of an unconstrained length (X.691 11.9.3.6,
+/// aligned): one octet below 128, two below 16384; `None` above (X.691
+/// fragmentation, which tcran's messages never need: [`crate::sm::MAX_MESSAGE`]).
+fn length_determinant(out: &mut Vec<u8>, n: usize) -> Option<()> {
+    match n {
+        0..=127 => out.push(n as u8),
+        128..=16383 => out.extend_from_slice(&(0x8000 | n as u16).to_be_bytes()),
+        _ => return None,
+    }
+    Some(())
+}
+
+/// A RIC Indication, APER-encoded directly: E2AP-PDU `initiatingMessage`
+/// (procedure 5, criticality ignore) whose RICindication holds the IEs in
+/// the order and with the criticality (reject) of E2AP 9.1.1.7, each an
+/// open type (X.691 10.2: length, then the value's octets). The same bytes
+/// as hampi's derived encoder (property test in `tests/roundtrip.rs`);
+/// `None` when a length needs fragmentation (the caller then uses hampi,
+/// which reports it).
+pub fn encode_indication(m: &Indication) -> Option<Vec<u8>> {
+    // Every IE: id (2 octets), criticality reject (2 bits, padded), open
+    // type length, value.
+    fn put_ie(out: &mut Vec<u8>, id: u16, value: &[u8]) -> Option<()> {
+        out.extend_from_slice(&id.to_be_bytes());
+        out.push(0);
+        length_determinant(out, value.len())?;
+        out.extend_from_slice(value);
+        Some(())
+    }
+    // An OCTET STRING IE: the open type holds the string's own length.
+    fn octets_ie(out: &mut Vec<u8>, id: u16, v: &[u8]) -> Option<()> {
+        let inner = if v.len() < 128 { 1 } else { 2 } + v.len();
+        out.extend_from_slice(&id.to_be_bytes());
+        out.push(0);
+        length_determinant(out, inner)?;
+        length_determinant(out, v.len())?;
+        out.extend_from_slice(v);
+        Some(())
+    }
+    let count = 6 + m.sn.is_some() as u16 + m.call_process_id.is_some() as u16;
+    let mut value = Vec::with_capacity(64 + m.header.len() + m.message.len());
+    // RICindication: extension bit (padded), then the IE count (0..65535,
+    // two aligned octets).
+    value.push(0);
+    value.extend_from_slice(&count.to_be_bytes());
+    let r = m.request;
+    let [a, b] = r.requestor.to_be_bytes();
+    let [c, d] = r.instance.to_be_bytes();
+    put_ie(&mut value, ie::REQUEST_ID, &[0, a, b, c, d])?;
+    if m.function > 4095 {
+        return None; // out of RANfunctionID's range: hampi says so
+    }
+    put_ie(&mut value, ie::RAN_FUNCTION_ID, &m.function.to_be_bytes())?;
+    put_ie(&mut value, ie::ACTION_ID, &[m.action])?;
+    if let Some(sn) = m.sn {
+        put_ie(&mut value, ie::INDICATION_SN, &sn.to_be_bytes())?;
+    }
+    // ENUMERATED { report, insert, ... }: extension bit, one bit.
+    let kind = match m.kind {
+        IndicationType::Report => 0x00,
+        IndicationType::Insert => 0x40,
+    };
+    put_ie(&mut value, ie::INDICATION_TYPE, &[kind])?;
+    octets_ie(&mut value, ie::INDICATION_HEADER, &m.header)?;
+    octets_ie(&mut value, ie::INDICATION_MESSAGE, &m.message)?;
+    if let Some(c) = &m.call_process_id {
+        octets_ie(&mut value, ie::CALL_PROCESS_ID, c)?;
+    }
+    let mut out = Vec::with_capacity(value.len() + 6);
+    // CHOICE initiatingMessage (extension bit, index 0 of 3), procedure
+    // code (one octet), criticality ignore (2 bits, padded).
+    out.extend_from_slice(&[0x00, procedure::RIC_INDICATION, 0x40]);
+    length_determinant(&mut out, value.len())?;
+    out.extend_from_slice(&value);
+    Some(out)
 }
 
 /// Decodes one PDU (APER).

@@ -127,6 +127,15 @@ impl E2Node for FakeNode {
         })
     }
 
+    fn tc_stats(
+        &self,
+        drb: DrbKey,
+        now: Instant,
+    ) -> Option<(tcran_tc::stats::PipelineStats, LowerLayerKpis)> {
+        let d = self.drbs.get(&drb)?;
+        Some((d.pipeline.stats(now), d.lower))
+    }
+
     fn kpm_cell(&self) -> KpmCounters {
         self.cell
     }

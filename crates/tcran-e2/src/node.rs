@@ -14,7 +14,9 @@
 //! Counters are cumulative and never decrease; the KPM model differences
 //! them per granularity period, so the node needs no per-subscription
 //! state. [`apply_atomically`] gives a node built on `tcran_tc::Pipeline`s
-//! the all-or-nothing semantics in one call.
+//! the all-or-nothing semantics of the RAN node's control surface
+//! ([`tcran_gnb::apply_atomically`]) in one call. `tcran_gnb::Gnb`
+//! implements the trait in [`crate::gnb`].
 
 use tcran_core::{DrbId, Duration, Instant, Rnti};
 use tcran_tc::stats::PipelineStats;
@@ -113,6 +115,13 @@ pub trait E2Node {
     fn drbs(&self, out: &mut Vec<DrbKey>);
     /// The DRB's traffic-control view at `now`, or `None` if it does not exist.
     fn tc_view(&self, drb: DrbKey, now: Instant) -> Option<TcView>;
+    /// The DRB's pipeline statistics and lower-layer KPIs at `now`: the
+    /// view without the configuration, for reports (cloning a
+    /// configuration per DRB per period is most of a large report's cost
+    /// otherwise). The default takes them from [`E2Node::tc_view`].
+    fn tc_stats(&self, drb: DrbKey, now: Instant) -> Option<(PipelineStats, LowerLayerKpis)> {
+        self.tc_view(drb, now).map(|v| (v.stats, v.lower))
+    }
     /// Cumulative counters of the whole cell.
     fn kpm_cell(&self) -> KpmCounters;
     /// Cumulative counters of one DRB (`None` if it does not exist). The
@@ -124,112 +133,27 @@ pub trait E2Node {
     fn apply(&mut self, drb: DrbKey, change: &TcChange, now: Instant) -> Result<(), String>;
 }
 
-/// Applies `change` to `pipeline` entirely or not at all.
-///
-/// `Pipeline::apply` leaves the pipeline unchanged when one control fails,
-/// but a list of controls could fail half way. So the list is first
-/// applied to a scratch pipeline built from the current configuration
-/// (validation depends only on the configuration), and to the real one
-/// only if every control passed there and the result is a configuration
-/// that builds. A deploy keeps the queued packets
-/// of queues whose id survives by reconfiguring in place: the new
-/// configuration is reached by deleting the queues it lacks, modifying the
-/// ones it keeps, adding the new ones and then replacing the other stages.
+impl TcChange {
+    /// The RAN node's action for this change: the node applies it all or
+    /// nothing with [`tcran_gnb::apply_atomically`], the one
+    /// implementation of that rule.
+    pub fn to_action(&self) -> tcran_gnb::Action {
+        match self {
+            TcChange::Controls(c) if c.len() == 1 => tcran_gnb::Action::Control(c[0].clone()),
+            TcChange::Controls(c) => tcran_gnb::Action::Controls(c.clone()),
+            TcChange::Deploy(cfg) => tcran_gnb::Action::Deploy(cfg.clone()),
+        }
+    }
+}
+
+/// Applies `change` to `pipeline` entirely or not at all (for nodes built
+/// on bare [`Pipeline`]s; [`tcran_gnb::apply_atomically`] does the work).
 pub fn apply_atomically(
     pipeline: &mut Pipeline,
     change: &TcChange,
     now: Instant,
 ) -> Result<(), String> {
-    let controls = match change {
-        TcChange::Controls(c) => c.clone(),
-        TcChange::Deploy(target) => {
-            target.build().map_err(|e| e.to_string())?;
-            deploy_controls(&pipeline.config(), target)
-        }
-    };
-    let mut scratch = pipeline.config().build().map_err(|e| e.to_string())?;
-    for (i, c) in controls.iter().enumerate() {
-        scratch.apply(c.clone(), now).map_err(|e| {
-            if controls.len() == 1 {
-                e.to_string()
-            } else {
-                format!("control {} of {}: {e}", i + 1, controls.len())
-            }
-        })?;
-    }
-    // `Pipeline::apply` does not check every cross reference (a policer
-    // may be pointed at a queue that does not exist); a change whose
-    // result would not build as a configuration is refused here.
-    scratch
-        .config()
-        .build()
-        .map_err(|e| format!("the resulting pipeline would be invalid: {e}"))?;
-    for c in controls {
-        pipeline
-            .apply(c, now)
-            .map_err(|e| format!("internal: a control that passed validation failed: {e}"))?;
-    }
-    Ok(())
-}
-
-/// The controls that turn a pipeline configured as `from` into `to`.
-fn deploy_controls(from: &PipelineConfig, to: &PipelineConfig) -> Vec<Control> {
-    use tcran_core::QueueId;
-    use tcran_tc::classify::ClassifierConfig;
-    let expand = |c: &PipelineConfig| -> Vec<(QueueId, tcran_tc::QueueConfig)> {
-        c.queues
-            .iter()
-            .flat_map(|q| {
-                q.ids().map(move |id| {
-                    (
-                        id,
-                        tcran_tc::QueueConfig {
-                            id,
-                            count: 1,
-                            ..q.clone()
-                        },
-                    )
-                })
-            })
-            .collect()
-    };
-    let old = expand(from);
-    let new = expand(to);
-    let existed = |id: QueueId| old.iter().any(|(o, _)| *o == id);
-    // The classifier may point at queues about to go: everything goes to
-    // the default queue until the new classifier is in place (last).
-    let mut out = vec![Control::SetClassifier {
-        classifier: ClassifierConfig::None,
-    }];
-    // New queues first, so that the default can move before deletions.
-    for (id, q) in &new {
-        out.push(if existed(*id) {
-            Control::ModifyQueue { queue: q.clone() }
-        } else {
-            Control::AddQueue { queue: q.clone() }
-        });
-    }
-    out.push(Control::SetDefaultQueue {
-        id: to.default_queue_id().expect("a built config has queues"),
-    });
-    for (id, _) in &old {
-        if !new.iter().any(|(n, _)| n == id) {
-            out.push(Control::DeleteQueue { id: *id });
-        }
-    }
-    out.push(Control::SetScheduler {
-        scheduler: to.scheduler.clone(),
-    });
-    out.push(Control::SetPacer {
-        pacer: to.pacer.clone(),
-    });
-    out.push(Control::SetTotalLimit {
-        limit_packets: to.limit_packets,
-    });
-    out.push(Control::SetClassifier {
-        classifier: to.classifier.clone(),
-    });
-    out
+    tcran_gnb::apply_atomically(pipeline, &change.to_action(), now)
 }
 
 #[cfg(test)]

@@ -107,6 +107,37 @@ fn actions() -> impl Strategy<Value = Vec<Action>> {
     )
 }
 
+fn indication_pdu() -> impl Strategy<Value = E2apPdu> {
+    (
+        rid(),
+        function_id(),
+        any::<u8>(),
+        proptest::option::of(any::<u16>()),
+        any::<bool>(),
+        bytes(64),
+        bytes(300),
+        proptest::option::of(bytes(8)),
+    )
+        .prop_map(
+            |(request, function, action, sn, report, header, message, call_process_id)| {
+                E2apPdu::Indication(Indication {
+                    request,
+                    function,
+                    action,
+                    sn,
+                    kind: if report {
+                        IndicationType::Report
+                    } else {
+                        IndicationType::Insert
+                    },
+                    header,
+                    message,
+                    call_process_id,
+                })
+            },
+        )
+}
+
 fn pdu() -> impl Strategy<Value = E2apPdu> {
     let setup = (
         any::<u8>(),
@@ -228,34 +259,7 @@ fn pdu() -> impl Strategy<Value = E2apPdu> {
             E2apPdu::SubscriptionDeleteResponse(d)
         }
     });
-    let indication = (
-        rid(),
-        function_id(),
-        any::<u8>(),
-        proptest::option::of(any::<u16>()),
-        any::<bool>(),
-        bytes(64),
-        bytes(300),
-        proptest::option::of(bytes(8)),
-    )
-        .prop_map(
-            |(request, function, action, sn, report, header, message, call_process_id)| {
-                E2apPdu::Indication(Indication {
-                    request,
-                    function,
-                    action,
-                    sn,
-                    kind: if report {
-                        IndicationType::Report
-                    } else {
-                        IndicationType::Insert
-                    },
-                    header,
-                    message,
-                    call_process_id,
-                })
-            },
-        );
+    let indication = indication_pdu();
     let control = (
         rid(),
         function_id(),
@@ -627,6 +631,38 @@ fn lower() -> impl Strategy<Value = t::LowerLayerKpis> {
         })
 }
 
+/// The largest indication tcran sends (a 16,000-byte message, two-octet
+/// lengths at every level) and the empty one are hampi's bytes too.
+#[test]
+fn fast_ric_indication_encoding_at_the_size_limits() {
+    for (header, message) in [
+        (vec![], vec![]),
+        (vec![7; 127], vec![9; 128]),
+        (vec![1; 40], vec![0xa5; 16_000]),
+    ] {
+        let p = E2apPdu::Indication(Indication {
+            request: RicRequestId {
+                requestor: 65535,
+                instance: 1,
+            },
+            function: 4095,
+            action: 255,
+            sn: Some(65535),
+            kind: IndicationType::Report,
+            header,
+            message,
+            call_process_id: Some(vec![3; 200]),
+        });
+        let E2apPdu::Indication(m) = &p else {
+            unreachable!()
+        };
+        assert_eq!(
+            tcran_e2::e2ap::encode_indication(m).unwrap(),
+            tcran_e2::e2ap::encode_generic(&p).unwrap()
+        );
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
 
@@ -831,6 +867,14 @@ fn drb_report() -> impl Strategy<Value = t::DrbReport> {
 
 proptest! {
     #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    /// The direct encoder of RIC Indications writes exactly hampi's bytes.
+    #[test]
+    fn fast_ric_indication_encoding_is_hampis(p in indication_pdu()) {
+        let E2apPdu::Indication(m) = &p else { unreachable!() };
+        let fast = tcran_e2::e2ap::encode_indication(m).expect("no fragmentation needed");
+        prop_assert_eq!(fast, tcran_e2::e2ap::encode_generic(&p).unwrap());
+    }
 
     /// The fast encoder of E2SM-TCRAN indications writes exactly hampi's bytes.
     #[test]

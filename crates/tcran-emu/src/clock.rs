@@ -34,6 +34,15 @@ impl Clock {
         Instant::from_nanos(monotonic_ns().saturating_sub(self.start_ns))
     }
 
+    /// Microseconds to add to [`Clock::now`] to get microseconds since the
+    /// Unix epoch (the E2 agent's FlexRIC timestamps).
+    pub fn unix_offset_us(&self) -> i64 {
+        let since_epoch = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default();
+        since_epoch.as_micros() as i64 - (self.now().as_nanos() / 1000) as i64
+    }
+
     /// The absolute CLOCK_MONOTONIC time of `t`.
     fn absolute(&self, t: Instant) -> TimeSpec {
         let ns = self.start_ns + t.as_nanos();

@@ -15,10 +15,11 @@
 //!   found by their dead process id and removed at the next start.
 
 use crate::clock::Clock;
+use crate::e2::{E2Link, E2Options, E2Report};
 use crate::error::EmuError;
 use crate::netns::{self, Namespace};
 use crate::pcap::Capture;
-use crate::relay::{self, Links, RelayStats, Stop};
+use crate::relay::{self, Io, Links, RelayStats, Stop};
 use crate::tundev::Tun;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -55,6 +56,8 @@ pub struct Options {
     pub sysctls: Vec<(String, String)>,
     /// Where the server command's output goes (`server.log`); none: discarded.
     pub log_dir: Option<PathBuf>,
+    /// Make the cell an E2 node of this RIC (`--e2 HOST:PORT`).
+    pub e2: Option<E2Options>,
 }
 
 /// What an emulation produced.
@@ -85,6 +88,9 @@ pub struct Report {
     pub node_timing: tcran_gnb::Timing,
     /// Namespaces of killed emulators removed at start.
     pub leftovers_removed: Vec<String>,
+    /// What the cell's E2 node did (with `--e2`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub e2: Option<E2Report>,
 }
 
 /// Checks that this machine can emulate: root, the TUN driver, iproute2.
@@ -134,6 +140,10 @@ pub fn emulate(cfg: &SimConfig, base: &Path, opts: &Options) -> Result<Outcome, 
     vcfg.warmup = opts.warmup.unwrap_or(Duration::ZERO);
     let mut sim = Sim::new_live(&vcfg, base, opts.modelled_flows)
         .map_err(|e| EmuError::Scenario(e.to_string()))?;
+    let mut e2 = match &opts.e2 {
+        Some(o) => Some(E2Link::new(o, &sim, 1)?),
+        None => None,
+    };
     // From here on a signal ends the run cleanly instead of the process.
     let stop = Arc::new(AtomicBool::new(false));
     let _ = signal_hook::flag::register(signal_hook::consts::SIGTERM, Arc::clone(&stop));
@@ -222,7 +232,10 @@ pub fn emulate(cfg: &SimConfig, base: &Path, opts: &Options) -> Result<Outcome, 
     let mut ue_status: Option<ExitStatus> = None;
     let relayed = relay::run(
         &mut sim,
-        &mut links,
+        Io {
+            links: Some(&mut links),
+            e2: e2.as_mut(),
+        },
         &clock,
         until,
         &stop,
@@ -240,6 +253,7 @@ pub fn emulate(cfg: &SimConfig, base: &Path, opts: &Options) -> Result<Outcome, 
     if let Some(c) = server_child.as_mut() {
         end_child(c);
     }
+    let e2 = e2.map(E2Link::finish);
     let (stopped, end) = relayed?;
     let cpu_s = cpu_seconds() - cpu_start;
     stats.finish();
@@ -271,6 +285,7 @@ pub fn emulate(cfg: &SimConfig, base: &Path, opts: &Options) -> Result<Outcome, 
             relay: stats,
             node_timing,
             leftovers_removed: leftovers,
+            e2,
         },
     })
 }

@@ -21,6 +21,9 @@ pub enum EmuError {
     /// The scenario cannot be emulated as asked.
     #[error("{0}")]
     Scenario(String),
+    /// A command-line option that cannot work (it names itself).
+    #[error("{0}")]
+    Flag(String),
     /// Reading or writing a device or a file failed while running.
     #[error("{what}: {detail}")]
     Io { what: String, detail: String },
@@ -39,7 +42,11 @@ impl EmuError {
     pub fn is_usage(&self) -> bool {
         matches!(
             self,
-            EmuError::NotRoot | EmuError::NoTun(_) | EmuError::Missing(_) | EmuError::Scenario(_)
+            EmuError::NotRoot
+                | EmuError::NoTun(_)
+                | EmuError::Missing(_)
+                | EmuError::Scenario(_)
+                | EmuError::Flag(_)
         )
     }
 }

@@ -19,7 +19,11 @@
 //! modelled flows can run beside the real ones.
 //!
 //! - [`emulation`]: one emulation, from the checks to the clean-up.
-//! - [`relay`]: the real-time loop.
+//! - [`relay`]: the real-time loop (also `tcran run --realtime`, without
+//!   devices).
+//! - [`realtime`]: a scenario's run paced to the wall clock, without
+//!   devices (`tcran run --realtime`).
+//! - [`e2`]: the cell's E2 node (`--e2 HOST:PORT`), for both.
 //! - [`netns`], [`tundev`]: namespaces and devices.
 //! - [`clock`]: CLOCK_MONOTONIC and a timerfd.
 //! - [`pcap`]: pcapng captures.
@@ -27,10 +31,12 @@
 //! Linux only; needs root (CAP_NET_ADMIN) and `/dev/net/tun`.
 
 pub mod clock;
+pub mod e2;
 pub mod emulation;
 pub mod error;
 pub mod netns;
 pub mod pcap;
+pub mod realtime;
 pub mod relay;
 pub mod tundev;
 

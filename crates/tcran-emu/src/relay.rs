@@ -1,12 +1,16 @@
-//! The real-time loop: packets from the hosts' TUN devices go into the
-//! simulator engine (core delay, then the RAN node) at the wall clock's
-//! `now`; what comes out is written to the other side's device; between
-//! packets the loop sleeps until the next event is due.
+//! The real-time loop: the simulator engine paced to the wall clock.
+//! Packets from the hosts' TUN devices (the emulator; none for
+//! `tcran run --realtime`) go into the engine (core delay, then the RAN
+//! node) at the wall clock's `now`; what comes out is written to the other
+//! side's device; the E2 agent, if any, runs between two events of the
+//! engine; between all that the loop sleeps until the next event is due.
 //!
 //! Contract:
-//! - One thread, no locks: epoll (mio) waits on every TUN device and on a
-//!   timerfd armed at the engine's next event, so a slot runs when it is
-//!   due and a packet is taken when it arrives.
+//! - One thread, no locks: epoll (mio) waits on every TUN device, on the
+//!   E2 agent's waker (a PDU arrived on its I/O thread) and on a timerfd
+//!   armed at the engine's or the agent's next deadline, so a slot runs
+//!   when it is due and a packet or an E2 control is taken when it
+//!   arrives.
 //! - A packet is handed in at the instant it was read; events are run with
 //!   their own times even when the loop wakes late (the RAN node runs the
 //!   slots it missed), and every wake-up for a deadline records its
@@ -17,6 +21,7 @@
 //!   queue is full) or that fails to write is counted.
 
 use crate::clock::{Clock, Timer};
+use crate::e2::E2Link;
 use crate::error::EmuError;
 use crate::pcap::{Capture, Direction};
 use crate::tundev::{Tun, MTU};
@@ -31,7 +36,9 @@ use tcran_sim::{LiveOutput, Sim};
 pub const BATCH: usize = 64;
 
 const TIMER: Token = Token(0);
-const SERVER: Token = Token(1);
+const E2_WAKE: Token = Token(1);
+const SERVER: Token = Token(2);
+const FIRST_UE: usize = 3;
 
 /// What the loop measured about itself.
 #[derive(Debug, Clone, Default, Serialize)]
@@ -145,6 +152,15 @@ pub struct Links {
     pub ue_pcaps: Vec<Option<Capture>>,
 }
 
+/// What the loop serves besides the engine's own events.
+#[derive(Debug, Default)]
+pub struct Io<'a> {
+    /// The hosts' devices (the emulator), if any.
+    pub links: Option<&'a mut Links>,
+    /// The cell's E2 node, if any (started by the loop).
+    pub e2: Option<&'a mut E2Link>,
+}
+
 /// Why the loop ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Stop {
@@ -160,34 +176,43 @@ pub enum Stop {
 /// every 10 ms); returns why and when it stopped.
 pub fn run(
     sim: &mut Sim,
-    links: &mut Links,
+    io: Io<'_>,
     clock: &Clock,
     until: Instant,
     stop: &AtomicBool,
     done: &mut dyn FnMut() -> bool,
     stats: &mut RelayStats,
 ) -> Result<(Stop, Instant), EmuError> {
+    let Io { mut links, mut e2 } = io;
     let mut poll = Poll::new().map_err(|e| EmuError::io("epoll", e))?;
     let timer = Timer::new()?;
     let registry = poll.registry();
     registry
         .register(&mut SourceFd(&timer.raw_fd()), TIMER, Interest::READABLE)
         .map_err(|e| EmuError::io("epoll", e))?;
-    registry
-        .register(
-            &mut SourceFd(&links.server.raw_fd()),
-            SERVER,
-            Interest::READABLE,
-        )
-        .map_err(|e| EmuError::io("epoll", e))?;
-    for (k, (_, tun)) in links.ues.iter().enumerate() {
+    if let Some(links) = links.as_deref() {
         registry
             .register(
-                &mut SourceFd(&tun.raw_fd()),
-                Token(2 + k),
+                &mut SourceFd(&links.server.raw_fd()),
+                SERVER,
                 Interest::READABLE,
             )
             .map_err(|e| EmuError::io("epoll", e))?;
+        for (k, (_, tun)) in links.ues.iter().enumerate() {
+            registry
+                .register(
+                    &mut SourceFd(&tun.raw_fd()),
+                    Token(FIRST_UE + k),
+                    Interest::READABLE,
+                )
+                .map_err(|e| EmuError::io("epoll", e))?;
+        }
+    }
+    if let Some(e2) = e2.as_deref_mut() {
+        let waker = mio::Waker::new(registry, E2_WAKE).map_err(|e| EmuError::io("epoll", e))?;
+        e2.start(clock.unix_offset_us(), move || {
+            let _ = waker.wake();
+        })?;
     }
     let mut events = Events::with_capacity(64);
     let mut buf = vec![0u8; MTU + 64];
@@ -215,15 +240,25 @@ pub fn run(
             }
         }
         sim.run_until(now);
-        write_out(sim, links, clock, stats)?;
-        // Edge-triggered readiness: a device that gave a full batch may
-        // hold more, so the loop comes back without sleeping.
-        let mut more = read_batch(sim, links, None, clock, &mut buf, stats)?;
-        for k in 0..links.ues.len() {
-            more |= read_batch(sim, links, Some(k), clock, &mut buf, stats)?;
+        if let Some(e2) = e2.as_deref_mut() {
+            e2.poll(sim, clock.now())?;
         }
-        write_out(sim, links, clock, stats)?;
-        let next = sim.next_event_time().map_or(until, |t| t.min(until));
+        let mut more = false;
+        if let Some(links) = links.as_deref_mut() {
+            write_out(sim, links, clock, stats)?;
+            // Edge-triggered readiness: a device that gave a full batch may
+            // hold more, so the loop comes back without sleeping.
+            more = read_batch(sim, links, None, clock, &mut buf, stats)?;
+            for k in 0..links.ues.len() {
+                more |= read_batch(sim, links, Some(k), clock, &mut buf, stats)?;
+            }
+            write_out(sim, links, clock, stats)?;
+        }
+        let next = Instant::earliest(
+            sim.next_event_time(),
+            e2.as_deref().and_then(E2Link::next_wakeup),
+        )
+        .map_or(until, |t| t.min(until));
         if more || next <= clock.now() {
             continue;
         }
@@ -235,7 +270,8 @@ pub fn run(
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
             Err(e) => return Err(EmuError::io("epoll", e)),
         }
-        // Woken by a packet before the deadline: not a late wake-up.
+        // Woken by a packet or a PDU before the deadline: not a late
+        // wake-up.
         if !events.iter().any(|e| e.token() == TIMER) {
             deadline = None;
         }

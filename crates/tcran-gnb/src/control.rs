@@ -5,13 +5,19 @@
 //! Contract:
 //! - [`Gnb::apply`] applies one [`Action`] to (RNTI, DRB) atomically: a
 //!   refused change changes nothing and says why ([`Refused`]).
+//! - All or nothing is [`apply_atomically`], the one implementation every
+//!   front end uses (the E2 agent's in-memory test node too): the controls
+//!   are first rehearsed on a scratch pipeline built from the running
+//!   configuration (validation depends on the configuration only), and
+//!   the result must itself be a configuration that builds
+//!   (`Pipeline::apply` checks each control, not every cross reference: a
+//!   policer may be pointed at a queue that does not exist). Only then are
+//!   they applied to the real pipeline.
 //! - [`Action::Deploy`] replaces a DRB's whole pipeline without losing a
 //!   packet: it is turned into the [`Control`] sequence that transforms the
 //!   running configuration into the target ([`deploy_controls`]: queues
 //!   added or changed in place, stages replaced, queues that are gone
-//!   deleted so their packets move to the new default queue), rehearsed
-//!   first on an empty pipeline of the running configuration, so a
-//!   deployment that would stop half-way changes nothing.
+//!   deleted so their packets move to the new default queue).
 //! - Marks the pipeline counted so far are collected first (queues about to
 //!   be deleted lose none), and the pipeline's egress runs right after (a
 //!   new pacer may let packets go at once).
@@ -20,13 +26,16 @@ use crate::node::Gnb;
 use serde::Serialize;
 use std::collections::BTreeSet;
 use tcran_core::{DrbId, Instant, QueueId, Rnti};
-use tcran_tc::{Control, PipelineConfig, QueueConfig};
+use tcran_tc::{Control, Pipeline, PipelineConfig, QueueConfig};
 
 /// What to do to one DRB's pipeline.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Action {
     /// One TC control message (add / modify / delete of a stage).
     Control(Control),
+    /// Several controls, in order, all or none (e.g. FlexRIC's "modify
+    /// the OSI filter", which is a rule change plus a default queue).
+    Controls(Vec<Control>),
     /// Replace the whole pipeline, keeping every queued packet.
     Deploy(PipelineConfig),
 }
@@ -36,6 +45,7 @@ impl Action {
     pub fn describe(&self) -> String {
         match self {
             Action::Control(c) => describe(c),
+            Action::Controls(cs) => cs.iter().map(describe).collect::<Vec<_>>().join("; "),
             Action::Deploy(target) => format!("deploy pipeline {}", json(target)),
         }
     }
@@ -81,32 +91,77 @@ impl Gnb {
         self.advance(now);
         let now = self.now;
         self.collect_drb_marks(u, d);
-        let pipeline = &mut self.ues[u].drbs[d].pipeline;
-        let result = match action {
-            Action::Control(c) => pipeline.apply(c, now),
-            Action::Deploy(target) => {
-                let current = pipeline.config();
-                let controls = deploy_controls(&current, &target);
-                let rehearsal = current
-                    .build()
-                    .and_then(|mut p| controls.iter().try_for_each(|c| p.apply(c.clone(), now)));
-                rehearsal.and_then(|()| {
-                    controls
-                        .into_iter()
-                        .try_for_each(|c| pipeline.apply(c, now))
-                })
-            }
-        };
+        let result = apply_atomically(&mut self.ues[u].drbs[d].pipeline, &action, now);
         self.collect_tc_drops(u, d);
         self.egress(u, d);
         match result {
             Ok(()) => Ok(what),
-            Err(e) => Err(Refused {
-                what,
-                error: e.to_string(),
-            }),
+            Err(error) => Err(Refused { what, error }),
         }
     }
+}
+
+/// Applies `action` to `pipeline` entirely or not at all (see the module
+/// docs); `Err` says why in one line, and the pipeline is unchanged.
+pub fn apply_atomically(
+    pipeline: &mut Pipeline,
+    action: &Action,
+    now: Instant,
+) -> Result<(), String> {
+    let deploy;
+    let controls: &[Control] = match action {
+        Action::Control(c) => std::slice::from_ref(c),
+        Action::Controls(cs) => cs,
+        Action::Deploy(target) => {
+            // The target's own mistakes first, named by their field.
+            target.build().map_err(|e| e.to_string())?;
+            deploy = deploy_controls(&pipeline.config(), target);
+            &deploy
+        }
+    };
+    let numbered = |i: usize, e: String| {
+        if controls.len() == 1 {
+            e
+        } else {
+            format!("control {} of {}: {e}", i + 1, controls.len())
+        }
+    };
+    match pipeline.config().build() {
+        Ok(mut scratch) => {
+            for (i, c) in controls.iter().enumerate() {
+                scratch
+                    .apply(c.clone(), now)
+                    .map_err(|e| numbered(i, e.to_string()))?;
+            }
+            scratch
+                .config()
+                .build()
+                .map_err(|e| format!("the resulting pipeline would be invalid: {e}"))?;
+        }
+        // A pipeline with plug-in stages cannot be rebuilt without their
+        // resolver: one control is still atomic (`Pipeline::apply` changes
+        // nothing when it fails), a sequence cannot be rehearsed.
+        Err(_) if controls.len() == 1 => {
+            return pipeline
+                .apply(controls[0].clone(), now)
+                .map_err(|e| e.to_string());
+        }
+        Err(e) => {
+            return Err(format!(
+                "the running pipeline cannot be rebuilt to rehearse {} controls ({e}); send them one at a time",
+                controls.len()
+            ))
+        }
+    }
+    for (i, c) in controls.iter().enumerate() {
+        pipeline.apply(c.clone(), now).map_err(|e| {
+            numbered(
+                i,
+                format!("internal: passed the rehearsal, then failed: {e}"),
+            )
+        })?;
+    }
+    Ok(())
 }
 
 /// The controls that turn a pipeline configured as `current` into `target`

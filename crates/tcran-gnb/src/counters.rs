@@ -56,6 +56,9 @@ pub struct DrbCounters {
     /// `DRB.UEThpDl`'s ThpVolDl (bits) and ThpTimeDl (ns).
     pub thp_volume_bits: u64,
     pub thp_time_ns: u64,
+    /// Bytes the MAC pulled from the DRB's RLC entity (new data and
+    /// retransmissions, RLC headers included).
+    pub mac_tx_bytes: u64,
 }
 
 /// Adds one slot of a DRB to the UE throughput counters (see the module

@@ -81,7 +81,7 @@ pub use config::{
     builtin_trace, load_trace, ChannelConfig, DrbConfig, GnbConfig, UeConfig, UpfConfig,
     UplinkConfig, BUILTIN_TRACES,
 };
-pub use control::{deploy_controls, describe, Action, Refused};
+pub use control::{apply_atomically, deploy_controls, describe, Action, Refused};
 pub use counters::{CellCounters, CellKpis, DrbCounters, DrbKpis, Timing};
 pub use ledger::Place;
 pub use node::{ue_address, ue_rnti, DrbRef, Gnb, Layer, Output, SlotRecord, TtiRecord};

@@ -198,6 +198,9 @@ pub(crate) struct Ue {
     /// STATUS PDUs are built at the grant.
     pub ul_queue: Vec<Packet>,
     pub ul_grant: Option<Instant>,
+    /// PRB·slots of the UE's downlink grants so far (new data and HARQ
+    /// retransmissions): the MAC grants PRBs per UE, not per DRB.
+    pub prbs: u64,
 }
 
 /// The UE's queue at the UPF, before SDAP (thesis ch. 3, second scenario).
@@ -376,6 +379,7 @@ impl Gnb {
                 upf,
                 ul_queue: Vec::new(),
                 ul_grant: None,
+                prbs: 0,
             });
         }
         let sr = sr_model(&cfg.uplink, &mac).map_err(|e| e.within("uplink"))?;
@@ -725,6 +729,17 @@ impl<'a> DrbRef<'a> {
     }
     pub fn counters(&self) -> &'a DrbCounters {
         &self.drb.counters
+    }
+    /// PRB·slots granted to the DRB's UE so far (new data and HARQ
+    /// retransmissions; the MAC grants PRBs per UE, and the UE's DRBs
+    /// share them).
+    pub fn ue_prbs(&self) -> u64 {
+        self.ue.prbs
+    }
+    /// Whether this is the UE's first DRB (where per-UE quantities such
+    /// as [`DrbRef::ue_prbs`] are counted once when summing over DRBs).
+    pub fn is_first_of_ue(&self) -> bool {
+        self.ue.drbs.first().is_some_and(|d| d.id == self.drb.id)
     }
 }
 

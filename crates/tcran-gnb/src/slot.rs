@@ -98,6 +98,7 @@ impl Gnb {
                 continue;
             };
             granted[u] = true;
+            self.ues[u].prbs += u64::from(g.prbs) * u64::from(dl_slots);
             let mut pdus = self.pdu_lists.pop().unwrap_or_default();
             let base = self.lc_base[u];
             for d in 0..self.ues[u].drbs.len() {
@@ -118,11 +119,17 @@ impl Gnb {
                     .map(|p| u64::from(p.len))
                     .sum::<u64>();
                 pulled[base + d] += used as u64;
+                drb.counters.mac_tx_bytes += used as u64;
                 self.departed(u, d, &mut departures);
                 self.scratch_departures = departures;
                 self.rlc_aqm_drops(u, d);
             }
             self.mac.transmit(&g, pdus, &mut out);
+        }
+        for r in &out.retx {
+            if let Some(u) = self.ue_of(r.rnti) {
+                self.ues[u].prbs += u64::from(r.prbs) * u64::from(dl_slots);
+            }
         }
         let arrive = now + self.period;
         for tb in out.delivered.drain(..) {

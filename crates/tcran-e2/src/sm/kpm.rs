@@ -492,10 +492,14 @@ impl ServiceModel for Kpm {
                         },
                     ))
                 };
-                encode_in_messages(items, &group, &|i| encode(i).len())
-                    .into_iter()
-                    .map(|m| (header.clone(), m))
-                    .collect()
+                encode_in_messages(
+                    &items,
+                    &|g: &[k::UEMeasurementReportItem]| group(g.to_vec()),
+                    &|i| encode(i).len(),
+                )
+                .into_iter()
+                .map(|m| (header.clone(), m))
+                .collect()
             }
         }
     }

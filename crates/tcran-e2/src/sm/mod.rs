@@ -161,10 +161,11 @@ pub const MAX_MESSAGE: usize = 16_000;
 /// `message` encodes a group, `size` one item alone. Items are grouped by
 /// count, from the largest size among a sample of them (encoding every
 /// item twice would double the cost of a large report); a group that
-/// still comes out too large is split in two until it fits.
-pub fn encode_in_messages<T: Clone>(
-    items: Vec<T>,
-    message: &dyn Fn(Vec<T>) -> Vec<u8>,
+/// still comes out too large is split in two until it fits. Groups are
+/// slices of `items`: nothing is copied to make them.
+pub fn encode_in_messages<T>(
+    items: &[T],
+    message: &dyn Fn(&[T]) -> Vec<u8>,
     size: &dyn Fn(&T) -> usize,
 ) -> Vec<Vec<u8>> {
     const SAMPLES: usize = 16;
@@ -173,17 +174,19 @@ pub fn encode_in_messages<T: Clone>(
     // A third of slack for items larger than the sampled ones.
     let per_message = ((MAX_MESSAGE * 2 / 3) / (largest + 2)).max(1);
     let mut out = Vec::new();
-    let mut pending: Vec<Vec<T>> = items.chunks(per_message).rev().map(<[T]>::to_vec).collect();
-    while let Some(group) = pending.pop() {
-        let n = group.len();
-        let bytes = message(group.clone());
-        if bytes.len() <= MAX_MESSAGE || n == 1 {
+    let mut pending: Vec<(usize, usize)> = (0..items.len())
+        .step_by(per_message)
+        .map(|a| (a, (a + per_message).min(items.len())))
+        .rev()
+        .collect();
+    while let Some((a, b)) = pending.pop() {
+        let bytes = message(&items[a..b]);
+        if bytes.len() <= MAX_MESSAGE || b - a == 1 {
             out.push(bytes);
         } else {
-            let mut group = group;
-            let second = group.split_off(n / 2);
-            pending.push(second);
-            pending.push(group);
+            let mid = a + (b - a) / 2;
+            pending.push((mid, b));
+            pending.push((a, mid));
         }
     }
     out

@@ -25,12 +25,13 @@ use super::{
 };
 use crate::asn::e2sm_tcran as t;
 use crate::e2ap::{Action, ActionType, RanFunction};
-use crate::node::{DrbKey, E2Node, TcChange, TcView};
+use crate::node::{DrbKey, E2Node, LowerLayerKpis, TcChange, TcView};
 use asn1_codecs::aper::AperCodec;
 use asn1_codecs::PerCodecData;
 use std::collections::BTreeMap;
 use tcran_core::reason::{DropReason, MarkReason};
 use tcran_core::{Duration, Instant};
+use tcran_tc::stats::PipelineStats;
 use tcran_tc::{Control, PipelineConfig};
 
 /// Default RAN function id (none of FlexRIC's plugins uses it).
@@ -230,7 +231,11 @@ fn bps(b: f64) -> t::Counter {
 
 /// The report of one DRB.
 pub fn drb_report(drb: DrbKey, v: &TcView) -> t::DrbReport {
-    let s = &v.stats;
+    drb_report_of(drb, &v.stats, &v.lower)
+}
+
+/// The report of one DRB from its statistics and lower-layer KPIs.
+pub fn drb_report_of(drb: DrbKey, s: &PipelineStats, lower: &LowerLayerKpis) -> t::DrbReport {
     let tot = &s.totals;
     t::DrbReport {
         drb: drb_ref(drb),
@@ -303,30 +308,34 @@ pub fn drb_report(drb: DrbKey, v: &TcView) -> t::DrbReport {
             refused: t::Counter(s.pacer.refused),
         },
         lower: t::LowerLayerKpis {
-            rlc_backlog_bytes: t::Counter(v.lower.rlc_backlog_bytes),
-            rlc_backlog_sdus: t::Counter(v.lower.rlc_backlog_sdus as u64),
-            rlc_sojourn_us: t::Counter(v.lower.rlc_sojourn.as_nanos() / 1000),
-            rlc_tx_bytes: t::Counter(v.lower.rlc_tx_bytes),
-            mac_tx_bytes: t::Counter(v.lower.mac_tx_bytes),
-            mac_prbs: t::Counter(v.lower.mac_prbs),
-            mcs: t::LowerLayerKpisMcs(v.lower.mcs.min(31)),
+            rlc_backlog_bytes: t::Counter(lower.rlc_backlog_bytes),
+            rlc_backlog_sdus: t::Counter(lower.rlc_backlog_sdus as u64),
+            rlc_sojourn_us: t::Counter(lower.rlc_sojourn.as_nanos() / 1000),
+            rlc_tx_bytes: t::Counter(lower.rlc_tx_bytes),
+            mac_tx_bytes: t::Counter(lower.mac_tx_bytes),
+            mac_prbs: t::Counter(lower.mac_prbs),
+            mcs: t::LowerLayerKpisMcs(lower.mcs.min(31)),
         },
     }
 }
 
-fn metric_value(m: Metric, v: &TcView, drops_before: u64) -> u64 {
+fn metric_value(
+    m: Metric,
+    stats: &PipelineStats,
+    lower: &LowerLayerKpis,
+    drops_before: u64,
+) -> u64 {
     match m {
-        Metric::RlcSojournUs => v.lower.rlc_sojourn.as_nanos() / 1000,
-        Metric::RlcBacklogBytes => v.lower.rlc_backlog_bytes,
-        Metric::TcSojournUs => v
-            .stats
+        Metric::RlcSojournUs => lower.rlc_sojourn.as_nanos() / 1000,
+        Metric::RlcBacklogBytes => lower.rlc_backlog_bytes,
+        Metric::TcSojournUs => stats
             .queues
             .iter()
             .map(|q| (q.last_sojourn_ms * 1000.0) as u64)
             .max()
             .unwrap_or(0),
-        Metric::TcBacklogPackets => v.stats.totals.queued_packets,
-        Metric::TcDropsPerCheck => v.stats.totals.dropped_packets.saturating_sub(drops_before),
+        Metric::TcBacklogPackets => stats.totals.queued_packets,
+        Metric::TcDropsPerCheck => stats.totals.dropped_packets.saturating_sub(drops_before),
     }
 }
 
@@ -404,7 +413,7 @@ impl ServiceModel for TcRan {
         }
         let mut reports = Vec::with_capacity(job.scratch.len());
         for drb in &job.scratch {
-            let Some(view) = node.tc_view(*drb, now) else {
+            let Some((stats, lower)) = node.tc_stats(*drb, now) else {
                 continue;
             };
             if let Trigger::Condition {
@@ -415,14 +424,13 @@ impl ServiceModel for TcRan {
             } = job.trigger
             {
                 let (held_before, drops_before) = job.held.get(drb).copied().unwrap_or_default();
-                let holds = metric_value(metric, &view, drops_before) > threshold;
-                job.held
-                    .insert(*drb, (holds, view.stats.totals.dropped_packets));
+                let holds = metric_value(metric, &stats, &lower, drops_before) > threshold;
+                job.held.insert(*drb, (holds, stats.totals.dropped_packets));
                 if !holds || (rising_edge_only && held_before) {
                     continue;
                 }
             }
-            reports.push(drb_report(*drb, &view));
+            reports.push(drb_report_of(*drb, &stats, &lower));
         }
         let cause = match job.trigger {
             Trigger::Periodic { .. } => 0,
@@ -434,11 +442,11 @@ impl ServiceModel for TcRan {
             cause: t::TcIndicationHeaderCause(cause),
         });
         // The hot path: super::aper_fast writes hampi's bytes, faster.
-        let message = |reports: Vec<t::DrbReport>| super::aper_fast::indication_message(&reports);
+        let message = |reports: &[t::DrbReport]| super::aper_fast::indication_message(reports);
         if reports.len() <= SMALL_REPORT_COUNT {
-            return vec![(header, message(reports))];
+            return vec![(header, message(&reports))];
         }
-        encode_in_messages(reports, &message, &super::aper_fast::drb_report_len)
+        encode_in_messages(&reports, &message, &super::aper_fast::drb_report_len)
             .into_iter()
             .map(|m| (header.clone(), m))
             .collect()

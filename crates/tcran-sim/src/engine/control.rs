@@ -240,10 +240,32 @@ impl Sim {
 
     /// Applies `action` to the pipeline of (UE, DRB) and records it.
     fn reconfigure(&mut self, by: &str, rnti: Rnti, drb: DrbId, action: Action) {
-        match self.gnb.apply(rnti, drb, action, self.now) {
-            Ok(what) => self.applied(by, rnti.0, drb.0, what),
-            Err(r) => self.refused(by, rnti.0, drb.0, r.what, r.error),
+        let _ = self.apply_control(by, rnti, drb, action);
+    }
+
+    /// Applies `action` to the pipeline of (UE, DRB) now, through the RAN
+    /// node's control surface, and records it in the run's
+    /// reconfigurations (applied or refused, with `by` as who asked), as
+    /// for the scenario's own events and controllers: what an outside
+    /// controller (an xApp over E2) calls between two events of a
+    /// real-time run.
+    pub fn apply_control(
+        &mut self,
+        by: &str,
+        rnti: Rnti,
+        drb: DrbId,
+        action: Action,
+    ) -> Result<String, tcran_gnb::Refused> {
+        let result = self.gnb.apply(rnti, drb, action, self.now);
+        match &result {
+            Ok(what) => self.applied(by, rnti.0, drb.0, what.clone()),
+            Err(r) => self.refused(by, rnti.0, drb.0, r.what.clone(), r.error.clone()),
         }
+        // What the change let go or dropped at once, handled now.
+        if self.gnb.has_outputs() {
+            self.drain_outputs();
+        }
+        result
     }
 
     fn applied(&mut self, by: &str, rnti: u16, drb: u8, what: String) {

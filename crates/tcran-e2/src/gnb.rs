@@ -1,0 +1,126 @@
+//! The RAN node of one cell, [`tcran_gnb::Gnb`], as an E2 node.
+//!
+//! Every value comes from the node's own state and cumulative counters
+//! (`tcran_gnb::counters`), so what the RIC reads is what the simulator's
+//! summary and the emulator's reports measure:
+//!
+//! | E2 quantity | from the node |
+//! |---|---|
+//! | DRBs | [`Gnb::drb_ids`], sorted by (RNTI, DRB) |
+//! | TC view: configuration, statistics | the DRB's pipeline ([`DrbRef::config`], [`DrbRef::stats`]) |
+//! | RLC backlog (bytes, SDUs) | the RLC transmitter's buffer status: bytes a grant needs to empty it, SDUs not yet completely sent |
+//! | RLC sojourn | age of the oldest SDU with bytes still to send (zero when none) |
+//! | RLC / MAC bytes sent | `DrbCounters::rlc_sdu_tx_bytes` (first transmissions, payload) and `mac_tx_bytes` (what the MAC pulled) |
+//! | MAC PRBs | PRB·slots granted to the UE; the MAC grants PRBs per UE, so they are counted on the UE's first DRB (sums over a UE's DRBs are exact) |
+//! | MCS | the UE's MCS at the last scheduling decision (0 for capacity traces and outages) |
+//! | KPM `DRB.*` inputs | `DrbCounters` (PDCP SDU bytes, RLC SDU bytes sent, RLC SDU sojourn sum and count, ThpVolDl/ThpTimeDl) |
+//! | KPM `RRU.*` inputs | `CellCounters` (PRB·slots used and available, DL slots) |
+//!
+//! Changes go through [`Gnb::apply`], the node's control surface: all or
+//! nothing, with the same refusals as the simulator's in-process
+//! controllers.
+
+use crate::node::{DrbKey, E2Node, KpmCounters, LowerLayerKpis, TcChange, TcView};
+use tcran_core::{Duration, Instant};
+use tcran_gnb::{DrbRef, Gnb};
+use tcran_ran::ChannelSample;
+
+/// What the RLC entity and the MAC below `d` report at `now`.
+pub fn lower_layer_kpis(d: &DrbRef<'_>, now: Instant) -> LowerLayerKpis {
+    let bs = d.rlc_buffer();
+    let oldest = d
+        .rlc_tx()
+        .held_sdus()
+        .find(|s| s.to_send)
+        .and_then(|s| s.packet.stamps.rlc_in.get());
+    let c = d.counters();
+    LowerLayerKpis {
+        rlc_backlog_bytes: bs.total(),
+        rlc_backlog_sdus: bs.new_sdus,
+        rlc_sojourn: oldest.map_or(Duration::ZERO, |t| now.saturating_since(t)),
+        rlc_tx_bytes: c.rlc_sdu_tx_bytes,
+        mac_tx_bytes: c.mac_tx_bytes,
+        mac_prbs: if d.is_first_of_ue() { d.ue_prbs() } else { 0 },
+        mcs: match d.channel() {
+            ChannelSample::Mcs(m) => m.index,
+            ChannelSample::Bytes(_) | ChannelSample::Outage => 0,
+        },
+    }
+}
+
+/// The KPM counters of one DRB (PRB fields: see the module docs).
+pub fn drb_kpm(gnb: &Gnb, d: &DrbRef<'_>) -> KpmCounters {
+    let c = d.counters();
+    let cell = gnb.cell_counters();
+    let prbs = if d.is_first_of_ue() { d.ue_prbs() } else { 0 };
+    KpmCounters {
+        pdcp_sdu_bits_dl: c.pdcp_sdu_bytes * 8,
+        rlc_sdu_transmitted_bits_dl: c.rlc_sdu_tx_bytes * 8,
+        rlc_sdu_delay_sum: Duration::from_nanos(c.rlc_sdu_sojourn_ns),
+        rlc_sdus_delivered: c.rlc_sdus_departed,
+        thp_volume_bits_dl: c.thp_volume_bits,
+        thp_time_dl: Duration::from_nanos(c.thp_time_ns),
+        prb_used_dl: prbs,
+        prb_available_dl: cell.prb_available,
+        prb_used_total_dl: prbs,
+        slots: cell.dl_slots,
+    }
+}
+
+impl E2Node for Gnb {
+    fn drbs(&self, out: &mut Vec<DrbKey>) {
+        let start = out.len();
+        out.extend(self.drb_ids().map(|(rnti, drb)| DrbKey { rnti, drb }));
+        out[start..].sort_unstable();
+    }
+
+    fn tc_view(&self, drb: DrbKey, now: Instant) -> Option<TcView> {
+        let d = self.drb(drb.rnti, drb.drb)?;
+        Some(TcView {
+            config: d.config(),
+            stats: d.stats(now),
+            lower: lower_layer_kpis(&d, now),
+        })
+    }
+
+    fn tc_stats(
+        &self,
+        drb: DrbKey,
+        now: Instant,
+    ) -> Option<(tcran_tc::stats::PipelineStats, LowerLayerKpis)> {
+        let d = self.drb(drb.rnti, drb.drb)?;
+        Some((d.stats(now), lower_layer_kpis(&d, now)))
+    }
+
+    fn kpm_cell(&self) -> KpmCounters {
+        let cell = self.cell_counters();
+        let mut sum = KpmCounters::default();
+        for d in self.drbs() {
+            let c = drb_kpm(self, &d);
+            sum.pdcp_sdu_bits_dl += c.pdcp_sdu_bits_dl;
+            sum.rlc_sdu_transmitted_bits_dl += c.rlc_sdu_transmitted_bits_dl;
+            sum.rlc_sdu_delay_sum += c.rlc_sdu_delay_sum;
+            sum.rlc_sdus_delivered += c.rlc_sdus_delivered;
+            sum.thp_volume_bits_dl += c.thp_volume_bits_dl;
+            sum.thp_time_dl += c.thp_time_dl;
+        }
+        // The cell's PRBs include every grant (no control channel is
+        // modelled, so PRBs used for any purpose are those for data).
+        sum.prb_used_dl = cell.prb_used;
+        sum.prb_available_dl = cell.prb_available;
+        sum.prb_used_total_dl = cell.prb_used;
+        sum.slots = cell.dl_slots;
+        sum
+    }
+
+    fn kpm_drb(&self, drb: DrbKey) -> Option<KpmCounters> {
+        let d = self.drb(drb.rnti, drb.drb)?;
+        Some(drb_kpm(self, &d))
+    }
+
+    fn apply(&mut self, drb: DrbKey, change: &TcChange, now: Instant) -> Result<(), String> {
+        Gnb::apply(self, drb.rnti, drb.drb, change.to_action(), now)
+            .map(|_| ())
+            .map_err(|r| r.error)
+    }
+}

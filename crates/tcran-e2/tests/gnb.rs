@@ -1,0 +1,310 @@
+//! `tcran_gnb::Gnb`, the RAN node of one cell, as an E2 node: the KPM
+//! measurements come out in TS 28.552's units from the node's own
+//! counters ("no value" without samples), the TC view is the node's, and
+//! changes have the node's refusal semantics (all or nothing).
+
+use std::net::{IpAddr, Ipv4Addr};
+use std::path::Path;
+use tcran_core::{DrbId, Duration, FiveTuple, Instant, Packet, PacketId, Protocol, QueueId, Rnti};
+use tcran_e2::agent::{Agent, AgentConfig, RicProfile};
+use tcran_e2::e2ap::{self, E2apPdu, RicRequestId};
+use tcran_e2::node::{DrbKey, E2Node, TcChange};
+use tcran_e2::sm::flexric_tc::{self, PlainControl};
+use tcran_e2::sm::kpm::{self, Value};
+use tcran_e2::sm::AnyModel;
+use tcran_gnb::{ue_address, Gnb, GnbConfig};
+use tcran_tc::queue::{CodelConfig, QueueKindConfig};
+use tcran_tc::{Control, QueueConfig};
+
+/// 5 MHz at 15 kHz: 25 PRBs (TS 38.101-1 Table 5.3.2-1), 1-ms slots.
+const CELL: &str = r#"
+    [cell]
+    bandwidth_mhz = 5
+    [[ues]]
+    rnti = 1
+    channel = { kind = "mcs", mcs = 20 }
+    [[ues.drbs]]
+    id = 1
+    rlc = { mode = "um", buffer_limit = "10MB" }
+"#;
+
+fn node(text: &str) -> Gnb {
+    let cfg: GnbConfig = toml::from_str(text).expect("config parses");
+    cfg.build(Path::new(".")).expect("config builds")
+}
+
+fn packet(rnti: u16, id: u64, len: u32, at: Instant) -> Packet {
+    let tuple = FiveTuple {
+        src: IpAddr::V4(Ipv4Addr::new(198, 51, 100, 1)),
+        dst: ue_address(Rnti(rnti)),
+        sport: 5000,
+        dport: 40000,
+        proto: Protocol::UDP,
+    };
+    Packet::new(PacketId(id), len, tuple, at)
+}
+
+fn run_until(gnb: &mut Gnb, until: Instant) {
+    while let Some(t) = gnb.next_wakeup().filter(|t| *t <= until) {
+        gnb.on_timeout(t);
+        while gnb.poll_output().is_some() {}
+    }
+}
+
+const DRB: DrbKey = DrbKey {
+    rnti: Rnti(1),
+    drb: DrbId(1),
+};
+
+fn measure_all(a: &tcran_e2::KpmCounters, b: &tcran_e2::KpmCounters) -> Vec<Value> {
+    kpm::MEASUREMENTS
+        .iter()
+        .map(|m| kpm::measure(m, a, b))
+        .collect()
+}
+
+#[test]
+fn a_saturated_cell_reports_every_prb_used() {
+    let mut gnb = node(CELL);
+    for i in 0..2000 {
+        gnb.downlink(packet(1, i, 1500, Instant::ZERO), Instant::ZERO);
+    }
+    let (cell0, drb0) = (gnb.kpm_cell(), gnb.kpm_drb(DRB).unwrap());
+    run_until(&mut gnb, Instant::ZERO + Duration::from_millis(100));
+    let (cell1, drb1) = (gnb.kpm_cell(), gnb.kpm_drb(DRB).unwrap());
+    let cell = measure_all(&cell0, &cell1);
+    // RRU.PrbUsedDl, RRU.PrbAvailDl: 25 per slot; RRU.PrbTotDl: 100 %.
+    assert_eq!(
+        &cell[4..],
+        &[Value::Integer(25), Value::Integer(25), Value::Integer(100)]
+    );
+    // The UE's only DRB carries every PRB of the cell.
+    let drb = measure_all(&drb0, &drb1);
+    assert_eq!(&drb[4..], &cell[4..]);
+    // DRB.UEThpDl: a full transport block per 1-ms slot (TS 38.214 TBS at
+    // MCS 20, 25 PRBs), less the RLC/MAC headers.
+    let mcs = tcran_ran::phy::mcs::Mcs::new(tcran_ran::phy::mcs::McsTable::Qam64, 20).unwrap();
+    let full_kbps = f64::from(tcran_ran::phy::tbs::bytes_per_slot(mcs, 25, 1).unwrap()) * 8.0;
+    let Value::Real(thp) = drb[0] else {
+        panic!("{drb:?}")
+    };
+    assert!(
+        thp <= full_kbps && thp > 0.97 * full_kbps,
+        "{thp} vs {full_kbps}"
+    );
+    assert!(matches!(drb[1], Value::Real(d) if d > 0.0), "{drb:?}");
+    // The lower layers as the TC view shows them.
+    let v = gnb.tc_view(DRB, gnb.now()).unwrap();
+    assert_eq!(v.lower.mcs, 20);
+    assert!(v.lower.rlc_backlog_bytes > 0 && v.lower.rlc_backlog_sdus > 0);
+    assert!(
+        v.lower.rlc_sojourn > Duration::from_millis(50),
+        "{:?}",
+        v.lower
+    );
+    assert_eq!(
+        v.lower.mac_prbs,
+        gnb.kpm_cell().prb_used_dl,
+        "the UE had every PRB"
+    );
+    assert!(v.lower.mac_tx_bytes >= v.lower.rlc_tx_bytes && v.lower.rlc_tx_bytes > 0);
+    let (stats, lower) = gnb.tc_stats(DRB, gnb.now()).unwrap();
+    assert_eq!((stats, lower), (v.stats, v.lower));
+}
+
+#[test]
+fn no_samples_means_no_value() {
+    let mut gnb = node(CELL);
+    run_until(&mut gnb, Instant::ZERO + Duration::from_millis(10));
+    let a = gnb.kpm_drb(DRB).unwrap();
+    run_until(&mut gnb, Instant::ZERO + Duration::from_millis(20));
+    let b = gnb.kpm_drb(DRB).unwrap();
+    let m = measure_all(&a, &b);
+    // No burst and no SDU: throughput and delay have no value; volumes are
+    // zero; the slots were there, unused.
+    assert_eq!(
+        m,
+        [
+            Value::NoValue,
+            Value::NoValue,
+            Value::Integer(0),
+            Value::Integer(0),
+            Value::Integer(0),
+            Value::Integer(25),
+            Value::Integer(0)
+        ]
+    );
+    // One 84-byte packet half-way into a slot: UM sends it at the next
+    // slot boundary, 0.5 ms later = 5 units of 0.1 ms (DRB.RlcSduDelayDl);
+    // one slot empties the buffer, so still no throughput sample.
+    let at = Instant::ZERO + Duration::from_micros(20_500);
+    gnb.downlink(packet(1, 1, 84, at), at);
+    run_until(&mut gnb, Instant::ZERO + Duration::from_millis(30));
+    let c = gnb.kpm_drb(DRB).unwrap();
+    let m = measure_all(&b, &c);
+    assert_eq!(m[0], Value::NoValue);
+    assert_eq!(m[1], Value::Real(5.0));
+    assert_eq!(c.pdcp_sdu_bits_dl - b.pdcp_sdu_bits_dl, 84 * 8);
+}
+
+#[test]
+fn drbs_are_listed_in_order() {
+    let mut gnb = node(
+        r#"
+        [cell]
+        bandwidth_mhz = 5
+        [[ues]]
+        rnti = 9
+        channel = { kind = "mcs", mcs = 20 }
+        [[ues.drbs]]
+        id = 2
+        [[ues.drbs]]
+        id = 1
+        [[ues]]
+        rnti = 3
+        channel = { kind = "mcs", mcs = 20 }
+    "#,
+    );
+    let mut v = Vec::new();
+    E2Node::drbs(&gnb, &mut v);
+    assert_eq!(v, [DrbKey::new(3, 1), DrbKey::new(9, 1), DrbKey::new(9, 2)]);
+    // The UE's PRBs are counted once, on its first DRB.
+    for i in 0..50 {
+        gnb.downlink(packet(9, i, 1500, Instant::ZERO), Instant::ZERO);
+    }
+    run_until(&mut gnb, Instant::ZERO + Duration::from_millis(20));
+    let prbs: Vec<u64> = v
+        .iter()
+        .map(|d| gnb.kpm_drb(*d).unwrap().prb_used_dl)
+        .collect();
+    assert_eq!(prbs[0], 0, "RNTI 3 had nothing to send");
+    assert_eq!(prbs[2], 0, "counted on RNTI 9's first DRB (id 2)");
+    assert_eq!(prbs[1] + prbs[2], gnb.kpm_cell().prb_used_dl);
+}
+
+#[test]
+fn changes_have_the_nodes_refusal_semantics() {
+    let mut gnb = node(CELL);
+    let before = gnb.drb(Rnti(1), DrbId(1)).unwrap().config();
+    let codel = QueueConfig::new(1, QueueKindConfig::Codel(CodelConfig::default()));
+    // All or nothing: the second control fails, the first is not kept.
+    let err = E2Node::apply(
+        &mut gnb,
+        DRB,
+        &TcChange::Controls(vec![
+            Control::AddQueue {
+                queue: codel.clone(),
+            },
+            Control::DeleteQueue { id: QueueId(7) },
+        ]),
+        Instant::ZERO,
+    )
+    .unwrap_err();
+    assert!(err.contains("control 2 of 2"), "{err}");
+    assert_eq!(gnb.drb(Rnti(1), DrbId(1)).unwrap().config(), before);
+    // The same refusal as the node's own control surface gives.
+    let direct = gnb
+        .apply(
+            Rnti(1),
+            DrbId(1),
+            tcran_gnb::Action::Control(Control::DeleteQueue { id: QueueId(7) }),
+            Instant::ZERO,
+        )
+        .unwrap_err();
+    let via_e2 = E2Node::apply(
+        &mut gnb,
+        DRB,
+        &TcChange::Controls(vec![Control::DeleteQueue { id: QueueId(7) }]),
+        Instant::ZERO,
+    )
+    .unwrap_err();
+    assert_eq!(via_e2, direct.error);
+    // A DRB that does not exist.
+    let err = E2Node::apply(
+        &mut gnb,
+        DrbKey::new(1, 5),
+        &TcChange::Controls(vec![]),
+        Instant::ZERO,
+    )
+    .unwrap_err();
+    assert!(err.contains("no such"), "{err}");
+    // Applied.
+    E2Node::apply(
+        &mut gnb,
+        DRB,
+        &TcChange::Controls(vec![Control::AddQueue { queue: codel }]),
+        Instant::ZERO,
+    )
+    .unwrap();
+    let after = gnb.drb(Rnti(1), DrbId(1)).unwrap().config();
+    assert_eq!(after.queues.len(), 2);
+}
+
+/// A FlexRIC TC control through the agent ends up in the node's pipeline.
+#[test]
+fn the_agent_controls_the_node() {
+    let mut gnb = node(CELL);
+    let mut agent = Agent::new(AgentConfig::new(
+        vec![AnyModel::FlexricTc(flexric_tc::FlexricTc::default())],
+        RicProfile::Standard,
+    ));
+    agent.connected(&gnb, Instant::ZERO);
+    let Ok(E2apPdu::E2SetupRequest(req)) = e2ap::decode(&agent.poll_transmit().unwrap()) else {
+        panic!("E2 Setup first")
+    };
+    let resp = E2apPdu::E2SetupResponse(e2ap::E2SetupResponse {
+        transaction: req.transaction,
+        ric: e2ap::GlobalRicId {
+            plmn: [0, 0xf1, 0x10],
+            ric_id: 1,
+        },
+        accepted: None,
+        rejected: None,
+        components: req
+            .components
+            .iter()
+            .map(|c| e2ap::ComponentConfigAck {
+                interface: c.interface,
+                id: c.id.clone(),
+                success: true,
+                failure_cause: None,
+            })
+            .collect(),
+    });
+    agent.handle(&e2ap::encode(&resp).unwrap(), &mut gnb, Instant::ZERO);
+    let control = |message: Vec<u8>| {
+        e2ap::encode(&E2apPdu::ControlRequest(e2ap::ControlRequest {
+            request: RicRequestId {
+                requestor: 1,
+                instance: 1,
+            },
+            function: 146,
+            call_process_id: None,
+            header: vec![0; 4],
+            message,
+            ack_request: Some(true),
+        }))
+        .unwrap()
+    };
+    let codel = PlainControl::QueueAdd {
+        kind: 1,
+        target_ms: 5,
+        interval_ms: 100,
+    };
+    agent.handle(&control(codel.encode()), &mut gnb, Instant::ZERO);
+    assert!(matches!(
+        e2ap::decode(&agent.poll_transmit().unwrap()),
+        Ok(E2apPdu::ControlAcknowledge(_))
+    ));
+    let cfg = gnb.drb(Rnti(1), DrbId(1)).unwrap().config();
+    assert_eq!(cfg.queues.len(), 2);
+    assert_eq!(cfg.queues[1].kind.kind_name(), "codel");
+    // A control the node refuses: Control Failure, nothing changed.
+    let del = PlainControl::QueueDel { id: 9, kind: 1 };
+    agent.handle(&control(del.encode()), &mut gnb, Instant::ZERO);
+    assert!(matches!(
+        e2ap::decode(&agent.poll_transmit().unwrap()),
+        Ok(E2apPdu::ControlFailure(_))
+    ));
+    assert_eq!(gnb.drb(Rnti(1), DrbId(1)).unwrap().config(), cfg);
+}

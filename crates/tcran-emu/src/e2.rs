@@ -1,0 +1,354 @@
+//! The E2 node of a real-time run: the scenario's cell, reachable by a
+//! near-RT RIC and its xApps (crate `tcran-e2`, docs/e2.md).
+//!
+//! Contract:
+//! - One E2 node per cell, i.e. per simulator engine: [`E2Link`] runs the
+//!   agent on the real-time loop's thread ([`crate::relay`]), between two
+//!   events of the engine, with its socket I/O on a thread of its own
+//!   ([`tcran_e2::session`]); a received PDU wakes the loop at once.
+//! - The RIC sees the cell's RAN node ([`tcran_gnb::Gnb`], through
+//!   `tcran_e2::gnb`); every change it asks for goes through the engine's
+//!   [`Sim::apply_control`], the node's control surface with the refusal
+//!   semantics of the in-process controllers, and is recorded in the run's
+//!   reconfigurations (`by = "e2"`) like theirs.
+//! - Transports: framed TCP (FLEXRIC-INTEROP.md), TLS over it, or SCTP,
+//!   which this build refuses in one line (and says whether the kernel
+//!   has it).
+//! - A lost association is reconnected with backoff and set up again; the
+//!   engine and its pipelines run on unchanged meanwhile.
+
+use crate::error::EmuError;
+use serde::Serialize;
+use std::net::{SocketAddr, ToSocketAddrs};
+use std::path::PathBuf;
+use tcran_core::{DrbId, Instant, Rnti};
+use tcran_e2::agent::{AgentConfig, AgentEvent, RicProfile};
+use tcran_e2::node::{DrbKey, E2Node, KpmCounters, LowerLayerKpis, TcChange, TcView};
+use tcran_e2::session::{Session, SessionEvent};
+use tcran_e2::sm::{flexric_tc, kpm, tcran_tc, AnyModel};
+use tcran_e2::transport::{self, Connector, TlsPem};
+use tcran_e2::Agent;
+use tcran_sim::Sim;
+
+/// Which transport carries E2AP.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum E2Transport {
+    /// SCTP (port 36421): detected at run time.
+    Sctp,
+    /// TCP with a 4-byte big-endian length per PDU.
+    #[default]
+    Tcp,
+    /// The framed TCP transport inside TLS (rustls), with client certificates.
+    Tls,
+}
+
+/// TLS material (PEM files).
+#[derive(Debug, Clone, Default)]
+pub struct TlsFiles {
+    /// The CA that signed the RIC's certificate.
+    pub ca: Option<PathBuf>,
+    /// The node's certificate chain and private key.
+    pub cert: Option<PathBuf>,
+    pub key: Option<PathBuf>,
+    /// The name the RIC's certificate must carry [default: the host of `--e2`].
+    pub server_name: Option<String>,
+}
+
+/// How the run's cell meets its RIC.
+#[derive(Debug, Clone)]
+pub struct E2Options {
+    /// HOST:PORT of the RIC's E2 termination.
+    pub addr: String,
+    pub transport: E2Transport,
+    pub tls: TlsFiles,
+    /// The DRB FlexRIC's TC model reports and controls [default: the
+    /// cell's first (RNTI, DRB)].
+    pub tc_drb: Option<(u16, u8)>,
+    /// Which RIC: `Standard` E2AP (FlexRIC TC, KPM and E2SM-TCRAN offered,
+    /// refused controls answered with RIC Control Failure) or `Flexric`
+    /// (FlexRIC TC and KPM only, refused controls acknowledged, logged
+    /// and counted: FlexRIC asserts on anything else).
+    pub profile: RicProfile,
+    /// Print the association's events on stderr.
+    pub verbose: bool,
+}
+
+/// What the E2 node did during the run (`e2.json`, `emulation.json`).
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct E2Report {
+    /// The RIC's address and the node's gNB id.
+    pub ric: String,
+    pub gnb_id: u32,
+    pub connections: u64,
+    pub setups_done: u64,
+    pub subscriptions: u64,
+    pub indications: u64,
+    pub periods_skipped: u64,
+    pub controls_applied: u64,
+    pub controls_refused: u64,
+    pub controls_refused_acknowledged: u64,
+    pub decode_errors: u64,
+    pub pdus_received: u64,
+    pub pdus_sent: u64,
+    /// PDUs dropped because the RIC read slower than the node sent.
+    pub pdus_dropped: u64,
+    pub error_indications_received: u64,
+}
+
+/// Parses `--e2-tc-drb RNTI:DRB` (decimal, or hexadecimal with `0x`).
+pub fn parse_drb(text: &str) -> Result<(u16, u8), String> {
+    fn num<T: TryFrom<u64>>(s: &str) -> Option<T> {
+        let v = match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+            Some(h) => u64::from_str_radix(h, 16).ok()?,
+            None => s.parse().ok()?,
+        };
+        T::try_from(v).ok()
+    }
+    let err = || {
+        format!(
+            "--e2-tc-drb {text}: expected RNTI:DRB with RNTI 0..=65535 and DRB 1..=32 (e.g. 17921:1 or 0x4601:1)"
+        )
+    };
+    let (r, d) = text.split_once(':').ok_or_else(err)?;
+    let rnti = num::<u16>(r).ok_or_else(err)?;
+    let drb = num::<u8>(d)
+        .filter(|d| (1..=32).contains(d))
+        .ok_or_else(err)?;
+    Ok((rnti, drb))
+}
+
+/// Checks the options against the engine's cell and this machine before
+/// anything runs: the address resolves, the transport exists here, the
+/// TLS files read, the TC DRB exists. Errors are one line, for exit code 2.
+pub fn check(opts: &E2Options, sim: &Sim) -> Result<Connector, EmuError> {
+    let usage = EmuError::Flag;
+    let addr: SocketAddr = opts
+        .addr
+        .to_socket_addrs()
+        .map_err(|e| usage(format!("--e2 {}: not a HOST:PORT address ({e})", opts.addr)))?
+        .next()
+        .ok_or_else(|| usage(format!("--e2 {}: the host has no address", opts.addr)))?;
+    if let Some((rnti, drb)) = opts.tc_drb {
+        if sim.gnb().drb(Rnti(rnti), DrbId(drb)).is_none() {
+            let have: Vec<String> = sim
+                .gnb()
+                .drb_ids()
+                .map(|(r, d)| format!("{}:{}", r.0, d.0))
+                .collect();
+            return Err(usage(format!(
+                "--e2-tc-drb {rnti}:{drb}: the scenario has no such DRB (it has {})",
+                have.join(", ")
+            )));
+        }
+    }
+    Ok(match opts.transport {
+        E2Transport::Sctp => {
+            transport::sctp_available().map_err(usage)?;
+            return Err(usage(
+                "--e2-transport sctp: this kernel has SCTP, but this build of tcran speaks E2 over \
+                 framed TCP only (--e2-transport tcp, which FlexRIC built with its SCTP sockets \
+                 carried over TCP speaks)"
+                    .into(),
+            ));
+        }
+        E2Transport::Tcp => Connector::Tcp { addr, tls: None },
+        E2Transport::Tls => {
+            let read = |flag: &str, p: &Option<PathBuf>| -> Result<String, EmuError> {
+                let p = p
+                    .as_ref()
+                    .ok_or_else(|| usage(format!("--e2-transport tls needs {flag} FILE (PEM)")))?;
+                std::fs::read_to_string(p)
+                    .map_err(|e| usage(format!("{flag} {}: {e}", p.display())))
+            };
+            let pem = TlsPem {
+                ca: read("--e2-tls-ca", &opts.tls.ca)?,
+                cert: read("--e2-tls-cert", &opts.tls.cert)?,
+                key: read("--e2-tls-key", &opts.tls.key)?,
+            };
+            let cfg = transport::tls_client_config(&pem).map_err(|e| usage(e.to_string()))?;
+            let host = opts
+                .tls
+                .server_name
+                .clone()
+                .unwrap_or_else(|| host_of(&opts.addr));
+            Connector::Tcp {
+                addr,
+                tls: Some((cfg, host)),
+            }
+        }
+    })
+}
+
+/// The host part of HOST:PORT (brackets of an IPv6 literal removed).
+fn host_of(addr: &str) -> String {
+    let host = addr.rsplit_once(':').map_or(addr, |(h, _)| h);
+    host.trim_start_matches('[')
+        .trim_end_matches(']')
+        .to_string()
+}
+
+/// The engine as an E2 node: reads from its RAN node, changes through
+/// [`Sim::apply_control`] (recorded as `by = "e2"`).
+#[derive(Debug)]
+pub struct SimNode<'a> {
+    pub sim: &'a mut Sim,
+}
+
+impl E2Node for SimNode<'_> {
+    fn drbs(&self, out: &mut Vec<DrbKey>) {
+        E2Node::drbs(self.sim.gnb(), out)
+    }
+    fn tc_view(&self, drb: DrbKey, now: Instant) -> Option<TcView> {
+        self.sim.gnb().tc_view(drb, now)
+    }
+    fn tc_stats(
+        &self,
+        drb: DrbKey,
+        now: Instant,
+    ) -> Option<(::tcran_tc::stats::PipelineStats, LowerLayerKpis)> {
+        self.sim.gnb().tc_stats(drb, now)
+    }
+    fn kpm_cell(&self) -> KpmCounters {
+        self.sim.gnb().kpm_cell()
+    }
+    fn kpm_drb(&self, drb: DrbKey) -> Option<KpmCounters> {
+        self.sim.gnb().kpm_drb(drb)
+    }
+    fn apply(&mut self, drb: DrbKey, change: &TcChange, _now: Instant) -> Result<(), String> {
+        self.sim
+            .apply_control("e2", drb.rnti, drb.drb, change.to_action())
+            .map(|_| ())
+            .map_err(|r| r.error)
+    }
+}
+
+/// The E2 node of one engine (see the module docs).
+#[derive(Debug)]
+pub struct E2Link {
+    opts: E2Options,
+    connector: Connector,
+    gnb_id: u32,
+    /// Microseconds from the loop clock's 0 to the Unix epoch's 0 (FlexRIC
+    /// timestamps are wall-clock).
+    unix_offset_us: i64,
+    session: Option<Session>,
+    report: E2Report,
+}
+
+impl E2Link {
+    /// Checks `opts` (see [`check`]); the association starts with the
+    /// real-time loop. `gnb_id` tells the cells of one run apart at the RIC.
+    pub fn new(opts: &E2Options, sim: &Sim, gnb_id: u32) -> Result<E2Link, EmuError> {
+        let connector = check(opts, sim)?;
+        Ok(E2Link {
+            opts: opts.clone(),
+            connector,
+            gnb_id,
+            unix_offset_us: 0,
+            session: None,
+            report: E2Report {
+                ric: opts.addr.clone(),
+                gnb_id,
+                ..E2Report::default()
+            },
+        })
+    }
+
+    /// Starts the agent's I/O; `unix_offset_us` maps the loop's clock to
+    /// Unix time; `wake` wakes the loop.
+    pub fn start(
+        &mut self,
+        unix_offset_us: i64,
+        wake: impl Fn() + Send + 'static,
+    ) -> Result<(), EmuError> {
+        self.unix_offset_us = unix_offset_us;
+        let flexric = flexric_tc::FlexricTc {
+            drb: self.opts.tc_drb.map(|(r, d)| DrbKey::new(r, d)),
+            time_offset_us: unix_offset_us,
+        };
+        let mut models = vec![AnyModel::FlexricTc(flexric), AnyModel::Kpm(kpm::Kpm)];
+        if self.opts.profile == RicProfile::Standard {
+            models.push(AnyModel::TcRan(tcran_tc::TcRan::default()));
+        }
+        let mut cfg = AgentConfig::new(models, self.opts.profile);
+        cfg.node_id = tcran_e2::e2ap::gnb_node_id([0x00, 0xf1, 0x10], self.gnb_id, 22);
+        let session =
+            Session::start(Agent::new(cfg), self.connector.clone(), wake).map_err(|e| {
+                EmuError::Io {
+                    what: "E2".into(),
+                    detail: e,
+                }
+            })?;
+        self.session = Some(session);
+        Ok(())
+    }
+
+    /// When the agent's next timer is due.
+    pub fn next_wakeup(&self) -> Option<Instant> {
+        self.session.as_ref().and_then(Session::next_wakeup)
+    }
+
+    /// Runs the agent at `now`, between two events of `sim`.
+    pub fn poll(&mut self, sim: &mut Sim, now: Instant) -> Result<(), EmuError> {
+        let Some(s) = self.session.as_mut() else {
+            return Ok(());
+        };
+        s.poll(&mut SimNode { sim }, now).map_err(EmuError::Flag)?;
+        let verbose = self.opts.verbose;
+        let who = format!("E2 node {} -> {}", self.gnb_id, self.opts.addr);
+        for e in s.drain_events() {
+            let line = match &e {
+                SessionEvent::Connected => Some("connected".to_string()),
+                SessionEvent::Disconnected(why) => Some(format!("disconnected: {why}")),
+                SessionEvent::Agent(AgentEvent::SetupDone) => Some("E2 Setup done".into()),
+                SessionEvent::Agent(AgentEvent::ControlRefused {
+                    function,
+                    why,
+                    acknowledged,
+                    ..
+                }) => Some(format!(
+                    "control for RAN function {function} refused{}: {why}",
+                    if *acknowledged { " (acknowledged)" } else { "" }
+                )),
+                SessionEvent::Agent(AgentEvent::DecodeError(why)) => {
+                    Some(format!("undecodable PDU: {why}"))
+                }
+                SessionEvent::Agent(AgentEvent::Subscribed {
+                    function, actions, ..
+                }) if verbose => Some(format!(
+                    "subscription to RAN function {function} ({actions} action(s))"
+                )),
+                SessionEvent::Agent(AgentEvent::ControlApplied { function, .. }) if verbose => {
+                    Some(format!("control for RAN function {function} applied"))
+                }
+                _ => None,
+            };
+            if let Some(l) = line {
+                eprintln!("{who}: {l}");
+            }
+        }
+        Ok(())
+    }
+
+    /// Ends the association; returns what the node did.
+    pub fn finish(mut self) -> E2Report {
+        let mut r = self.report.clone();
+        if let Some(s) = self.session.take() {
+            let (a, st) = s.stop();
+            r.connections = st.connections;
+            r.pdus_dropped = st.pdus_dropped;
+            r.setups_done = a.setups_done;
+            r.subscriptions = a.subscriptions;
+            r.indications = a.indications;
+            r.periods_skipped = a.periods_skipped;
+            r.controls_applied = a.controls_applied;
+            r.controls_refused = a.controls_refused;
+            r.controls_refused_acknowledged = a.controls_refused_acknowledged;
+            r.decode_errors = a.decode_errors;
+            r.pdus_received = a.pdus_received;
+            r.pdus_sent = a.pdus_sent;
+            r.error_indications_received = a.error_indications_received;
+        }
+        r
+    }
+}
