@@ -218,6 +218,7 @@ async fn apply(
     let drb = DrbKey::new(cmd.rnti, cmd.drb);
     let change = match &cmd.action {
         Action::Control(c) => TcChange::Controls(vec![c.clone()]),
+        Action::Controls(c) => TcChange::Controls(c.clone()),
         Action::Deploy(p) => TcChange::Deploy(p.clone()),
     };
     let result = match xapp.control(node, drb, &change).await? {

@@ -109,6 +109,7 @@ fn in_process(
     for cmd in out {
         let change = match cmd.action {
             Action::Control(c) => TcChange::Controls(vec![c]),
+            Action::Controls(c) => TcChange::Controls(c),
             Action::Deploy(p) => TcChange::Deploy(p),
         };
         node.apply(DRB, &change, Instant::ZERO).unwrap();
