@@ -50,6 +50,7 @@ reproduce:
 bench:
 	$(CARGO) bench -p tcran-tc --bench pipeline
 	$(CARGO) bench -p tcran-e2 --bench e2
+	$(CARGO) bench -p tcran-xapp --bench xapp
 
 # Simulator speed on the reference and scale scenarios (docs/performance.md),
 # built with the `dist` profile (fat LTO).

@@ -54,7 +54,7 @@ for t in "${targets[@]}"; do
   # The E2 decoders are cheap and many: a few seconds each is enough for
   # a smoke run (longer campaigns: README.md).
   t_seconds="$seconds"
-  if [[ "$t" == e2_* ]]; then
+  if [[ "$t" == e2_* || "$t" == xapp_* ]]; then
     t_seconds="${E2_FUZZ_SECONDS:-5}"
   fi
   args=(

@@ -85,6 +85,10 @@ pub enum CliError {
     #[error("emulation: {0}")]
     Emulation(String),
 
+    /// The xApp's E2 termination failed (an address that cannot be bound).
+    #[error("xApp: {0}")]
+    Xapp(String),
+
     /// A document that no longer fits the schema after `--set` (no line
     /// numbers: the text was changed).
     #[error("{file} with --set {sets}: {message}")]
@@ -111,7 +115,10 @@ impl CliError {
 
     pub fn exit_code(&self) -> i32 {
         match self {
-            CliError::Output(_) | CliError::Write { .. } | CliError::Emulation(_) => EXIT_IO,
+            CliError::Output(_)
+            | CliError::Write { .. }
+            | CliError::Emulation(_)
+            | CliError::Xapp(_) => EXIT_IO,
             _ => EXIT_USAGE,
         }
     }

@@ -18,3 +18,4 @@ pub mod simulate;
 pub mod stages;
 pub mod trace;
 pub mod validate;
+pub mod xapp;

@@ -7,7 +7,7 @@
 
 use tcran_cli::{
     emulate, error, output, realtime, reproduce, schema, series_csv, set, simulate, stages, trace,
-    validate,
+    validate, xapp,
 };
 
 use clap::{Parser, Subcommand};
@@ -170,6 +170,51 @@ enum Command {
         /// none: an interactive shell there. tcran exits with its code.
         #[arg(last = true, value_name = "UE-CMD")]
         command: Vec<String>,
+    },
+    /// Run an xApp over E2: the TC-RAN paper's xApps, the L4S xApp, or a live monitor; E2 nodes (`tcran run --realtime --e2`, the emulator, tcran-e2 agents) connect to it.
+    Xapp {
+        /// Which xApp.
+        #[arg(value_enum)]
+        name: xapp::XappName,
+        /// Where E2 nodes connect (framed TCP: a 4-byte length per E2AP PDU), e.g. 127.0.0.1:36421.
+        #[arg(long, value_name = "ADDR")]
+        ric_listen: String,
+        /// TLS with client certificates: the CA that signs the nodes' certificates (PEM).
+        #[arg(long, value_name = "FILE", requires_all = ["tls_cert", "tls_key"])]
+        tls_ca: Option<PathBuf>,
+        /// TLS: this xApp's certificate chain (PEM).
+        #[arg(long, value_name = "FILE", requires = "tls_ca")]
+        tls_cert: Option<PathBuf>,
+        /// TLS: this xApp's private key (PEM).
+        #[arg(long, value_name = "FILE", requires = "tls_ca")]
+        tls_key: Option<PathBuf>,
+        /// The scenario the nodes run: its flows' names and 5-tuples (needed by the slicing and online-game xApps).
+        #[arg(long, value_name = "FILE")]
+        scenario: Option<PathBuf>,
+        /// How often the xApp decides (the monitor: how often it prints).
+        #[arg(long, default_value = "100ms", value_name = "D")]
+        period: String,
+        /// RLC sojourn threshold of low-latency and online-game.
+        #[arg(long, default_value = "10ms", value_name = "D")]
+        threshold: String,
+        /// Rate of the shaped slice (shaper-slice).
+        #[arg(long, default_value = "15Mbit/s", value_name = "RATE")]
+        rate: String,
+        /// L4S ramp: no marking at or below this queue delay.
+        #[arg(long, default_value = "5ms", value_name = "D")]
+        low: String,
+        /// L4S ramp: marking probability 1 at or above this queue delay.
+        #[arg(long, default_value = "10ms", value_name = "D")]
+        high: String,
+        /// Only this UE (RNTI).
+        #[arg(long)]
+        ue: Option<u16>,
+        /// Stop after this long, e.g. 30s [default: run until interrupted].
+        #[arg(long, value_name = "D")]
+        duration: Option<String>,
+        /// Each reconfiguration as one JSON line on stdout.
+        #[arg(long)]
+        json: bool,
     },
     /// Panics on purpose, to test the panic hook.
     #[command(name = "internal-panic", hide = true)]
@@ -366,6 +411,38 @@ fn run(cli: Cli) -> Result<(), CliError> {
             }
             std::process::exit(e.exit_code);
         }
+        Command::Xapp {
+            name,
+            ric_listen,
+            tls_ca,
+            tls_cert,
+            tls_key,
+            scenario,
+            period,
+            threshold,
+            rate,
+            low,
+            high,
+            ue,
+            duration,
+            json,
+        } => xapp::run(&xapp::Args {
+            name,
+            listen: ric_listen,
+            tls: match (tls_ca, tls_cert, tls_key) {
+                (Some(a), Some(b), Some(c)) => Some((a, b, c)),
+                _ => None,
+            },
+            scenario,
+            period,
+            threshold,
+            rate,
+            low,
+            high,
+            ue,
+            duration,
+            json,
+        }),
         Command::InternalPanic => panic!("deliberate panic (internal-panic)"),
         Command::InternalAllocate { bytes } => {
             let v: Vec<u8> = Vec::with_capacity(bytes);

@@ -2368,3 +2368,24 @@ pub fn ric_request_cause(value: u8) -> Cause {
 pub fn protocol_cause(value: u8) -> Cause {
     Cause::Protocol(CauseProtocol(value))
 }
+
+/// A GlobalE2node-ID in one short line for logs and node lists: a gNB as
+/// `gnb:<PLMN hex>:<gNB id>`, other node types by their type name.
+pub fn node_id_string(id: &GlobalE2node_ID) -> String {
+    let hex = |b: &[u8]| b.iter().map(|x| format!("{x:02x}")).collect::<String>();
+    match id {
+        GlobalE2node_ID::GNB(g) => {
+            let n = match &g.global_g_nb_id.gnb_id {
+                asn::GNB_ID_Choice::Gnb_ID(b) => bits_value(&b.0),
+            };
+            let mut s = format!("gnb:{}:{n}", hex(&g.global_g_nb_id.plmn_id.0));
+            if let Some(du) = &g.gnb_du_id {
+                s.push_str(&format!(":du{}", du.0));
+            }
+            s
+        }
+        GlobalE2node_ID::En_gNB(_) => "en-gnb".into(),
+        GlobalE2node_ID::Ng_eNB(_) => "ng-enb".into(),
+        GlobalE2node_ID::ENB(_) => "enb".into(),
+    }
+}

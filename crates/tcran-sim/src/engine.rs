@@ -250,6 +250,25 @@ impl Sim {
         &self.gnb
     }
 
+    /// The scenario's flows as a controller sees them, with nothing
+    /// measured yet (goodput 0, no delay): names, kinds, UEs, downlink
+    /// 5-tuples, and the DRB SDAP maps each flow's QFI to. What an xApp
+    /// outside the simulator needs to address flows by 5-tuple.
+    pub fn flow_views(&self) -> Vec<crate::controller::FlowView> {
+        self.flows
+            .iter()
+            .map(|f| crate::controller::FlowView {
+                name: f.name.clone(),
+                kind: f.kind,
+                rnti: f.rnti.0,
+                drb: self.gnb.sdap_drb(f.rnti, f.qfi).map(|d| d.0),
+                tuple: f.tuple,
+                goodput_mbps: 0.0,
+                delay_ms: None,
+            })
+            .collect()
+    }
+
     /// When the next event (of the simulator or of the RAN node) is due;
     /// `None` when nothing is pending. A real-time driver sleeps until then
     /// (or until live input arrives).

@@ -572,3 +572,79 @@ pub fn action_definition(style: i64, names: &[&str], granularity_ms: u32) -> Vec
         action_definition_formats: formats,
     })
 }
+
+/// A KPM indication message as a RIC reads it (for RIC-side tools: the
+/// xApp SDK, tests).
+#[derive(Debug, Clone, PartialEq)]
+pub struct KpmReport {
+    /// Measurement names, in the order of each record's values.
+    pub names: Vec<String>,
+    /// Granularity period, ms (when the message carries it).
+    pub granularity_ms: Option<u32>,
+    /// Per UE (`None`: the whole node, style 1), one record per
+    /// granularity period, oldest first.
+    pub records: Vec<(Option<Rnti>, Vec<Vec<Value>>)>,
+}
+
+/// Decodes a KPM indication message of format 1 (node) or 3 (per UE, with
+/// the RNTI as `gNB-DU-UEID`, as [`ue_id`] writes it).
+pub fn decode_indication(message: &[u8]) -> Result<KpmReport, String> {
+    use k::E2SM_KPM_IndicationMessageIndicationMessage_formats as M;
+    let m: k::E2SM_KPM_IndicationMessage = decode(message)?;
+    let mut names = Vec::new();
+    let mut granularity_ms = None;
+    let mut take = |f1: &k::E2SM_KPM_IndicationMessage_Format1| -> Vec<Vec<Value>> {
+        if let Some(list) = &f1.meas_info_list {
+            if names.is_empty() {
+                names = list
+                    .0
+                    .iter()
+                    .map(|i| match &i.meas_type {
+                        k::MeasurementType::MeasName(n) => n.0.clone(),
+                        k::MeasurementType::MeasID(id) => format!("id {}", id.0),
+                    })
+                    .collect();
+            }
+        }
+        if let Some(g) = &f1.granul_period {
+            granularity_ms = Some(g.0);
+        }
+        f1.meas_data
+            .0
+            .iter()
+            .map(|item| {
+                item.meas_record
+                    .0
+                    .iter()
+                    .map(|v| match v {
+                        k::MeasurementRecordItem::Integer(i) => Value::Integer(i.0),
+                        k::MeasurementRecordItem::Real(r) => Value::Real(r.0),
+                        k::MeasurementRecordItem::NoValue(_) => Value::NoValue,
+                    })
+                    .collect()
+            })
+            .collect()
+    };
+    let records = match &m.indication_message_formats {
+        M::IndicationMessage_Format1(f1) => vec![(None, take(f1))],
+        M::IndicationMessage_Format3(f3) => {
+            let mut out = Vec::new();
+            for item in &f3.ue_meas_report_list.0 {
+                let rnti = match &item.ue_id {
+                    k::UEID::GNB_DU_UEID(u) => u16::try_from(u.gnb_cu_ue_f1ap_id.0)
+                        .map_err(|_| format!("UE id {} is not an RNTI", u.gnb_cu_ue_f1ap_id.0))?,
+                    _ => return Err("UE id: only gNB-DU-UEID is understood".into()),
+                };
+                out.push((Some(Rnti(rnti)), take(&item.meas_report)));
+            }
+            out
+        }
+        #[allow(unreachable_patterns)]
+        _ => return Err("indication message format 2 is not understood".into()),
+    };
+    Ok(KpmReport {
+        names,
+        granularity_ms,
+        records,
+    })
+}

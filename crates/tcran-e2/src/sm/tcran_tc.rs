@@ -14,8 +14,10 @@
 //! - Indication: header (node time, cause), message: one `DrbReport` per
 //!   DRB reported.
 //! - Control: header = the DRB, message = `control` (one [`Control`] as
-//!   JSON) or `deploy` (a [`PipelineConfig`] as JSON); the outcome carries
-//!   the resulting configuration, or the refusal.
+//!   a JSON object, or a JSON array of them applied all or none; the empty
+//!   array changes nothing and reads the configuration) or `deploy` (a
+//!   [`PipelineConfig`] as JSON); the outcome carries the resulting
+//!   configuration, or the refusal.
 
 use super::{
     cause, encode_in_messages, ControlOutcome, Indication, Job, JobState, Refusal, ServiceModel,
@@ -177,7 +179,12 @@ pub fn control(drb: DrbKey, change: &TcChange) -> (Vec<u8>, Vec<u8>) {
         TcChange::Controls(c) if c.len() == 1 => t::TcControlMessage::Control(
             t::TcControlMessage_control(serde_json::to_string(&c[0]).expect("serialisable")),
         ),
-        TcChange::Controls(_) => panic!("E2SM-TCRAN carries one control per message"),
+        // Several controls (all or none) travel as a JSON array; an empty
+        // array changes nothing and asks for the configuration (the
+        // outcome carries it).
+        TcChange::Controls(c) => t::TcControlMessage::Control(t::TcControlMessage_control(
+            serde_json::to_string(c).expect("serialisable"),
+        )),
         TcChange::Deploy(cfg) => t::TcControlMessage::Deploy(t::TcControlMessage_deploy(
             serde_json::to_string(cfg).expect("serialisable"),
         )),
@@ -464,6 +471,12 @@ impl ServiceModel for TcRan {
             Err(e) => return invalid(format!("control header: {e}")),
         };
         let change = match decode::<t::TcControlMessage>(message) {
+            Ok(t::TcControlMessage::Control(c)) if c.0.trim_start().starts_with('[') => {
+                match serde_json::from_str::<Vec<Control>>(&c.0) {
+                    Ok(list) => TcChange::Controls(list),
+                    Err(e) => return invalid(format!("control list: {e}")),
+                }
+            }
             Ok(t::TcControlMessage::Control(c)) => match serde_json::from_str::<Control>(&c.0) {
                 Ok(c) => TcChange::Controls(vec![c]),
                 Err(e) => return invalid(format!("control: {e}")),

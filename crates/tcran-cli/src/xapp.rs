@@ -1,0 +1,370 @@
+//! `tcran xapp NAME --ric-listen ADDR`: the TC-RAN paper's xApps (and the
+//! L4S xApp, and a live monitor) as programs speaking E2 to any number of
+//! tcran E2 nodes (`tcran run --realtime --e2`, the emulator, a gNB with
+//! tcran-e2's agent). Each node gets its own instance of the controller,
+//! kept across reconnections of the same node (by GlobalE2node-ID).
+
+use crate::error::CliError;
+use crate::load::read_config;
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+use tcran_core::{BitRate, Duration};
+use tcran_sim::controller::{AnyController, ControllerConfig, ControllerKind};
+use tcran_sim::scenario::{FlowKind, SimConfig};
+use tcran_xapp::adapter::{self, AdapterOptions, FlowEntry, Reconfiguration};
+use tcran_xapp::{xapps, NodeEvent, NodeInfo, Trigger, Xapp, XappConfig};
+
+/// The built-in xApps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum XappName {
+    /// TC-RAN Fig. 6a: the first flow in one slice, the others in another, 50 %-50 %.
+    FlowSlicing,
+    /// TC-RAN Fig. 6b: every flow but the last in a slice shaped at --rate.
+    ShaperSlice,
+    /// TC-RAN Fig. 7: RLC sojourn above --threshold -> CoDel + round robin + 5G-BDP.
+    LowLatency,
+    /// TC-RAN Figs. 8-10: RLC sojourn above --threshold -> a CoDel queue for the greedy flows.
+    OnlineGame,
+    /// Brunello sec. 4.2: ECN ramp marking with 5G-BDP once ECT(1) traffic is seen.
+    L4s,
+    /// A live text view of every DRB of every node: queues, sojourn, drops, pacer.
+    Monitor,
+}
+
+/// What `tcran xapp` was asked.
+#[derive(Debug, Clone)]
+pub struct Args {
+    pub name: XappName,
+    pub listen: String,
+    pub tls: Option<(PathBuf, PathBuf, PathBuf)>,
+    pub scenario: Option<PathBuf>,
+    pub period: String,
+    pub threshold: String,
+    pub rate: String,
+    pub low: String,
+    pub high: String,
+    pub ue: Option<u16>,
+    pub duration: Option<String>,
+    pub json: bool,
+}
+
+fn usage(m: String) -> CliError {
+    CliError::Usage(m)
+}
+
+fn duration(flag: &str, text: &str) -> Result<Duration, CliError> {
+    crate::emulate::duration(flag, text)
+}
+
+/// The flows of a scenario (its first variant) as the xApp addresses them.
+pub fn scenario_flows(path: &Path) -> Result<Vec<FlowEntry>, CliError> {
+    let src = read_config(path)?;
+    let cfg: SimConfig = src.parse_with(&[])?;
+    let base = path.parent().unwrap_or(Path::new("."));
+    let (_, first) = cfg
+        .runs()
+        .into_iter()
+        .next()
+        .ok_or_else(|| usage(format!("{}: the scenario has no run", src.name)))?;
+    let sim = tcran_sim::Sim::new(&first, base).map_err(|error| CliError::Config {
+        file: src.name.clone(),
+        error,
+    })?;
+    Ok(sim
+        .flow_views()
+        .into_iter()
+        .map(|f| {
+            // Bulk TCP downloads are the greedy flows (no size: never end).
+            let greedy = first
+                .flows
+                .iter()
+                .any(|c| c.name == f.name && matches!(c.kind, FlowKind::Tcp { size: None, .. }));
+            FlowEntry {
+                drb: f.drb.unwrap_or(1),
+                name: f.name,
+                kind: f.kind,
+                rnti: f.rnti,
+                tuple: f.tuple,
+                greedy,
+            }
+        })
+        .collect())
+}
+
+fn controller(args: &Args, flows: &[FlowEntry]) -> Result<AnyController, CliError> {
+    let names: Vec<String> = flows.iter().map(|f| f.name.clone()).collect();
+    let need_flows = || {
+        if flows.is_empty() {
+            Err(usage(
+                "this xApp addresses flows by 5-tuple: give --scenario FILE (the flows of the scenario the node runs)"
+                    .into(),
+            ))
+        } else {
+            Ok(())
+        }
+    };
+    let threshold = duration("--threshold", &args.threshold)?;
+    let config_error = |error| CliError::Config {
+        file: "tcran xapp".into(),
+        error,
+    };
+    let kind: ControllerKind = match args.name {
+        XappName::FlowSlicing => {
+            need_flows()?;
+            xapps::flow_slicing(&names).map_err(config_error)?
+        }
+        XappName::ShaperSlice => {
+            need_flows()?;
+            let rate: BitRate = serde_json::from_value(serde_json::json!(args.rate))
+                .map_err(|e| usage(format!("--rate {}: {e} (e.g. 15Mbit/s)", args.rate)))?;
+            xapps::shaper_slice(&names, rate).map_err(config_error)?
+        }
+        XappName::LowLatency => xapps::low_latency(threshold),
+        XappName::OnlineGame => {
+            need_flows()?;
+            xapps::online_game(threshold, BitRate(1_000_000))
+        }
+        XappName::L4s => {
+            let low = duration("--low", &args.low)?;
+            let high = duration("--high", &args.high)?;
+            if low >= high {
+                return Err(usage(format!(
+                    "--low {} --high {}: the ramp needs low < high",
+                    args.low, args.high
+                )));
+            }
+            let c = xapps::L4sOnScalable::new(xapps::L4sOnScalable::default_pipeline(low, high))
+                .map_err(config_error)?;
+            return Ok(AnyController::Custom(Box::new(c)));
+        }
+        XappName::Monitor => unreachable!("the monitor has no controller"),
+    };
+    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+    ControllerConfig {
+        name: None,
+        period: duration("--period", &args.period)?,
+        start: None,
+        ue: args.ue,
+        drb: None,
+        kind,
+    }
+    .build(&refs)
+    .map_err(config_error)
+}
+
+fn read(path: &Path) -> Result<String, CliError> {
+    std::fs::read_to_string(path).map_err(|e| CliError::Read {
+        file: path.display().to_string(),
+        reason: e.to_string(),
+    })
+}
+
+fn config(args: &Args) -> Result<XappConfig, CliError> {
+    use std::net::ToSocketAddrs;
+    let addr = args
+        .listen
+        .to_socket_addrs()
+        .ok()
+        .and_then(|mut a| a.next())
+        .ok_or_else(|| {
+            usage(format!(
+                "--ric-listen {}: not an address: expected HOST:PORT, e.g. 127.0.0.1:36421",
+                args.listen
+            ))
+        })?;
+    let mut cfg = XappConfig::tcp(addr);
+    if let Some((ca, cert, key)) = &args.tls {
+        let pem = tcran_e2::transport::TlsPem {
+            ca: read(ca)?,
+            cert: read(cert)?,
+            key: read(key)?,
+        };
+        let tls = tcran_e2::transport::tls_server_config(&pem)
+            .map_err(|e| usage(format!("--tls-ca/--tls-cert/--tls-key: {e}")))?;
+        cfg.listen[0].transport = tcran_xapp::ListenTransport::Tls(tls);
+    }
+    Ok(cfg)
+}
+
+fn say(line: &str) {
+    let mut e = std::io::stderr().lock();
+    let _ = writeln!(e, "{line}");
+}
+
+fn out(line: &str) {
+    let mut o = std::io::stdout().lock();
+    let _ = writeln!(o, "{line}");
+    let _ = o.flush();
+}
+
+fn print_change(node: &NodeInfo, r: &Reconfiguration, json: bool) {
+    if json {
+        out(&serde_json::json!({
+            "node": node.name,
+            "t_s": r.at.as_secs_f64(),
+            "rnti": r.drb.rnti.0,
+            "drb": r.drb.drb.0,
+            "what": r.what,
+            "applied": r.result.is_ok(),
+            "refusal": r.result.as_ref().err(),
+        })
+        .to_string());
+    } else {
+        out(&format!(
+            "t = {:8.3} s  {}  {}: {}  [{}]",
+            r.at.as_secs_f64(),
+            node.name,
+            r.drb,
+            r.what,
+            match &r.result {
+                Ok(()) => "applied".to_string(),
+                Err(e) => format!("refused: {e}"),
+            }
+        ));
+    }
+}
+
+/// Runs the xApp until `--duration` (or forever).
+pub fn run(args: &Args) -> Result<(), CliError> {
+    let flows = match &args.scenario {
+        Some(p) => scenario_flows(p)?,
+        None => Vec::new(),
+    };
+    let period = duration("--period", &args.period)?;
+    if period < Duration::from_millis(1) || period > Duration::from_secs(10) {
+        return Err(usage(format!(
+            "--period {}: must be within 1ms..=10s",
+            args.period
+        )));
+    }
+    // Validate the controller before listening.
+    if args.name != XappName::Monitor {
+        controller(args, &flows)?;
+    }
+    let stop_after = args
+        .duration
+        .as_deref()
+        .map(|d| duration("--duration", d))
+        .transpose()?;
+    let cfg = config(args)?;
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| CliError::Xapp(format!("cannot start the runtime: {e}")))?;
+    // Controllers need not be `Send` (the simulator's trait does not ask
+    // it): they run on this thread, the E2 termination on the workers.
+    let local = tokio::task::LocalSet::new();
+    rt.block_on(local.run_until(async move {
+        let x = Xapp::start(cfg)
+            .await
+            .map_err(|e| CliError::Xapp(e.to_string()))?;
+        let name = clap::ValueEnum::to_possible_value(&args.name)
+            .map(|v| v.get_name().to_string())
+            .unwrap_or_default();
+        say(&format!(
+            "tcran xapp {name}: listening for E2 nodes on {} ({})",
+            x.local_addrs()[0],
+            if args.tls.is_some() {
+                "TLS"
+            } else {
+                "framed TCP"
+            }
+        ));
+        let main = serve(x.clone(), args.clone(), flows, period);
+        match stop_after {
+            Some(d) => {
+                let _ =
+                    tokio::time::timeout(std::time::Duration::from_nanos(d.as_nanos()), main).await;
+            }
+            None => main.await,
+        }
+        x.shutdown();
+        Ok(())
+    }))
+}
+
+async fn serve(x: Xapp, args: Args, flows: Vec<FlowEntry>, period: Duration) {
+    let mut events = x.events();
+    // Per node name, so that a node that reconnects meets the same
+    // controller (and its memory of what it already did).
+    let controllers: Rc<RefCell<BTreeMap<String, AnyController>>> = Rc::default();
+    let (_stop_tx, stop) = tokio::sync::watch::channel(false);
+    let mut opts = AdapterOptions::every(std::time::Duration::from_nanos(period.as_nanos()));
+    opts.ue = args.ue;
+    opts.flows = flows;
+    loop {
+        let ev = match events.recv().await {
+            Ok(e) => e,
+            Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
+            Err(_) => return,
+        };
+        match ev {
+            NodeEvent::Connected(n) => {
+                say(&format!(
+                    "node {} ({}) connected from {}{}: DRBs {}",
+                    n.id,
+                    n.name,
+                    n.peer,
+                    if n.tls { " over TLS" } else { "" },
+                    n.drbs
+                        .iter()
+                        .map(|d| format!("{}/{}", d.rnti.0, d.drb.0))
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                ));
+                let x = x.clone();
+                let stop = stop.clone();
+                if args.name == XappName::Monitor {
+                    tokio::task::spawn_local(monitor(x, n, opts.period));
+                    continue;
+                }
+                let controllers = controllers.clone();
+                let (opts, args) = (opts.clone(), args.clone());
+                tokio::task::spawn_local(async move {
+                    let stored = controllers.borrow_mut().remove(&n.name);
+                    let mut c = match stored {
+                        Some(c) => c,
+                        None => match controller(&args, &opts.flows) {
+                            Ok(c) => c,
+                            Err(e) => return say(&format!("error: {}", e.one_line())),
+                        },
+                    };
+                    let json = args.json;
+                    let info = n.clone();
+                    let mut on_change = move |r: &Reconfiguration| print_change(&info, r, json);
+                    if let Err(e) =
+                        adapter::run(&x, n.id, &mut c, &opts, stop, &mut on_change).await
+                    {
+                        say(&format!("node {} ({}): {e}", n.id, n.name));
+                    }
+                    controllers.borrow_mut().insert(n.name.clone(), c);
+                });
+            }
+            NodeEvent::Disconnected { id, name, cause } => {
+                say(&format!("node {id} ({name}) disconnected: {cause}"))
+            }
+            NodeEvent::Refused { peer, cause } => say(&format!("refused {peer}: {cause}")),
+            NodeEvent::ErrorIndication { id, what } => {
+                say(&format!("node {id} sent an Error Indication: {what}"))
+            }
+        }
+    }
+}
+
+async fn monitor(x: Xapp, n: NodeInfo, period: std::time::Duration) {
+    let ms = period.as_millis().clamp(1, 86_400_000) as u32;
+    let mut sub = match x
+        .subscribe_tc(n.id, Trigger::Periodic { period_ms: ms }, &[])
+        .await
+    {
+        Ok(s) => s,
+        Err(e) => return say(&format!("node {} ({}): {e}", n.id, n.name)),
+    };
+    while let Some(ind) = sub.recv().await {
+        out(&xapps::render(&n.name, &ind));
+    }
+}

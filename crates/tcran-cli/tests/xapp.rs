@@ -1,0 +1,197 @@
+//! `tcran xapp`: bad options, and the built binary serving tcran-e2 nodes
+//! (agents on in-memory nodes with real pipelines) over loopback.
+
+use std::io::{BufRead, BufReader, Read};
+use std::net::SocketAddr;
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use tcran_core::Duration;
+use tcran_e2::agent::{Agent, AgentConfig, RicProfile};
+use tcran_e2::fake::FakeNode;
+use tcran_e2::node::DrbKey;
+use tcran_e2::sm::{kpm, tcran_tc as tcsm, AnyModel};
+use tcran_e2::transport::{self, Connector, WallClock};
+use tcran_tc::queue::{FifoConfig, QueueKindConfig};
+use tcran_tc::PipelineConfig;
+
+fn tcran(args: &[&str]) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_tcran"));
+    c.env("RUST_BACKTRACE", "1").args(args);
+    c
+}
+
+fn fails_with(args: &[&str], needle: &str) {
+    let out = tcran(args).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{args:?}");
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(err.lines().count(), 1, "one line: {err}");
+    assert!(err.contains(needle), "{err}");
+}
+
+#[test]
+fn bad_options_are_one_line_errors() {
+    fails_with(
+        &["xapp", "flow-slicing", "--ric-listen", "127.0.0.1:0"],
+        "--scenario",
+    );
+    fails_with(
+        &["xapp", "monitor", "--ric-listen", "nowhere"],
+        "--ric-listen nowhere",
+    );
+    fails_with(
+        &[
+            "xapp",
+            "low-latency",
+            "--ric-listen",
+            "127.0.0.1:0",
+            "--threshold",
+            "ten",
+        ],
+        "--threshold ten",
+    );
+    fails_with(
+        &[
+            "xapp",
+            "l4s",
+            "--ric-listen",
+            "127.0.0.1:0",
+            "--low",
+            "10ms",
+            "--high",
+            "5ms",
+        ],
+        "low < high",
+    );
+    fails_with(
+        &["xapp", "quantum", "--ric-listen", "127.0.0.1:0"],
+        "quantum",
+    );
+}
+
+/// Starts `tcran xapp ...` and returns it with the address it listens on.
+fn start(args: &[&str]) -> (Child, SocketAddr) {
+    let mut child = tcran(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    err.read_line(&mut line).unwrap();
+    let addr = line
+        .split_whitespace()
+        .find_map(|w| w.parse::<SocketAddr>().ok())
+        .unwrap_or_else(|| panic!("the first line names the address: {line}"));
+    // Keep draining stderr so the xApp never blocks on it.
+    std::thread::spawn(move || {
+        let mut rest = String::new();
+        let _ = err.read_to_string(&mut rest);
+    });
+    (child, addr)
+}
+
+const DRB: DrbKey = DrbKey {
+    rnti: tcran_core::Rnti(1),
+    drb: tcran_core::DrbId(1),
+};
+
+/// A node with one DRB whose RLC sojourn is `sojourn`, connected to `addr`
+/// for as long as the returned runtime lives.
+fn node(addr: SocketAddr, sojourn: Duration) -> (tokio::runtime::Runtime, Arc<Mutex<FakeNode>>) {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let mut n = FakeNode::new();
+    n.add_drb(
+        DRB,
+        &PipelineConfig::single_queue(QueueKindConfig::Fifo(FifoConfig {})),
+    )
+    .unwrap();
+    n.drb_mut(DRB).unwrap().lower.rlc_sojourn = sojourn;
+    let n = Arc::new(Mutex::new(n));
+    let agent = Agent::new(AgentConfig::new(
+        vec![
+            AnyModel::TcRan(tcsm::TcRan::default()),
+            AnyModel::Kpm(kpm::Kpm),
+        ],
+        RicProfile::Standard,
+    ));
+    let (stop_tx, stop) = tokio::sync::watch::channel(false);
+    let node = n.clone();
+    rt.spawn(async move {
+        let _keep = stop_tx;
+        transport::run(
+            agent,
+            node,
+            Connector::Tcp { addr, tls: None },
+            WallClock::start(),
+            stop,
+            |_| {},
+        )
+        .await
+    });
+    (rt, n)
+}
+
+fn stdout_of(mut child: Child) -> String {
+    let status = child.wait().unwrap();
+    assert!(status.success(), "{status}");
+    let mut s = String::new();
+    child.stdout.take().unwrap().read_to_string(&mut s).unwrap();
+    s
+}
+
+#[test]
+fn low_latency_deploys_codel_on_a_bloated_node() {
+    let (child, addr) = start(&[
+        "xapp",
+        "low-latency",
+        "--ric-listen",
+        "127.0.0.1:0",
+        "--period",
+        "50ms",
+        "--duration",
+        "2s",
+        "--json",
+    ]);
+    let (_rt, n) = node(addr, Duration::from_millis(25));
+    let out = stdout_of(child);
+    let line: serde_json::Value =
+        serde_json::from_str(out.lines().next().expect("a change")).unwrap();
+    assert_eq!(line["applied"], true, "{out}");
+    assert_eq!(line["rnti"], 1);
+    assert!(
+        line["what"]
+            .as_str()
+            .unwrap()
+            .starts_with("deploy pipeline"),
+        "{out}"
+    );
+    let cfg = n.lock().unwrap().drb(DRB).unwrap().pipeline.config();
+    assert_eq!(cfg.queues[0].kind.kind_name(), "codel");
+    assert_eq!(out.lines().count(), 1, "once: {out}");
+}
+
+#[test]
+fn monitor_prints_every_drb() {
+    let (child, addr) = start(&[
+        "xapp",
+        "monitor",
+        "--ric-listen",
+        "127.0.0.1:0",
+        "--period",
+        "100ms",
+        "--duration",
+        "1500ms",
+    ]);
+    let (_rt, _n) = node(addr, Duration::from_millis(3));
+    let out = stdout_of(child);
+    assert!(out.contains("node gnb:00f110:1"), "{out}");
+    assert!(
+        out.contains("RNTI 1 DRB 1  RLC 0 B / 0 SDUs, sojourn 3.0 ms"),
+        "{out}"
+    );
+    assert!(out.contains("q0   fifo"), "{out}");
+}

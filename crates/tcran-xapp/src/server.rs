@@ -1,0 +1,992 @@
+//! The E2 termination on tokio: listeners, one task per association, the
+//! node registry and the typed API ([`Xapp`]).
+//!
+//! ```text
+//!  node --frames--> link (tcran_e2::transport) --> association task: Termination (sans-IO)
+//!                                                     |  ^ commands (subscribe, control)
+//!                         registry (nodes, DRBs) <----+  |
+//!                         subscriptions' channels <---+  Xapp handle (Clone)
+//! ```
+//!
+//! Contract:
+//! - Any number of nodes, over framed TCP (4-byte big-endian length per
+//!   PDU, `tcran_e2::transport`) and over TLS with client certificates.
+//!   A TLS handshake that fails (no certificate, one not signed by the
+//!   configured CA) refuses the connection, logs it and reports
+//!   [`NodeEvent::Refused`]. SCTP listeners are refused at start with
+//!   the kernel's reason when it has no SCTP.
+//! - A node is listed once its E2 Setup is done, under a fresh
+//!   [`NodeId`] per association (a node that reconnects is a new
+//!   association; its name, the GlobalE2node-ID, stays the same).
+//! - A node that sends what the SDK cannot decode (E2AP or a service
+//!   model's payload), breaks a procedure, or sends no E2 Setup within
+//!   [`XappConfig::setup_timeout`] is disconnected with a [`CloseCause`]
+//!   ([`NodeEvent::Disconnected`]); the other associations go on.
+//! - Subscriptions belong to their association and end with it: the
+//!   stream returns `None`. Dropping a [`Subscription`] deletes it on the
+//!   node. A subscriber that does not keep up loses indications (counted
+//!   in [`NodeInfo::indications_dropped`]), the association never blocks.
+
+use crate::report::{self, DrbStatus, TcIndication};
+use crate::termination::{
+    CloseCause, ControlAnswer, Event, RequestError, State, SubscriptionAnswer, Termination,
+};
+use std::collections::BTreeMap;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use tcran_e2::e2ap::{self, Action, ActionType, RicRequestId};
+use tcran_e2::node::{DrbKey, TcChange};
+use tcran_e2::sm::kpm::{self, KpmReport};
+use tcran_e2::sm::tcran_tc::{self as tcsm, Trigger};
+use tcran_e2::transport::{self, Link};
+use tcran_tc::PipelineConfig;
+use tokio::sync::{broadcast, mpsc, oneshot};
+
+/// An association's id in this process (fresh per connection).
+pub type NodeId = u64;
+
+/// A failed SDK call, in one line.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum XappError {
+    #[error("no node {0} is connected")]
+    NoSuchNode(NodeId),
+    #[error("node {0} disconnected")]
+    Disconnected(NodeId),
+    #[error("node {node}: {error}")]
+    Request { node: NodeId, error: RequestError },
+    #[error("node {node} offers no {model} RAN function")]
+    NoModel { node: NodeId, model: &'static str },
+    #[error("node {node} refused the subscription: {why}")]
+    SubscriptionRefused { node: NodeId, why: String },
+    #[error("node {node} did not answer within {ms} ms")]
+    Timeout { node: NodeId, ms: u64 },
+    #[error("node {node}: the control outcome does not decode: {why}")]
+    BadOutcome { node: NodeId, why: String },
+    #[error("{0}")]
+    Transport(String),
+    /// The node refused a read (e.g. the DRB does not exist).
+    #[error("node {node} refused: {why}")]
+    Refused { node: NodeId, why: String },
+    /// A request with a value outside what the service model allows.
+    #[error("invalid request: {0}")]
+    Invalid(String),
+}
+
+/// Checks a trigger against E2SM-TCRAN's ranges (the encoder would refuse it).
+fn check_trigger(t: &Trigger) -> Result<(), XappError> {
+    let ms = match t {
+        Trigger::Periodic { period_ms } => ("period_ms", *period_ms),
+        Trigger::Condition {
+            check_period_ms, ..
+        } => ("check_period_ms", *check_period_ms),
+    };
+    if !(1..=86_400_000).contains(&ms.1) {
+        return Err(XappError::Invalid(format!(
+            "{} {}: must be within 1..=86400000",
+            ms.0, ms.1
+        )));
+    }
+    Ok(())
+}
+
+/// Checks a KPM query against E2SM-KPM's ranges.
+fn check_kpm(q: &KpmQuery) -> Result<(), XappError> {
+    if q.names.is_empty() || q.names.len() > 65535 {
+        return Err(XappError::Invalid(format!(
+            "names: {} measurement(s), 1..=65535 allowed",
+            q.names.len()
+        )));
+    }
+    if let Some(n) = q.names.iter().find(|n| n.is_empty() || n.len() > 150) {
+        return Err(XappError::Invalid(format!(
+            "measurement name {n:?}: 1..=150 characters"
+        )));
+    }
+    if q.granularity_ms == 0 || q.report_ms == 0 {
+        return Err(XappError::Invalid(format!(
+            "granularity_ms {} and report_ms {}: both at least 1",
+            q.granularity_ms, q.report_ms
+        )));
+    }
+    Ok(())
+}
+
+/// What a node did with a control.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ControlOutcome {
+    /// Applied; the DRB's pipeline configuration afterwards.
+    Applied(PipelineConfig),
+    /// Refused by the node, which changed nothing; its reason.
+    Refused(String),
+}
+
+/// How a listener accepts nodes.
+#[derive(Debug, Clone)]
+pub enum ListenTransport {
+    /// Framed TCP.
+    Tcp,
+    /// Framed TCP in TLS; the configuration must require client
+    /// certificates (`tcran_e2::transport::tls_server_config`).
+    Tls(Arc<rustls::ServerConfig>),
+    /// SCTP (E2's standard transport): refused at start where the kernel
+    /// has none; this build carries E2 over framed TCP only.
+    Sctp,
+}
+
+/// One listening address.
+#[derive(Debug, Clone)]
+pub struct Listen {
+    pub addr: SocketAddr,
+    pub transport: ListenTransport,
+}
+
+impl Listen {
+    pub fn tcp(addr: SocketAddr) -> Listen {
+        Listen {
+            addr,
+            transport: ListenTransport::Tcp,
+        }
+    }
+}
+
+/// How the termination runs.
+#[derive(Debug, Clone)]
+pub struct XappConfig {
+    pub listen: Vec<Listen>,
+    /// The RIC's GlobalRIC-ID in E2 Setup Responses.
+    pub ric_id: e2ap::GlobalRicId,
+    /// Longest wait for a node's answer to a subscription or control.
+    pub answer_timeout: std::time::Duration,
+    /// A connection without E2 Setup Request by then is closed.
+    pub setup_timeout: std::time::Duration,
+    /// Indications buffered per subscription before they are dropped.
+    pub subscription_buffer: usize,
+}
+
+impl XappConfig {
+    /// Framed TCP on `addr`, RIC id 1 in PLMN 001/01, 5 s timeouts.
+    pub fn tcp(addr: SocketAddr) -> XappConfig {
+        XappConfig {
+            listen: vec![Listen::tcp(addr)],
+            ric_id: e2ap::GlobalRicId {
+                plmn: [0x00, 0xf1, 0x10],
+                ric_id: 1,
+            },
+            answer_timeout: std::time::Duration::from_secs(5),
+            setup_timeout: std::time::Duration::from_secs(5),
+            subscription_buffer: 4096,
+        }
+    }
+}
+
+/// A connected node as the registry knows it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NodeInfo {
+    pub id: NodeId,
+    /// Its GlobalE2node-ID (`gnb:<PLMN>:<id>`).
+    pub name: String,
+    pub peer: SocketAddr,
+    pub tls: bool,
+    /// RAN functions: (id, OID).
+    pub functions: Vec<(u16, String)>,
+    /// DRBs from its E2SM-TCRAN definition and reports, ascending.
+    pub drbs: Vec<DrbKey>,
+    pub indications: u64,
+    pub indications_dropped: u64,
+}
+
+impl NodeInfo {
+    fn function_by_oid(&self, oid: &str) -> Option<u16> {
+        self.functions
+            .iter()
+            .find(|(_, o)| o == oid)
+            .map(|(id, _)| *id)
+    }
+    /// The id of the node's E2SM-TCRAN function.
+    pub fn tc_function(&self) -> Option<u16> {
+        self.function_by_oid(tcsm::OID)
+    }
+    /// The id of the node's E2SM-KPM function.
+    pub fn kpm_function(&self) -> Option<u16> {
+        self.function_by_oid(kpm::OID)
+    }
+}
+
+/// What happens to nodes.
+#[derive(Debug, Clone, PartialEq)]
+pub enum NodeEvent {
+    Connected(NodeInfo),
+    Disconnected {
+        id: NodeId,
+        name: String,
+        cause: CloseCause,
+    },
+    /// A connection refused before E2 (TLS authentication).
+    Refused {
+        peer: SocketAddr,
+        cause: CloseCause,
+    },
+    /// The node sent an Error Indication.
+    ErrorIndication {
+        id: NodeId,
+        what: String,
+    },
+}
+
+/// A KPM subscription request (E2SM-KPM REPORT style 1: the node; style
+/// 4: per UE).
+#[derive(Debug, Clone, PartialEq)]
+pub struct KpmQuery {
+    pub style: i64,
+    /// TS 28.552 names, e.g. `DRB.UEThpDl`.
+    pub names: Vec<String>,
+    pub granularity_ms: u32,
+    pub report_ms: u32,
+}
+
+enum Sink {
+    Tc(mpsc::Sender<TcIndication>),
+    Kpm(mpsc::Sender<KpmReport>),
+    Raw(mpsc::Sender<e2ap::Indication>),
+}
+
+enum Cmd {
+    Subscribe {
+        function: u16,
+        trigger: Vec<u8>,
+        actions: Vec<Action>,
+        sink: Sink,
+        reply: oneshot::Sender<Result<RicRequestId, XappError>>,
+    },
+    Unsubscribe(RicRequestId),
+    Control {
+        function: u16,
+        header: Vec<u8>,
+        message: Vec<u8>,
+        reply: oneshot::Sender<Result<ControlAnswer, XappError>>,
+    },
+    Close,
+}
+
+struct Entry {
+    info: NodeInfo,
+    cmd: mpsc::Sender<Cmd>,
+}
+
+struct Shared {
+    config: XappConfig,
+    nodes: Mutex<BTreeMap<NodeId, Entry>>,
+    next_id: Mutex<NodeId>,
+    events: broadcast::Sender<NodeEvent>,
+    local: Vec<SocketAddr>,
+    shutdown: tokio::sync::watch::Sender<bool>,
+}
+
+impl std::fmt::Debug for Shared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Shared")
+            .field("local", &self.local)
+            .finish()
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// The xApp SDK's handle: cheap to clone, usable from any task.
+#[derive(Debug, Clone)]
+pub struct Xapp {
+    shared: Arc<Shared>,
+}
+
+/// A live subscription: typed indications until the node goes away.
+#[derive(Debug)]
+pub struct Subscription<T> {
+    pub node: NodeId,
+    pub request: RicRequestId,
+    rx: mpsc::Receiver<T>,
+    cmd: mpsc::Sender<Cmd>,
+}
+
+impl<T> Subscription<T> {
+    /// The next indication; `None` once the association ended.
+    pub async fn recv(&mut self) -> Option<T> {
+        self.rx.recv().await
+    }
+    /// An indication if one is waiting.
+    pub fn try_recv(&mut self) -> Option<T> {
+        self.rx.try_recv().ok()
+    }
+}
+
+impl<T> Drop for Subscription<T> {
+    fn drop(&mut self) {
+        let _ = self.cmd.try_send(Cmd::Unsubscribe(self.request));
+    }
+}
+
+impl std::fmt::Debug for Cmd {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Cmd::Subscribe { .. } => "Subscribe",
+            Cmd::Unsubscribe(_) => "Unsubscribe",
+            Cmd::Control { .. } => "Control",
+            Cmd::Close => "Close",
+        })
+    }
+}
+
+impl Xapp {
+    /// Binds every listener and starts accepting nodes (inside a tokio
+    /// runtime). Fails when an address cannot be bound or a transport is
+    /// unavailable.
+    pub async fn start(config: XappConfig) -> Result<Xapp, XappError> {
+        let mut listeners = Vec::new();
+        let mut local = Vec::new();
+        for l in &config.listen {
+            if let ListenTransport::Sctp = l.transport {
+                transport::sctp_available().map_err(XappError::Transport)?;
+                return Err(XappError::Transport(
+                    "SCTP listeners are not implemented: this build carries E2 over framed TCP \
+                     (4-byte length per PDU); listen with TCP"
+                        .into(),
+                ));
+            }
+            let s = tokio::net::TcpListener::bind(l.addr)
+                .await
+                .map_err(|e| XappError::Transport(format!("cannot listen on {}: {e}", l.addr)))?;
+            local.push(
+                s.local_addr()
+                    .map_err(|e| XappError::Transport(e.to_string()))?,
+            );
+            listeners.push((s, l.transport.clone()));
+        }
+        let (events, _) = broadcast::channel(1024);
+        let (shutdown, _) = tokio::sync::watch::channel(false);
+        let shared = Arc::new(Shared {
+            config,
+            nodes: Mutex::new(BTreeMap::new()),
+            next_id: Mutex::new(1),
+            events,
+            local,
+            shutdown,
+        });
+        for (listener, t) in listeners {
+            tokio::spawn(accept_loop(listener, t, shared.clone()));
+        }
+        Ok(Xapp { shared })
+    }
+
+    /// The addresses listened on (with the port the OS chose for port 0).
+    pub fn local_addrs(&self) -> &[SocketAddr] {
+        &self.shared.local
+    }
+
+    /// Node events from now on.
+    pub fn events(&self) -> broadcast::Receiver<NodeEvent> {
+        self.shared.events.subscribe()
+    }
+
+    /// The connected nodes (E2 Setup done), by id.
+    pub fn nodes(&self) -> Vec<NodeInfo> {
+        lock(&self.shared.nodes)
+            .values()
+            .map(|e| e.info.clone())
+            .collect()
+    }
+
+    pub fn node(&self, id: NodeId) -> Option<NodeInfo> {
+        lock(&self.shared.nodes).get(&id).map(|e| e.info.clone())
+    }
+
+    /// The node's DRBs.
+    pub fn drbs(&self, id: NodeId) -> Result<Vec<DrbKey>, XappError> {
+        self.node(id)
+            .map(|n| n.drbs)
+            .ok_or(XappError::NoSuchNode(id))
+    }
+
+    /// Waits until at least `n` nodes are connected, at most `timeout`.
+    pub async fn wait_for_nodes(
+        &self,
+        n: usize,
+        timeout: std::time::Duration,
+    ) -> Result<Vec<NodeInfo>, XappError> {
+        let mut events = self.events();
+        let deadline = tokio::time::Instant::now() + timeout;
+        loop {
+            let nodes = self.nodes();
+            if nodes.len() >= n {
+                return Ok(nodes);
+            }
+            match tokio::time::timeout_at(deadline, events.recv()).await {
+                Ok(_) => continue,
+                Err(_) => {
+                    return Err(XappError::Transport(format!(
+                        "{} of {n} node(s) connected within {} ms",
+                        nodes.len(),
+                        timeout.as_millis()
+                    )))
+                }
+            }
+        }
+    }
+
+    fn entry(&self, id: NodeId) -> Result<(NodeInfo, mpsc::Sender<Cmd>), XappError> {
+        lock(&self.shared.nodes)
+            .get(&id)
+            .map(|e| (e.info.clone(), e.cmd.clone()))
+            .ok_or(XappError::NoSuchNode(id))
+    }
+
+    async fn subscribe_with<T>(
+        &self,
+        node: NodeId,
+        function: u16,
+        trigger: Vec<u8>,
+        definition: Option<Vec<u8>>,
+        make: impl FnOnce(mpsc::Sender<T>) -> Sink,
+    ) -> Result<Subscription<T>, XappError> {
+        let (_, cmd) = self.entry(node)?;
+        let (tx, rx) = mpsc::channel(self.shared.config.subscription_buffer.max(1));
+        let (reply, answer) = oneshot::channel();
+        cmd.send(Cmd::Subscribe {
+            function,
+            trigger,
+            actions: vec![Action {
+                id: 1,
+                kind: ActionType::Report,
+                definition,
+                subsequent: None,
+            }],
+            sink: make(tx),
+            reply,
+        })
+        .await
+        .map_err(|_| XappError::Disconnected(node))?;
+        let request = self.answer(node, answer).await??;
+        Ok(Subscription {
+            node,
+            request,
+            rx,
+            cmd,
+        })
+    }
+
+    async fn answer<T>(&self, node: NodeId, rx: oneshot::Receiver<T>) -> Result<T, XappError> {
+        let t = self.shared.config.answer_timeout;
+        match tokio::time::timeout(t, rx).await {
+            Ok(Ok(v)) => Ok(v),
+            Ok(Err(_)) => Err(XappError::Disconnected(node)),
+            Err(_) => Err(XappError::Timeout {
+                node,
+                ms: t.as_millis() as u64,
+            }),
+        }
+    }
+
+    /// Subscribes to E2SM-TCRAN reports of `drbs` (empty: every DRB) by
+    /// period or condition.
+    pub async fn subscribe_tc(
+        &self,
+        node: NodeId,
+        trigger: Trigger,
+        drbs: &[DrbKey],
+    ) -> Result<Subscription<TcIndication>, XappError> {
+        check_trigger(&trigger)?;
+        let (info, _) = self.entry(node)?;
+        let function = info.tc_function().ok_or(XappError::NoModel {
+            node,
+            model: "E2SM-TCRAN",
+        })?;
+        self.subscribe_with(
+            node,
+            function,
+            tcsm::event_trigger(&trigger),
+            Some(tcsm::action_definition(drbs)),
+            Sink::Tc,
+        )
+        .await
+    }
+
+    /// Subscribes to E2SM-KPM measurements.
+    pub async fn subscribe_kpm(
+        &self,
+        node: NodeId,
+        query: &KpmQuery,
+    ) -> Result<Subscription<KpmReport>, XappError> {
+        check_kpm(query)?;
+        let (info, _) = self.entry(node)?;
+        let function = info.kpm_function().ok_or(XappError::NoModel {
+            node,
+            model: "E2SM-KPM",
+        })?;
+        let names: Vec<&str> = query.names.iter().map(String::as_str).collect();
+        self.subscribe_with(
+            node,
+            function,
+            kpm::event_trigger(query.report_ms),
+            Some(kpm::action_definition(
+                query.style,
+                &names,
+                query.granularity_ms,
+            )),
+            Sink::Kpm,
+        )
+        .await
+    }
+
+    /// One KPM report: subscribes, waits for the first report (one
+    /// reporting period after the first granularity period) and deletes
+    /// the subscription.
+    pub async fn query_kpm(&self, node: NodeId, query: &KpmQuery) -> Result<KpmReport, XappError> {
+        let mut s = self.subscribe_kpm(node, query).await?;
+        let wait = self.shared.config.answer_timeout
+            + std::time::Duration::from_millis(
+                2 * u64::from(query.report_ms) + u64::from(query.granularity_ms),
+            );
+        match tokio::time::timeout(wait, s.recv()).await {
+            Ok(Some(r)) => Ok(r),
+            Ok(None) => Err(XappError::Disconnected(node)),
+            Err(_) => Err(XappError::Timeout {
+                node,
+                ms: wait.as_millis() as u64,
+            }),
+        }
+    }
+
+    /// Subscribes to any RAN function with service-model bytes of your
+    /// own; indications come undecoded.
+    pub async fn subscribe_raw(
+        &self,
+        node: NodeId,
+        function: u16,
+        trigger: Vec<u8>,
+        definition: Option<Vec<u8>>,
+    ) -> Result<Subscription<e2ap::Indication>, XappError> {
+        self.subscribe_with(node, function, trigger, definition, Sink::Raw)
+            .await
+    }
+
+    /// Sends `change` to one DRB (E2SM-TCRAN control) and waits for the
+    /// outcome.
+    pub async fn control(
+        &self,
+        node: NodeId,
+        drb: DrbKey,
+        change: &TcChange,
+    ) -> Result<ControlOutcome, XappError> {
+        let (info, cmd) = self.entry(node)?;
+        let function = info.tc_function().ok_or(XappError::NoModel {
+            node,
+            model: "E2SM-TCRAN",
+        })?;
+        let (header, message) = tcsm::control(drb, change);
+        let (reply, answer) = oneshot::channel();
+        cmd.send(Cmd::Control {
+            function,
+            header,
+            message,
+            reply,
+        })
+        .await
+        .map_err(|_| XappError::Disconnected(node))?;
+        let (outcome, failure) = match self.answer(node, answer).await?? {
+            ControlAnswer::Acknowledged { outcome } => (outcome, None),
+            ControlAnswer::Failed { cause, outcome } => (outcome, Some(cause)),
+        };
+        let outcome = match (outcome, failure) {
+            (Some(o), _) => o,
+            (None, Some(cause)) => return Ok(ControlOutcome::Refused(cause)),
+            (None, None) => {
+                return Err(XappError::BadOutcome {
+                    node,
+                    why: "acknowledged without an E2SM-TCRAN outcome".into(),
+                })
+            }
+        };
+        match tcsm::decode_outcome(&outcome) {
+            Ok(Ok(json)) => serde_json::from_str::<PipelineConfig>(&json)
+                .map(ControlOutcome::Applied)
+                .map_err(|e| XappError::BadOutcome {
+                    node,
+                    why: format!("pipeline: {e}"),
+                }),
+            Ok(Err(refusal)) => Ok(ControlOutcome::Refused(refusal)),
+            Err(e) => Err(XappError::BadOutcome { node, why: e }),
+        }
+    }
+
+    /// Replaces a DRB's whole pipeline.
+    pub async fn deploy(
+        &self,
+        node: NodeId,
+        drb: DrbKey,
+        pipeline: PipelineConfig,
+    ) -> Result<ControlOutcome, XappError> {
+        self.control(node, drb, &TcChange::Deploy(pipeline)).await
+    }
+
+    /// A DRB's pipeline configuration (an empty control list).
+    pub async fn pipeline(&self, node: NodeId, drb: DrbKey) -> Result<PipelineConfig, XappError> {
+        match self
+            .control(node, drb, &TcChange::Controls(Vec::new()))
+            .await?
+        {
+            ControlOutcome::Applied(p) => Ok(p),
+            ControlOutcome::Refused(why) => Err(XappError::Refused { node, why }),
+        }
+    }
+
+    /// Closes one association (cause [`CloseCause::Local`]).
+    pub async fn disconnect(&self, node: NodeId) {
+        if let Ok((_, cmd)) = self.entry(node) {
+            let _ = cmd.send(Cmd::Close).await;
+        }
+    }
+
+    /// Stops accepting and closes every association.
+    pub fn shutdown(&self) {
+        let _ = self.shared.shutdown.send(true);
+    }
+}
+
+// --------------------------------------------------------------- accepting
+
+async fn accept_loop(listener: tokio::net::TcpListener, t: ListenTransport, shared: Arc<Shared>) {
+    let mut stop = shared.shutdown.subscribe();
+    loop {
+        let (stream, peer) = tokio::select! {
+            r = listener.accept() => match r {
+                Ok(s) => s,
+                Err(e) => {
+                    // EMFILE and the like: keep listening.
+                    log::warn!("E2: accept failed: {e}");
+                    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+            _ = stop.changed() => return,
+        };
+        let _ = stream.set_nodelay(true);
+        let shared = shared.clone();
+        match &t {
+            ListenTransport::Tls(cfg) => {
+                let acceptor = tokio_rustls::TlsAcceptor::from(cfg.clone());
+                tokio::spawn(async move {
+                    let timeout = shared.config.setup_timeout;
+                    match tokio::time::timeout(timeout, acceptor.accept(stream)).await {
+                        Ok(Ok(tls)) => {
+                            association(transport::link_of_stream(tls), peer, true, shared).await
+                        }
+                        Ok(Err(e)) => refused(&shared, peer, e.to_string()),
+                        Err(_) => refused(&shared, peer, "TLS handshake timed out".into()),
+                    }
+                });
+            }
+            _ => {
+                tokio::spawn(association(
+                    transport::link_of_stream(stream),
+                    peer,
+                    false,
+                    shared,
+                ));
+            }
+        }
+    }
+}
+
+fn refused(shared: &Shared, peer: SocketAddr, why: String) {
+    log::warn!("E2: refused {peer}: TLS authentication failed: {why}");
+    let _ = shared.events.send(NodeEvent::Refused {
+        peer,
+        cause: CloseCause::Authentication(why),
+    });
+}
+
+// ------------------------------------------------------------- association
+
+struct Assoc {
+    id: NodeId,
+    term: Termination,
+    sinks: BTreeMap<RicRequestId, Sink>,
+    pending_subs: BTreeMap<RicRequestId, oneshot::Sender<Result<RicRequestId, XappError>>>,
+    pending_controls: BTreeMap<RicRequestId, oneshot::Sender<Result<ControlAnswer, XappError>>>,
+    registered: bool,
+    name: String,
+}
+
+async fn association(mut link: Link, peer: SocketAddr, tls: bool, shared: Arc<Shared>) {
+    let id = {
+        let mut n = lock(&shared.next_id);
+        let id = *n;
+        *n += 1;
+        id
+    };
+    let (cmd_tx, mut cmd_rx) = mpsc::channel::<Cmd>(256);
+    let mut a = Assoc {
+        id,
+        term: Termination::new(shared.config.ric_id),
+        sinks: BTreeMap::new(),
+        pending_subs: BTreeMap::new(),
+        pending_controls: BTreeMap::new(),
+        registered: false,
+        name: peer.to_string(),
+    };
+    let mut stop = shared.shutdown.subscribe();
+    let setup_deadline = tokio::time::Instant::now() + shared.config.setup_timeout;
+    loop {
+        while let Some(pdu) = a.term.poll_transmit() {
+            if link.tx.send(pdu).await.is_err() {
+                a.term
+                    .close(CloseCause::Transport("the connection closed".into()));
+            }
+        }
+        while let Some(ev) = a.term.poll_event() {
+            a.on_event(ev, &shared, peer, tls, &cmd_tx);
+        }
+        if let State::Closed(cause) = a.term.state().clone() {
+            a.finish(&shared, cause);
+            return;
+        }
+        let awaiting = *a.term.state() == State::AwaitingSetup;
+        tokio::select! {
+            frame = link.rx.recv() => match frame {
+                Some(Ok(pdu)) => a.term.handle(&pdu),
+                Some(Err(e)) => a.term.close(CloseCause::Transport(e.to_string())),
+                None => a.term.close(CloseCause::Transport("the node closed the connection".into())),
+            },
+            Some(cmd) = cmd_rx.recv() => a.command(cmd),
+            _ = tokio::time::sleep_until(setup_deadline), if awaiting => {
+                a.term.close(CloseCause::Protocol(format!(
+                    "no E2 Setup Request within {} ms",
+                    shared.config.setup_timeout.as_millis()
+                )));
+            }
+            _ = stop.changed() => a.term.close(CloseCause::Local),
+        }
+    }
+}
+
+impl Assoc {
+    fn command(&mut self, cmd: Cmd) {
+        let id = self.id;
+        let err = |error| XappError::Request { node: id, error };
+        match cmd {
+            Cmd::Subscribe {
+                function,
+                trigger,
+                actions,
+                sink,
+                reply,
+            } => match self.term.subscribe(function, trigger, actions) {
+                Ok(r) => {
+                    self.sinks.insert(r, sink);
+                    self.pending_subs.insert(r, reply);
+                }
+                Err(e) => {
+                    let _ = reply.send(Err(err(e)));
+                }
+            },
+            Cmd::Unsubscribe(r) => {
+                self.sinks.remove(&r);
+                let _ = self.term.unsubscribe(r);
+            }
+            Cmd::Control {
+                function,
+                header,
+                message,
+                reply,
+            } => match self.term.control(function, header, message) {
+                Ok(r) => {
+                    self.pending_controls.insert(r, reply);
+                }
+                Err(e) => {
+                    let _ = reply.send(Err(err(e)));
+                }
+            },
+            Cmd::Close => self.term.close(CloseCause::Local),
+        }
+    }
+
+    fn update<F: FnOnce(&mut NodeInfo)>(&self, shared: &Shared, f: F) {
+        if let Some(e) = lock(&shared.nodes).get_mut(&self.id) {
+            f(&mut e.info);
+        }
+    }
+
+    fn on_event(
+        &mut self,
+        ev: Event,
+        shared: &Shared,
+        peer: SocketAddr,
+        tls: bool,
+        cmd: &mpsc::Sender<Cmd>,
+    ) {
+        match ev {
+            Event::SetupDone { node, functions } => {
+                let name = e2ap::node_id_string(&node);
+                let info = NodeInfo {
+                    id: self.id,
+                    name: name.clone(),
+                    peer,
+                    tls,
+                    functions: functions.iter().map(|f| (f.id, f.oid.clone())).collect(),
+                    drbs: function_drbs(&functions),
+                    indications: 0,
+                    indications_dropped: 0,
+                };
+                self.name = name;
+                log::info!("E2: node {} ({}) connected from {peer}", info.id, info.name);
+                lock(&shared.nodes).insert(
+                    self.id,
+                    Entry {
+                        info: info.clone(),
+                        cmd: cmd.clone(),
+                    },
+                );
+                self.registered = true;
+                let _ = shared.events.send(NodeEvent::Connected(info));
+            }
+            Event::FunctionsChanged { functions } => self.update(shared, |i| {
+                i.functions = functions.iter().map(|f| (f.id, f.oid.clone())).collect();
+                i.drbs = function_drbs(&functions);
+            }),
+            Event::Subscription { request, answer } => {
+                let Some(reply) = self.pending_subs.remove(&request) else {
+                    return;
+                };
+                match answer {
+                    SubscriptionAnswer::Admitted { admitted, .. } if !admitted.is_empty() => {
+                        let _ = reply.send(Ok(request));
+                    }
+                    SubscriptionAnswer::Admitted { not_admitted, .. } => {
+                        self.sinks.remove(&request);
+                        let _ = reply.send(Err(XappError::SubscriptionRefused {
+                            node: self.id,
+                            why: format!("no action admitted: {not_admitted:?}"),
+                        }));
+                    }
+                    SubscriptionAnswer::Refused(why) => {
+                        self.sinks.remove(&request);
+                        let _ =
+                            reply.send(Err(XappError::SubscriptionRefused { node: self.id, why }));
+                    }
+                }
+            }
+            Event::SubscriptionDeleted { request } => {
+                self.sinks.remove(&request);
+            }
+            Event::Indication(ind) => self.indication(ind, shared),
+            Event::Control { request, answer } => {
+                if let Some(reply) = self.pending_controls.remove(&request) {
+                    let _ = reply.send(Ok(answer));
+                }
+            }
+            Event::Reset => {
+                log::warn!("E2: node {} reset the association", self.id);
+                self.sinks.clear();
+            }
+            Event::ErrorIndication(e) => {
+                let what = format!("{:?}", e.cause);
+                log::warn!("E2: node {} sent an Error Indication: {what}", self.id);
+                let _ = shared
+                    .events
+                    .send(NodeEvent::ErrorIndication { id: self.id, what });
+            }
+            Event::Closed(_) => {}
+        }
+    }
+
+    fn indication(&mut self, ind: e2ap::Indication, shared: &Shared) {
+        let Some(sink) = self.sinks.get(&ind.request) else {
+            return;
+        };
+        let sent = match sink {
+            Sink::Tc(tx) => match report::decode_tc(&ind.header, &ind.message) {
+                Ok(r) => {
+                    let new: Vec<DrbKey> = r.drbs.iter().map(|d: &DrbStatus| d.drb).collect();
+                    self.update(shared, |i| {
+                        for d in new {
+                            if let Err(at) = i.drbs.binary_search(&d) {
+                                i.drbs.insert(at, d);
+                            }
+                        }
+                    });
+                    tx.try_send(r)
+                        .map_err(|e| matches!(e, mpsc::error::TrySendError::Closed(_)))
+                }
+                Err(e) => {
+                    return self.term.close(CloseCause::Undecodable(format!(
+                        "E2SM-TCRAN indication: {e}"
+                    )))
+                }
+            },
+            Sink::Kpm(tx) => match kpm::decode_indication(&ind.message) {
+                Ok(r) => tx
+                    .try_send(r)
+                    .map_err(|e| matches!(e, mpsc::error::TrySendError::Closed(_))),
+                Err(e) => {
+                    return self
+                        .term
+                        .close(CloseCause::Undecodable(format!("E2SM-KPM indication: {e}")))
+                }
+            },
+            Sink::Raw(tx) => tx
+                .try_send(ind.clone())
+                .map_err(|e| matches!(e, mpsc::error::TrySendError::Closed(_))),
+        };
+        match sent {
+            Ok(()) => self.update(shared, |i| i.indications += 1),
+            // The subscriber went away: delete the subscription.
+            Err(true) => {
+                self.sinks.remove(&ind.request);
+                let _ = self.term.unsubscribe(ind.request);
+            }
+            Err(false) => self.update(shared, |i| i.indications_dropped += 1),
+        }
+    }
+
+    fn finish(&mut self, shared: &Shared, cause: CloseCause) {
+        if self.registered {
+            lock(&shared.nodes).remove(&self.id);
+            log::warn!("E2: node {} ({}) disconnected: {cause}", self.id, self.name);
+            let _ = shared.events.send(NodeEvent::Disconnected {
+                id: self.id,
+                name: self.name.clone(),
+                cause,
+            });
+        } else {
+            log::warn!(
+                "E2: connection from {} closed before E2 Setup: {cause}",
+                self.name
+            );
+            let _ = shared.events.send(NodeEvent::Disconnected {
+                id: self.id,
+                name: self.name.clone(),
+                cause,
+            });
+        }
+        for (_, r) in std::mem::take(&mut self.pending_subs) {
+            let _ = r.send(Err(XappError::Disconnected(self.id)));
+        }
+        for (_, r) in std::mem::take(&mut self.pending_controls) {
+            let _ = r.send(Err(XappError::Disconnected(self.id)));
+        }
+        self.sinks.clear();
+    }
+}
+
+/// The DRBs listed by an E2SM-TCRAN function among `functions`.
+fn function_drbs(functions: &[e2ap::RanFunction]) -> Vec<DrbKey> {
+    let mut drbs: Vec<DrbKey> = functions
+        .iter()
+        .filter(|f| f.oid == tcsm::OID)
+        .filter_map(|f| report::tc_function_drbs(&f.definition).ok())
+        .flatten()
+        .collect();
+    drbs.sort();
+    drbs.dedup();
+    drbs
+}
