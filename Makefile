@@ -7,7 +7,7 @@ CARGO ?= cargo
 export CARGO_TERM_COLOR ?= never
 
 
-.PHONY: demo test fmt lint unit fuzz-smoke bench speed build browser reproduce golden golden-record capi capi-header capi-test capi-bench emu-test emu-bench
+.PHONY: demo test fmt lint unit fuzz-smoke bench speed build browser reproduce golden golden-record capi capi-header capi-test capi-bench emu-test emu-bench python python-test python-bench
 
 build:
 	$(CARGO) build --release --workspace
@@ -15,7 +15,7 @@ build:
 demo:
 	$(CARGO) run --release -q -p tcran-cli -- demo
 
-test: fmt lint unit fuzz-smoke capi-test emu-test
+test: fmt lint unit fuzz-smoke capi-test emu-test python-test
 
 fmt:
 	$(CARGO) fmt --all -- --check
@@ -93,3 +93,21 @@ emu-test:
 # per packet (docs/performance.md); needs root and an idle machine.
 emu-bench:
 	./scripts/emu-bench.sh
+
+# The Python package (docs/python.md): a virtualenv in target/venv with
+# the pinned tools of python/requirements-dev.txt, and `tcran` built by
+# maturin from crates/tcran-py and installed into it.
+VENV ?= target/venv
+python:
+	VENV=$(VENV) ./scripts/python-env.sh
+
+# The pytest suite of the package (runs, pipelines, sweeps on the local,
+# Dask and Ray backends, the example notebook).
+python-test: python
+	$(VENV)/bin/python -m pytest -q python/tests
+
+# tcran.run against the CLI, batched pipeline ns/packet, sweep runs/s per
+# backend (docs/performance.md); needs an idle machine.
+python-bench: python
+	$(CARGO) build --release -q -p tcran-cli
+	$(VENV)/bin/python python/bench/bench.py
