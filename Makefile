@@ -102,8 +102,10 @@ python:
 	VENV=$(VENV) ./scripts/python-env.sh
 
 # The pytest suite of the package (runs, pipelines, sweeps on the local,
-# Dask and Ray backends, the example notebook).
+# Dask and Ray backends, the example notebook); it compares errors and
+# files with the `tcran` binary.
 python-test: python
+	$(CARGO) build --release -q -p tcran-cli
 	$(VENV)/bin/python -m pytest -q python/tests
 
 # tcran.run against the CLI, batched pipeline ns/packet, sweep runs/s per

@@ -262,19 +262,21 @@ fn run_many(
 ) -> PyResult<()> {
     let jobs: Vec<Mutex<Option<Job>>> = jobs
         .into_iter()
-        .map(|(kind, text, name, display, base, sets, typed_sets, seed, variants)| {
-            Mutex::new(Some(Job {
-                kind,
-                text,
-                name,
-                display,
-                base,
-                sets,
-                typed_sets,
-                seed,
-                variants,
-            }))
-        })
+        .map(
+            |(kind, text, name, display, base, sets, typed_sets, seed, variants)| {
+                Mutex::new(Some(Job {
+                    kind,
+                    text,
+                    name,
+                    display,
+                    base,
+                    sets,
+                    typed_sets,
+                    seed,
+                    variants,
+                }))
+            },
+        )
         .collect();
     let threads = match threads {
         0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
@@ -504,7 +506,7 @@ fn le_u32(what: &str, b: &[u8], n: usize) -> PyResult<Vec<u32>> {
 }
 
 fn le_u64(what: &str, b: &[u8]) -> PyResult<Vec<u64>> {
-    if b.len() % 8 != 0 {
+    if !b.len().is_multiple_of(8) {
         return Err(ConfigError::new_err(format!(
             "{what}: {} bytes, not a whole number of uint64 values",
             b.len()
@@ -544,6 +546,9 @@ fn to_bytes<T: Copy, const N: usize>(v: &[T], f: impl Fn(T) -> [u8; N]) -> Vec<u
     }
     out
 }
+
+/// A pulled packet: id, size, sojourn ns, DSCP, ECN bits.
+type PulledTuple = (u64, u32, u64, u8, u8);
 
 /// One TC pipeline (one UE bearer) driven from Python.
 #[pyclass(module = "tcran._native", name = "Pipeline", frozen)]
@@ -602,9 +607,7 @@ impl PyPipeline {
         let (dscp, ecn) = dscp_ecn("", dscp, ecn)?;
         let addr = |what: &str, s: &str| {
             s.parse::<IpAddr>().map_err(|_| {
-                ConfigError::new_err(format!(
-                    "{what} = {s:?}: not an IPv4 or IPv6 address"
-                ))
+                ConfigError::new_err(format!("{what} = {s:?}: not an IPv4 or IPv6 address"))
             })
         };
         let tuple = FiveTuple {
@@ -703,7 +706,7 @@ impl PyPipeline {
     }
 
     /// Pulls one packet: (id, size, sojourn ns, dscp, ecn bits) or None.
-    fn pull(&self, now_ns: u64) -> PyResult<Option<(u64, u32, u64, u8, u8)>> {
+    fn pull(&self, now_ns: u64) -> PyResult<Option<PulledTuple>> {
         let mut st = self.lock();
         let now = st.clock(now_ns, "now_ns")?;
         let p = st.pipeline.pull(now);
