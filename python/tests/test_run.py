@@ -176,8 +176,9 @@ def test_the_gil_is_released_while_rust_runs(small: Path) -> None:
         count += 1
     th.join()
     assert result["wall"] > 0.05
-    # At least one Python loop iteration per 10 us of the run.
-    assert count > result["wall"] * 1e5, (count, result["wall"])
+    # At least one Python loop iteration per 100 us of the run (a loaded
+    # machine included); with the GIL held it would make none meanwhile.
+    assert count > max(1000, result["wall"] * 1e4), (count, result["wall"])
 
 
 def test_stages_are_the_command_lines(tcran_bin: Path) -> None:
