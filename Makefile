@@ -15,7 +15,13 @@ build:
 demo:
 	$(CARGO) run --release -q -p tcran-cli -- demo
 
-test: fmt lint unit fuzz-smoke capi-test emu-test python-test
+# The stages of `make test`, in order: add a stage by adding its target
+# here. scripts/stages.sh runs them one by one, stops at the first failure
+# (with its exit code) and ends with a table of the time each took.
+TEST_STAGES = fmt lint unit fuzz-smoke capi-test emu-test python-test
+
+test:
+	@MAKE="$(MAKE)" ./scripts/stages.sh $(TEST_STAGES)
 
 fmt:
 	$(CARGO) fmt --all -- --check
@@ -30,8 +36,10 @@ unit: browser
 browser:
 	./scripts/ensure-chromium.sh
 
-# Runs every fuzz target briefly on stable Rust (see fuzz/README.md).
+# Runs every fuzz target briefly on stable Rust (see fuzz/README.md);
+# libFuzzer itself is C++, built by libfuzzer-sys with the system's g++.
 fuzz-smoke:
+	./scripts/ensure-cc.sh
 	./fuzz/smoke.sh
 
 # Runs every scenario of scenarios/reproduction into tcran-out/reproduce

@@ -23,9 +23,17 @@ row() { # scenario variant
 	"$bin" run "$scn" --out "$work/sim-$tag" --json \
 		--set "$flows" --set "duration=${secs}s" --set "warmup=${warm}s" \
 		--set "variants=[$(var_of "$scn" "$var")]" >/dev/null
+	# The emulation lasts exactly as long as the simulation, so both
+	# measure the same seconds; the programs would run longer and are
+	# ended with it (exit code 128 + SIGTERM).
+	local rc=0
 	"$bin" emulate "$scn" --variant "$var" --out "$work/emu-$tag" \
-		--warmup "${warm}s" --duration "$((secs + 10))s" --server "iperf3 -s -1" -- \
-		sh -c "ping -n -q -i 0.2 -c $((secs * 5)) 198.51.100.1 >/dev/null & iperf3 -c 198.51.100.1 -R -C cubic -t $secs >/dev/null; wait" >/dev/null
+		--warmup "${warm}s" --duration "${secs}s" --server "iperf3 -s -1" -- \
+		sh -c "sleep 0.5; ping -n -q -i 0.2 198.51.100.1 >/dev/null & iperf3 -c 198.51.100.1 -R -C cubic -t $((secs + 10)) >/dev/null; wait" >/dev/null || rc=$?
+	if [ "$rc" -ne 0 ] && [ "$rc" -lt 128 ]; then
+		echo "tcran emulate failed ($rc) for $tag" >&2
+		exit "$rc"
+	fi
 	python3 - "$work/sim-$tag/summary.json" "$work/emu-$tag/summary.json" "$tag" <<'EOF'
 import json, sys
 sim, emu, tag = (json.load(open(sys.argv[1]))['variants'][0],

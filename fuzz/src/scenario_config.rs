@@ -45,7 +45,7 @@ pub fn fuzz_scenario_config(data: &[u8]) -> usize {
         return 0;
     };
     let reads_files = cfg.ues.iter().any(
-        |ue| matches!(&ue.channel, ChannelConfig::Trace { path } if !path.starts_with("builtin:")),
+        |ue| matches!(&ue.channel, ChannelConfig::Trace { path, .. } if !path.starts_with("builtin:")),
     );
     if reads_files {
         return 0;

@@ -25,6 +25,18 @@ pub fn duration(flag: &str, text: &str) -> Result<tcran_core::Duration, CliError
         .map_err(|e| CliError::Usage(format!("{flag} {text}: {e}")))
 }
 
+/// Parses `--spin D`: at most one millisecond, two slots at 30 kHz
+/// subcarrier spacing (longer would only burn CPU).
+pub fn spin(text: &str) -> Result<tcran_core::Duration, CliError> {
+    let d = duration("--spin", text)?;
+    if d > tcran_core::Duration::from_millis(1) {
+        return Err(CliError::Usage(format!(
+            "--spin {text}: at most 1ms (0s turns busy-waiting off)"
+        )));
+    }
+    Ok(d)
+}
+
 /// Parses `--sysctl KEY=VALUE`.
 pub fn sysctl(arg: &str) -> Result<(String, String), CliError> {
     match arg.split_once('=') {
@@ -85,7 +97,8 @@ pub fn to_text(r: &tcran_emu::Report) -> String {
     format!(
         "emulator: ran {:.1} s (ended by {}); packets in {} down / {} up, out {} down / {} up, \
          lost at the hosts' devices {}; wake-up lateness p50/p99/max {:.0}/{:.0}/{:.0} us; \
-         added latency p50/p99/max {:.0}/{:.0}/{:.0} us; CPU {:.2} s ({:.1} us per packet)\n",
+         added latency p50/p99/max {:.0}/{:.0}/{:.0} us; CPU {:.2} s ({:.1} us per packet); \
+         relay thread {}\n",
         r.ran_s,
         r.stopped_by,
         l.downlink_in,
@@ -101,5 +114,6 @@ pub fn to_text(r: &tcran_emu::Report) -> String {
         l.added_latency_us.max,
         r.cpu_s,
         r.cpu_us_per_packet,
+        l.scheduling,
     )
 }

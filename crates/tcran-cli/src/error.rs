@@ -41,14 +41,23 @@ pub enum CliError {
     #[error("{file}: {error}")]
     Config { file: String, error: ConfigError },
 
+    /// A document whose kind (scenario, pipeline) cannot be told.
+    #[error("{file}: {message}")]
+    Kind { file: String, message: String },
+
     /// A trace file that cannot be parsed in the chosen format (the error
     /// names the file and the line itself).
     #[error("{0}")]
     Trace(#[from] TraceError),
 
-    /// A trace whose format autodetection cannot tell.
-    #[error("{file}: cannot tell the trace format: expected mahimahi (one ms timestamp per line, non-decreasing), thesis (a sample count, then that many packet counts) or ucc (CSV with CQI and DL_bitrate columns); pass --format to force one")]
-    UnknownTraceFormat { file: String },
+    /// A trace whose format autodetection cannot tell; `detail` is what the
+    /// reader of the likeliest format says about it (with the line).
+    #[error("{file}: cannot tell the trace format: expected mahimahi (one ms timestamp per line, non-decreasing), thesis (a sample count, then that many packet counts) or ucc (CSV with CQI and DL_bitrate columns); read as {guess}: {detail}; pass --format to force one")]
+    UnknownTraceFormat {
+        file: String,
+        guess: &'static str,
+        detail: String,
+    },
 
     /// A trace file with no data at all.
     #[error("{file}: empty trace: the file has no samples")]

@@ -3,6 +3,7 @@
 //! line:column.
 
 use crate::error::{CliError, Pos};
+use tcran_core::ConfigError;
 use crate::set::Override;
 use serde::de::DeserializeOwned;
 use std::path::Path;
@@ -108,6 +109,92 @@ impl Source {
         })
     }
 
+    /// The document as a JSON value after `sets`, without reading it as
+    /// any particular type.
+    fn value_with(&self, sets: &[Override]) -> Option<serde_json::Value> {
+        let mut doc: serde_json::Value = match self.syntax {
+            Syntax::Toml => serde_json::to_value(toml::from_str::<toml::Value>(&self.text).ok()?)
+                .ok()?,
+            Syntax::Json => serde_json::from_str(&self.text).ok()?,
+        };
+        for s in sets {
+            s.apply(&mut doc).ok()?;
+        }
+        Some(doc)
+    }
+
+    /// [`Source::parse_with`] as `T`, and when a value is an integer too
+    /// large for its field's type, what the field really allows: the
+    /// document is read again with the type's largest value in that place
+    /// and `check` (the builder) names the allowed values, so that
+    /// `bandwidth_mhz = 4294967296` is answered with the bandwidths there
+    /// are, not only with "0..=4294967295".
+    pub fn parse_checked<T: DeserializeOwned>(
+        &self,
+        sets: &[Override],
+        check: impl Fn(&T) -> Result<(), ConfigError>,
+    ) -> Result<T, CliError> {
+        self.parse_with(sets)
+            .map_err(|e| self.explain_overflow(sets, e, &check).unwrap_or_else(|e| e))
+    }
+
+    /// `Ok(improved error)` when `err` is an integer overflow whose field's
+    /// allowed values `check` can name; `Err(err)` unchanged otherwise.
+    fn explain_overflow<T: DeserializeOwned>(
+        &self,
+        sets: &[Override],
+        err: CliError,
+        check: &impl Fn(&T) -> Result<(), ConfigError>,
+    ) -> Result<CliError, CliError> {
+        let message = match &err {
+            CliError::Parse { message, .. } | CliError::AfterSet { message, .. } => message,
+            _ => return Err(err),
+        };
+        let Some((_, largest)) = message.split_once("is out of range: expected an integer in 0..=")
+        else {
+            return Err(err);
+        };
+        let largest: String = largest.chars().take_while(char::is_ascii_digit).collect();
+        let Some(mut doc) = self.value_with(sets) else {
+            return Err(err);
+        };
+        let Err(e) = serde_path_to_error::deserialize::<_, T>(doc.clone()) else {
+            return Err(err);
+        };
+        let path = e.path().to_string();
+        let Ok(set) = Override::parse(&format!("{path}={largest}")) else {
+            return Err(err);
+        };
+        if set.apply(&mut doc).is_err() {
+            return Err(err);
+        }
+        let Ok(t) = serde_json::from_value::<T>(doc) else {
+            return Err(err);
+        };
+        let key = path.rsplit(['.', ']']).next().unwrap_or(&path).to_string();
+        let allowed = match check(&t) {
+            Err(ce) if !key.is_empty() && ce.field.ends_with(&key) => ce.allowed,
+            _ => return Err(err),
+        };
+        Ok(match err {
+            CliError::Parse { file, pos, message } => CliError::Parse {
+                file,
+                pos,
+                message: format!("{message}; {key}: {allowed}"),
+            },
+            CliError::AfterSet {
+                file,
+                sets,
+                message,
+            } => CliError::AfterSet {
+                file,
+                sets,
+                message: format!("{message}; {key}: {allowed}"),
+            },
+            other => other,
+        })
+    }
+
     /// Deserializes the whole file as `T`.
     pub fn parse<T: DeserializeOwned>(&self) -> Result<T, CliError> {
         match self.syntax {
@@ -165,13 +252,41 @@ impl Source {
 }
 
 /// A library message on one line: `"invalid table header\nexpected .."`
-/// becomes `"invalid table header; expected .."`.
+/// becomes `"invalid table header; expected .."`. serde's words for an
+/// integer that does not fit the field's type (`invalid value: integer
+/// `4294967296`, expected u32`) are replaced by the range the type allows.
 fn fold_lines(s: &str) -> String {
-    s.lines()
+    let folded = s
+        .lines()
         .map(str::trim)
         .filter(|l| !l.is_empty())
         .collect::<Vec<_>>()
-        .join("; ")
+        .join("; ");
+    integer_range(&folded).unwrap_or(folded)
+}
+
+/// `invalid value: integer `N`, expected u32` (serde's message when `N`
+/// does not fit the type) as `N is out of range: expected an integer in
+/// 0..=4294967295`; `None` for any other message.
+fn integer_range(message: &str) -> Option<String> {
+    let rest = message.strip_prefix("invalid value: integer `")?;
+    let (value, rest) = rest.split_once('`')?;
+    let ty = rest.strip_prefix(", expected ")?;
+    let range = match ty {
+        "u8" => format!("0..={}", u8::MAX),
+        "u16" => format!("0..={}", u16::MAX),
+        "u32" => format!("0..={}", u32::MAX),
+        "u64" => format!("0..={}", u64::MAX),
+        "usize" => format!("0..={}", usize::MAX),
+        "i8" => format!("{}..={}", i8::MIN, i8::MAX),
+        "i16" => format!("{}..={}", i16::MIN, i16::MAX),
+        "i32" => format!("{}..={}", i32::MIN, i32::MAX),
+        "i64" => format!("{}..={}", i64::MIN, i64::MAX),
+        _ => return None,
+    };
+    Some(format!(
+        "{value} is out of range: expected an integer in {range}"
+    ))
 }
 
 /// Byte offset of a 1-based line:column (column in characters).
@@ -245,4 +360,26 @@ fn find_culprit(
         }
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integers_that_do_not_fit_name_the_range() {
+        assert_eq!(
+            fold_lines("invalid value: integer `4294967296`, expected u32"),
+            "4294967296 is out of range: expected an integer in 0..=4294967295"
+        );
+        assert_eq!(
+            fold_lines("invalid value: integer `-1`, expected u8"),
+            "-1 is out of range: expected an integer in 0..=255"
+        );
+        // Other messages pass unchanged.
+        assert_eq!(
+            fold_lines("invalid value: integer `3`, expected a tag"),
+            "invalid value: integer `3`, expected a tag"
+        );
+    }
 }

@@ -52,6 +52,9 @@ enum Command {
     Validate {
         /// The file to check (.toml or .json).
         file: PathBuf,
+        /// What the file is [default: told from its top-level keys].
+        #[arg(long, value_enum, default_value = "auto")]
+        kind: validate::KindArg,
         /// Change the document before checking it: a dotted key with array
         /// indices and a TOML value (repeatable), e.g. ues[0].channel.mcs=10.
         #[arg(long = "set", value_name = "KEY=VALUE")]
@@ -136,6 +139,11 @@ enum Command {
         /// A sysctl set in every namespace (repeatable), e.g. net.ipv4.tcp_ecn=1.
         #[arg(long = "sysctl", value_name = "KEY=VALUE")]
         sysctl: Vec<String>,
+        /// Wake this long before each deadline and busy-wait the rest, for
+        /// wake-ups within a microsecond at the cost of CPU, e.g. 50us
+        /// [default: 0s, sleep until the deadline; at most 1ms].
+        #[arg(long, value_name = "D")]
+        spin: Option<String>,
         /// The summary JSON on stdout instead of the table.
         #[arg(long)]
         json: bool,
@@ -188,9 +196,9 @@ fn run(cli: Cli) -> Result<(), CliError> {
                 emit(&trace::to_text(&name, &info))
             }
         }
-        Command::Validate { file, set } => {
+        Command::Validate { file, kind, set } => {
             let sets = overrides(&set)?;
-            let (src, doc) = validate::Document::load(&file, &sets)?;
+            let (src, doc) = validate::Document::load(&file, &sets, kind)?;
             doc.check(&src)?;
             emit(&format!("ok {}: {}\n", src.name, doc.summary()))
         }
@@ -264,6 +272,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
             pcap,
             with_scenario_flows,
             sysctl,
+            spin,
             json,
             set,
             command,
@@ -293,6 +302,10 @@ fn run(cli: Cli) -> Result<(), CliError> {
                     .map(|s| emulate::sysctl(s))
                     .collect::<Result<_, _>>()?,
                 log_dir: Some(out.clone()),
+                spin: spin
+                    .map(|d| emulate::spin(&d))
+                    .transpose()?
+                    .unwrap_or_default(),
             };
             let e = emulate::run(&file, &sets, &opts)?;
             emulate::write_report(&out, &e.report)?;

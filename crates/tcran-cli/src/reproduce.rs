@@ -93,8 +93,10 @@ fn one(file: &Path, sub: &str, out: &Path, opts: Options) -> Result<Done, CliErr
 }
 
 /// Runs every scenario of `dir` into `out`, `settings.jobs` at a time.
-/// When scenarios fail, the error of the first failing file (in name
-/// order) is returned; nothing is written into the index then.
+/// Every scenario is checked first (parsed with the `--set`s and built):
+/// the first file (in name order) that does not build is reported and
+/// nothing is written. When a run fails later, the error of the first
+/// failing file is returned; nothing is written into the index then.
 #[allow(clippy::disallowed_types, clippy::disallowed_methods)] // wall_s is a wall-clock measurement
 pub fn run(
     dir: &Path,
@@ -104,6 +106,12 @@ pub fn run(
 ) -> Result<Reproduction, CliError> {
     let started = std::time::Instant::now();
     let files = scenario_files(dir)?;
+    // Every file is read and every variant built before anything runs or
+    // is written: a mistake in the last scenario (or a `--set` that does
+    // not fit one of them) must not leave a half-written OUT behind.
+    for f in &files {
+        simulate::check_file(f, opts)?;
+    }
     let dirs = crate::series_csv::dir_names(
         files
             .iter()

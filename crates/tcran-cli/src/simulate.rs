@@ -57,6 +57,26 @@ pub fn run_file(path: &Path, opts: Options) -> Result<Outcome, CliError> {
     run_source(&scenario_name(path), &src, base, opts, None)
 }
 
+/// Reads the scenario in `path` and builds every variant (channels and
+/// traces loaded, every stage checked) without running it: what `run`
+/// would refuse, this refuses, and it writes nothing.
+pub fn check_file(path: &Path, opts: Options) -> Result<(), CliError> {
+    let src = read_config(path)?;
+    let base = path.parent().unwrap_or(Path::new("."));
+    let mut cfg: SimConfig = src.parse_checked(opts.sets, |c| {
+        tcran_sim::build_scenario(c, base).map(drop)
+    })?;
+    if let Some(s) = opts.seed {
+        cfg.seed = s;
+    }
+    tcran_sim::build_scenario(&cfg, base)
+        .map(drop)
+        .map_err(|error| CliError::Config {
+            file: src.name.clone(),
+            error,
+        })
+}
+
 /// Runs a scenario read into `src` (a file, or text from another front
 /// end such as the Python package); `base` resolves relative trace paths.
 /// With `only`, just the variants named there run, in the scenario's
@@ -70,7 +90,9 @@ pub fn run_source(
     opts: Options,
     only: Option<&[String]>,
 ) -> Result<Outcome, CliError> {
-    let mut cfg: SimConfig = src.parse_with(opts.sets)?;
+    let mut cfg: SimConfig = src.parse_checked(opts.sets, |c| {
+        tcran_sim::build_scenario(c, base).map(drop)
+    })?;
     if let Some(s) = opts.seed {
         cfg.seed = s;
     }

@@ -22,11 +22,7 @@ pub enum FormatArg {
 
 /// Stable short name of a format (the `--format` value; JSON `format`).
 pub fn short_name(f: TraceFormat) -> &'static str {
-    match f {
-        TraceFormat::Mahimahi => "mahimahi",
-        TraceFormat::ThesisPackets => "thesis",
-        TraceFormat::Ucc5g => "ucc",
-    }
+    f.short_name()
 }
 
 /// Reads and summarises a trace file.
@@ -36,8 +32,27 @@ pub fn info(path: &Path, format: FormatArg) -> Result<(String, TraceInfo), CliEr
         return Err(CliError::EmptyTrace { file: name });
     }
     let format = match format {
-        FormatArg::Auto => TraceFormat::detect(&text)
-            .ok_or_else(|| CliError::UnknownTraceFormat { file: name.clone() })?,
+        FormatArg::Auto => match TraceFormat::detect(&text) {
+            Some(f) => f,
+            None => {
+                // Read it in the format it most likely has, so that the
+                // message names the line that is wrong.
+                let guess = TraceFormat::guess(&text);
+                let detail = match guess {
+                    TraceFormat::Mahimahi => MahimahiTrace::parse(&name, &text).err(),
+                    TraceFormat::ThesisPackets => ThesisTrace::parse(&name, &text).err(),
+                    TraceFormat::Ucc5g => UccTrace::parse(&name, &text)
+                        .and_then(|t| t.dl_rate_series())
+                        .err(),
+                }
+                .map_or_else(|| "no error".to_string(), |e| e.detail());
+                return Err(CliError::UnknownTraceFormat {
+                    file: name,
+                    guess: short_name(guess),
+                    detail,
+                });
+            }
+        },
         FormatArg::Mahimahi => TraceFormat::Mahimahi,
         FormatArg::Thesis => TraceFormat::ThesisPackets,
         FormatArg::Ucc => TraceFormat::Ucc5g,

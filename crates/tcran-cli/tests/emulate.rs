@@ -255,24 +255,7 @@ fn ecn_in_capture(path: &Path) -> (u64, u64) {
 fn nothing_is_left_behind() {
     // A normal run with a server command that never ends by itself.
     let dir = out_dir("clean");
-    let child = tcran()
-        .args([
-            "emulate",
-            &scenario(),
-            "--variant",
-            "vanilla",
-            "--out",
-            dir.to_str().unwrap(),
-            "--server",
-            "sleep 60",
-            "--",
-            "sleep",
-            "0.5",
-        ])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .spawn()
-        .unwrap();
+    let child = spawn_vanilla(&dir, &["--server", "sleep 60", "--", "sleep", "0.5"]);
     let pid = child.id();
     let out = child.wait_with_output().unwrap();
     assert!(out.status.success());
@@ -280,22 +263,7 @@ fn nothing_is_left_behind() {
     assert!(!processes_named("sleep 60"));
 
     // SIGTERM ends a run cleanly; the UE command's status is the exit code.
-    let mut child = tcran()
-        .args([
-            "emulate",
-            &scenario(),
-            "--variant",
-            "vanilla",
-            "--out",
-            dir.to_str().unwrap(),
-            "--",
-            "sleep",
-            "30",
-        ])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = spawn_vanilla(&dir, &["--", "sleep", "30"]);
     let pid = child.id();
     wait_for(|| !leftovers(pid).is_empty());
     nix_kill(pid, "TERM");
@@ -308,22 +276,7 @@ fn nothing_is_left_behind() {
     assert_eq!(leftovers(pid), Vec::<String>::new());
 
     // SIGKILL leaves everything; the next run removes it.
-    let mut killed = tcran()
-        .args([
-            "emulate",
-            &scenario(),
-            "--variant",
-            "vanilla",
-            "--out",
-            dir.to_str().unwrap(),
-            "--",
-            "sleep",
-            "77",
-        ])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut killed = spawn_vanilla(&dir, &["--", "sleep", "77"]);
     let pid = killed.id();
     wait_for(|| leftovers(pid).len() >= 2);
     killed.kill().unwrap();
@@ -384,6 +337,18 @@ fn refuses_to_run_without_root() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.contains("needs root"), "{err}");
+}
+
+/// `tcran emulate` of the vanilla variant into `dir`, in the background.
+fn spawn_vanilla(dir: &Path, args: &[&str]) -> std::process::Child {
+    tcran()
+        .args(["emulate", &scenario(), "--variant", "vanilla", "--out"])
+        .arg(dir)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap()
 }
 
 fn wait_for(mut ok: impl FnMut() -> bool) {

@@ -54,16 +54,17 @@ impl BitRate {
     }
 }
 
-/// What went wrong when reading a quantity.
+/// What went wrong when reading a quantity: the text, what it should have
+/// been and why it is not (no unit, a negative number, out of range).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{input:?} is not a {what}: expected a number followed by one of {units}")]
+#[error("{input:?} is not a {what}: {problem}")]
 pub struct UnitError {
     pub input: String,
     pub what: &'static str,
-    pub units: &'static str,
+    pub problem: String,
 }
 
-const DURATION_UNITS: &str = "ns, us, ms, s";
+const DURATION_UNITS: &str = "ns, us, ms, s, min, h";
 const SIZE_UNITS: &str = "B, kB, KiB, MB, MiB, GB, GiB";
 const RATE_UNITS: &str =
     "bit/s, kbit/s, Mbit/s, Gbit/s (or bps, kbps, Mbps, Gbps), B/s, kB/s, MB/s";
@@ -78,69 +79,127 @@ fn split_number(s: &str) -> Option<(f64, &str)> {
         .unwrap_or(s.len());
     let (num, unit) = s.split_at(end);
     let num: String = num.chars().filter(|c| *c != '_').collect();
+    // Digits only, so never NaN; a number too long for f64 is infinite and
+    // reported as too large.
     let value: f64 = num.parse().ok()?;
-    value.is_finite().then_some((value, unit.trim()))
+    Some((value, unit.trim()))
 }
 
-fn to_u64(x: f64) -> Option<u64> {
-    (x >= 0.0 && x <= u64::MAX as f64).then(|| x.round() as u64)
+/// One kind of quantity: its name in messages, its units with their scale
+/// to the base unit, and how the largest value (`u64::MAX` base units) reads.
+struct Quantity {
+    what: &'static str,
+    units: &'static str,
+    scales: &'static [(&'static str, f64)],
+    largest: &'static str,
 }
 
+const DURATION: Quantity = Quantity {
+    what: "duration",
+    units: DURATION_UNITS,
+    scales: &[
+        ("ns", 1.0),
+        ("us", 1e3),
+        ("µs", 1e3),
+        ("ms", 1e6),
+        ("s", 1e9),
+        ("min", 60e9),
+        ("h", 3600e9),
+    ],
+    // Durations are u64 nanoseconds.
+    largest: "18446744073s (2^64-1 ns, about 584 years)",
+};
+
+const SIZE: Quantity = Quantity {
+    what: "byte size",
+    units: SIZE_UNITS,
+    scales: &[
+        ("B", 1.0),
+        ("kB", 1e3),
+        ("KB", 1e3),
+        ("KiB", 1024.0),
+        ("MB", 1e6),
+        ("MiB", 1024.0 * 1024.0),
+        ("GB", 1e9),
+        ("GiB", 1024.0 * 1024.0 * 1024.0),
+    ],
+    largest: "18446744073709551615B (2^64-1 bytes)",
+};
+
+const RATE: Quantity = Quantity {
+    what: "bit rate",
+    units: RATE_UNITS,
+    scales: &[
+        ("bit/s", 1.0),
+        ("bps", 1.0),
+        ("kbit/s", 1e3),
+        ("kbps", 1e3),
+        ("Mbit/s", 1e6),
+        ("Mbps", 1e6),
+        ("Gbit/s", 1e9),
+        ("Gbps", 1e9),
+        ("B/s", 8.0),
+        ("kB/s", 8e3),
+        ("KB/s", 8e3),
+        ("MB/s", 8e6),
+    ],
+    largest: "18446744073709551615bit/s (2^64-1 bit/s)",
+};
+
+impl Quantity {
+    /// The value in base units (rounded to the nearest), or why there is
+    /// none: the message says what was wrong with the text, so that `-5s`
+    /// is not answered with "expected a number followed by a unit".
+    fn parse(&self, s: &str) -> Result<u64, UnitError> {
+        let err = |problem: String| UnitError {
+            input: s.to_string(),
+            what: self.what,
+            problem,
+        };
+        let scale_of = |unit: &str| {
+            self.scales
+                .iter()
+                .find(|(u, _)| *u == unit)
+                .map(|(_, scale)| *scale)
+        };
+        let syntax = || err(format!("expected a number followed by one of {}", self.units));
+        if let Some(rest) = s.trim().strip_prefix('-') {
+            // A well-formed negative quantity: say what is wrong with it.
+            return Err(match split_number(rest) {
+                Some((_, unit)) if scale_of(unit).is_some() => {
+                    err(format!("negative {}s are not allowed", self.what))
+                }
+                _ => syntax(),
+            });
+        }
+        let (v, unit) = split_number(s).ok_or_else(syntax)?;
+        let scale = scale_of(unit).ok_or_else(syntax)?;
+        let x = v * scale;
+        // `u64::MAX as f64` is 2^64, one above the largest u64.
+        if x >= u64::MAX as f64 {
+            return Err(err(format!(
+                "too large: the largest {} is {}",
+                self.what, self.largest
+            )));
+        }
+        Ok(x.round() as u64)
+    }
+}
+
+/// A duration: a number and one of ns, us (µs), ms, s, min, h.
 pub fn parse_duration(s: &str) -> Result<Duration, UnitError> {
-    let err = || UnitError {
-        input: s.to_string(),
-        what: "duration",
-        units: DURATION_UNITS,
-    };
-    let (v, unit) = split_number(s).ok_or_else(err)?;
-    let scale = match unit {
-        "ns" => 1.0,
-        "us" | "µs" => 1e3,
-        "ms" => 1e6,
-        "s" => 1e9,
-        _ => return Err(err()),
-    };
-    to_u64(v * scale).map(Duration::from_nanos).ok_or_else(err)
+    DURATION.parse(s).map(Duration::from_nanos)
 }
 
+/// A byte size: a number and one of B, kB, KiB, MB, MiB, GB, GiB.
 pub fn parse_size(s: &str) -> Result<ByteSize, UnitError> {
-    let err = || UnitError {
-        input: s.to_string(),
-        what: "byte size",
-        units: SIZE_UNITS,
-    };
-    let (v, unit) = split_number(s).ok_or_else(err)?;
-    let scale = match unit {
-        "B" => 1.0,
-        "kB" | "KB" => 1e3,
-        "KiB" => 1024.0,
-        "MB" => 1e6,
-        "MiB" => 1024.0 * 1024.0,
-        "GB" => 1e9,
-        "GiB" => 1024.0 * 1024.0 * 1024.0,
-        _ => return Err(err()),
-    };
-    to_u64(v * scale).map(ByteSize).ok_or_else(err)
+    SIZE.parse(s).map(ByteSize)
 }
 
+/// A bit rate: a number and one of bit/s, kbit/s, Mbit/s, Gbit/s (or bps,
+/// kbps, Mbps, Gbps), B/s, kB/s, MB/s.
 pub fn parse_rate(s: &str) -> Result<BitRate, UnitError> {
-    let err = || UnitError {
-        input: s.to_string(),
-        what: "bit rate",
-        units: RATE_UNITS,
-    };
-    let (v, unit) = split_number(s).ok_or_else(err)?;
-    let scale = match unit {
-        "bit/s" | "bps" => 1.0,
-        "kbit/s" | "kbps" => 1e3,
-        "Mbit/s" | "Mbps" => 1e6,
-        "Gbit/s" | "Gbps" => 1e9,
-        "B/s" => 8.0,
-        "kB/s" | "KB/s" => 8e3,
-        "MB/s" => 8e6,
-        _ => return Err(err()),
-    };
-    to_u64(v * scale).map(BitRate).ok_or_else(err)
+    RATE.parse(s).map(BitRate)
 }
 
 impl fmt::Display for ByteSize {
@@ -208,7 +267,7 @@ macro_rules! unit_serde {
 unit_serde!(
     Duration,
     parse_duration,
-    "a duration string with a unit, like \"5ms\" (units: ns, us, ms, s)"
+    "a duration string with a unit, like \"5ms\" (units: ns, us, ms, s, min, h)"
 );
 unit_serde!(
     ByteSize,
@@ -253,7 +312,7 @@ unit_schema!(
     Duration,
     "Duration",
     "duration",
-    "ns|us|µs|ms|s",
+    "ns|us|µs|ms|s|min|h",
     DURATION_UNITS,
     "5ms"
 );
@@ -302,6 +361,37 @@ mod tests {
         assert!(parse_size("-3B").is_err());
         assert!(parse_duration("ms").is_err());
         assert!(parse_duration("1e400s").is_err());
+    }
+
+    #[test]
+    fn minutes_and_hours() {
+        assert_eq!(parse_duration("2min").unwrap(), Duration::from_secs(120));
+        assert_eq!(parse_duration("1.5h").unwrap(), Duration::from_secs(5400));
+        assert_eq!(parse_duration("24 h").unwrap(), Duration::from_secs(86_400));
+        // Minutes are `min`: `m` would read as metres or be confused with `ms`.
+        assert!(parse_duration("2m").is_err());
+    }
+
+    #[test]
+    fn negative_and_huge_values_say_why_they_are_refused() {
+        let e = parse_duration("-5s").unwrap_err().to_string();
+        assert_eq!(e, "\"-5s\" is not a duration: negative durations are not allowed");
+        let e = parse_size("-3B").unwrap_err().to_string();
+        assert!(e.contains("negative byte sizes are not allowed"), "{e}");
+        // A minus sign before something that is not a quantity is a syntax error.
+        let e = parse_duration("-fast").unwrap_err().to_string();
+        assert!(e.contains("expected a number followed by one of"), "{e}");
+        let e = parse_duration("99999999999999999999s").unwrap_err().to_string();
+        assert!(e.contains("too large: the largest duration is 18446744073s"), "{e}");
+        let e = parse_rate(&format!("{}Gbit/s", "9".repeat(400)))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("too large"), "{e}");
+        // The largest duration itself is accepted.
+        assert_eq!(
+            parse_duration("18446744073s").unwrap(),
+            Duration::from_secs(18_446_744_073)
+        );
     }
 
     #[test]

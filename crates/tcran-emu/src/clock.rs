@@ -72,3 +72,34 @@ impl Timer {
         self.fd.as_fd().as_raw_fd()
     }
 }
+
+/// The real-time priority the relay thread asks for: above every normal
+/// process (iperf3, the kernel's softirq threads run at normal priority)
+/// and below the kernel's own real-time threads (priority 99).
+pub const RELAY_PRIORITY: i32 = 50;
+
+/// Moves the calling thread to `SCHED_FIFO` at [`RELAY_PRIORITY`], so a
+/// busy program in a namespace (iperf3 at full rate) cannot delay its
+/// wake-ups by a scheduler time slice. `SCHED_RESET_ON_FORK` keeps
+/// children at normal priority. Returns what the thread runs with, for the
+/// report: the policy, or why it could not be set (e.g. no CAP_SYS_NICE,
+/// or a cgroup without a real-time budget).
+#[allow(unsafe_code)] // libc::sched_setscheduler has no safe wrapper in nix
+pub fn realtime_scheduling() -> String {
+    let param = libc::sched_param {
+        sched_priority: RELAY_PRIORITY,
+    };
+    // SAFETY: pid 0 is the calling thread; `param` is a valid sched_param
+    // that outlives the call.
+    let rc = unsafe {
+        libc::sched_setscheduler(0, libc::SCHED_FIFO | libc::SCHED_RESET_ON_FORK, &param)
+    };
+    if rc == 0 {
+        format!("SCHED_FIFO {RELAY_PRIORITY}")
+    } else {
+        format!(
+            "SCHED_OTHER (SCHED_FIFO refused: {})",
+            std::io::Error::last_os_error()
+        )
+    }
+}

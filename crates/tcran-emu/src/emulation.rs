@@ -55,6 +55,9 @@ pub struct Options {
     pub sysctls: Vec<(String, String)>,
     /// Where the server command's output goes (`server.log`); none: discarded.
     pub log_dir: Option<PathBuf>,
+    /// Wake this long before each deadline and busy-wait the rest (0:
+    /// sleep until the deadline).
+    pub spin: Duration,
 }
 
 /// What an emulation produced.
@@ -224,7 +227,10 @@ pub fn emulate(cfg: &SimConfig, base: &Path, opts: &Options) -> Result<Outcome, 
         &mut sim,
         &mut links,
         &clock,
-        until,
+        relay::Plan {
+            until,
+            spin: opts.spin,
+        },
         &stop,
         &mut || {
             if let Ok(Some(s)) = ue_child.try_wait() {

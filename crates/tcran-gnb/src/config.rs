@@ -196,8 +196,38 @@ pub enum ChannelConfig {
         table: McsTable,
     },
     /// A capacity trace file (mahimahi, thesis packets-per-10-ms, UCC CSV),
-    /// format detected from its content; relative to the scenario file.
-    Trace { path: String },
+    /// relative to the scenario file, or a trace shipped inside tcran
+    /// (`builtin:NAME`, see [`BUILTIN_TRACES`]).
+    Trace {
+        path: String,
+        /// The file's format: `auto` (default) tells it from the content.
+        #[serde(default, skip_serializing_if = "TraceFormatName::is_auto")]
+        format: TraceFormatName,
+    },
+}
+
+/// How a trace file is read: its format told from its content, or forced.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum TraceFormatName {
+    /// Told from the content (a UCC CSV header, a thesis sample count,
+    /// else mahimahi).
+    #[default]
+    Auto,
+    /// mahimahi: one millisecond timestamp per 1500-byte delivery opportunity.
+    Mahimahi,
+    /// Thesis packets-per-10-ms trace: a sample count, then the samples.
+    Thesis,
+    /// UCC 5G dataset CSV, used through its CQI column.
+    Ucc,
+}
+
+impl TraceFormatName {
+    pub fn is_auto(&self) -> bool {
+        *self == TraceFormatName::Auto
+    }
 }
 
 impl ChannelConfig {
@@ -219,9 +249,18 @@ impl ChannelConfig {
                 *over,
             )
             .map(AnyChannel::McsSeries),
-            ChannelConfig::Trace { path } => {
+            ChannelConfig::Trace { path, format } => {
+                if path.starts_with("builtin:") && builtin_trace(path).is_none() {
+                    let names: Vec<&str> = BUILTIN_TRACES.iter().map(|(n, _)| *n).collect();
+                    return Err(ConfigError::new(
+                        "path",
+                        path,
+                        format!("no such built-in trace; built-in: {}", names.join(", ")),
+                    ));
+                }
                 let full = base.join(path);
-                load_trace(&full).map_err(|e| ConfigError::new("path", full.display(), e))
+                load_trace_as(&full, *format)
+                    .map_err(|e| ConfigError::new("path", full.display(), e))
             }
         }
     }
@@ -260,25 +299,121 @@ pub fn builtin_trace(path: &str) -> Option<(&'static str, &'static str)> {
 /// the path). UCC 5G CSVs are used through their CQI column, as the thesis used the 4G
 /// dataset (1 sample per second).
 pub fn load_trace(path: &Path) -> Result<AnyChannel, String> {
+    load_trace_as(path, TraceFormatName::Auto)
+}
+
+/// [`load_trace`] in a given format. A file whose format cannot be told
+/// from its content is read in the format it most likely has
+/// ([`TraceFormat::guess`](tcran_ran::TraceFormat::guess)), so the error
+/// names the line that is wrong rather than only "not a trace".
+pub fn load_trace_as(path: &Path, format: TraceFormatName) -> Result<AnyChannel, String> {
     use tcran_ran::channel::{MahimahiTrace, ThesisTrace, TraceFormat, UccTrace};
     let (name, text) = match builtin_trace(&path.to_string_lossy()) {
         Some((name, text)) => (name.to_string(), text.to_string()),
         None => tcran_ran::channel::read_trace_file(path).map_err(|e| e.detail())?,
     };
+    let (chosen, guessed) = match format {
+        TraceFormatName::Auto => match TraceFormat::detect(&text) {
+            Some(f) => (f, false),
+            None => (TraceFormat::guess(&text), true),
+        },
+        TraceFormatName::Mahimahi => (TraceFormat::Mahimahi, false),
+        TraceFormatName::Thesis => (TraceFormat::ThesisPackets, false),
+        TraceFormatName::Ucc => (TraceFormat::Ucc5g, false),
+    };
     // The caller names the file (the field's value): say what is wrong
     // with it without repeating its name.
-    let err = |e: tcran_ran::TraceError| e.detail();
-    match TraceFormat::detect(&text) {
-        Some(TraceFormat::Mahimahi) => MahimahiTrace::parse(&name, &text)
+    let err = |e: tcran_ran::TraceError| {
+        if guessed {
+            format!(
+                "the format cannot be told from the content (set `format` to one of \
+                 mahimahi, thesis, ucc to force it); read as {}: {}",
+                chosen.short_name(),
+                e.detail()
+            )
+        } else {
+            e.detail()
+        }
+    };
+    match chosen {
+        TraceFormat::Mahimahi => MahimahiTrace::parse(&name, &text)
             .map(AnyChannel::Mahimahi)
             .map_err(err),
-        Some(TraceFormat::ThesisPackets) => ThesisTrace::parse(&name, &text)
+        TraceFormat::ThesisPackets => ThesisTrace::parse(&name, &text)
             .map(AnyChannel::Thesis)
             .map_err(err),
-        Some(TraceFormat::Ucc5g) => UccTrace::parse(&name, &text)
+        TraceFormat::Ucc5g => UccTrace::parse(&name, &text)
             .and_then(|t| t.cqi_series(CqiTable::Table1))
             .map(AnyChannel::Cqi)
             .map_err(err),
-        None => Err("not a mahimahi, thesis (packets per 10 ms) or UCC 5G CSV trace".into()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn trace(path: &str, format: TraceFormatName) -> Result<AnyChannel, ConfigError> {
+        ChannelConfig::Trace {
+            path: path.to_string(),
+            format,
+        }
+        .build(Path::new("."))
+    }
+
+    #[test]
+    fn a_misspelled_builtin_lists_the_builtins() {
+        let e = trace("builtin:thesis-pedestrain", TraceFormatName::Auto).unwrap_err();
+        assert_eq!(e.field, "path");
+        assert_eq!(e.value, "builtin:thesis-pedestrain");
+        for (name, _) in BUILTIN_TRACES {
+            assert!(e.allowed.contains(name), "{e}");
+        }
+    }
+
+    #[test]
+    fn a_broken_trace_names_its_line_with_or_without_a_forced_format() {
+        let dir = std::env::temp_dir().join(format!("tcran-gnb-trace-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let f = dir.join("bad.down");
+        // Line 3 is not a timestamp: no format fits, mahimahi is the guess.
+        std::fs::write(&f, "0\n1\n1x\n2\n").unwrap();
+        let p = f.to_str().unwrap();
+        let e = trace(p, TraceFormatName::Auto).unwrap_err();
+        assert!(e.allowed.contains("read as mahimahi"), "{e}");
+        assert!(e.allowed.contains("line 3: \"1x\""), "{e}");
+        assert!(e.allowed.contains("`format`"), "{e}");
+        let e = trace(p, TraceFormatName::Mahimahi).unwrap_err();
+        assert!(e.allowed.starts_with("line 3: \"1x\""), "{e}");
+        // A valid thesis trace forced into the mahimahi reader fails there.
+        std::fs::write(&f, "4\n1\n2\n3\n1\n").unwrap();
+        assert!(trace(p, TraceFormatName::Auto).is_ok());
+        assert!(trace(p, TraceFormatName::Thesis).is_ok());
+        let e = trace(p, TraceFormatName::Mahimahi).unwrap_err();
+        assert!(e.allowed.starts_with("line 2:"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn the_format_is_optional_and_written_only_when_forced() {
+        let c: ChannelConfig = toml::from_str("kind = \"trace\"\npath = \"x\"").unwrap();
+        assert_eq!(
+            c,
+            ChannelConfig::Trace {
+                path: "x".into(),
+                format: TraceFormatName::Auto
+            }
+        );
+        let c: ChannelConfig =
+            toml::from_str("kind = \"trace\"\npath = \"x\"\nformat = \"ucc\"").unwrap();
+        assert!(matches!(
+            c,
+            ChannelConfig::Trace {
+                format: TraceFormatName::Ucc,
+                ..
+            }
+        ));
+        assert!(toml::from_str::<ChannelConfig>("kind = \"trace\"\npath = \"x\"\nformat = \"csv\"")
+            .is_err());
     }
 }

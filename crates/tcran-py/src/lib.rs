@@ -370,7 +370,11 @@ fn validate(
         variants: None,
     };
     let p = job.prepare().map_err(py_err)?;
-    let cfg: tcran_sim::SimConfig = p.src.parse_with(&p.sets).map_err(py_err)?;
+    // As `run` reads it (simulate::run_source), so the messages match.
+    let cfg: tcran_sim::SimConfig = p
+        .src
+        .parse_checked(&p.sets, |c| tcran_sim::build_scenario(c, &p.base).map(drop))
+        .map_err(py_err)?;
     tcran_sim::build_scenario(&cfg, &p.base)
         .map(|sims| sims.into_iter().map(|(n, _)| n).collect())
         .map_err(|error| {

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{csv_rows, read, shared};
+use common::{csv_rows, oracle, read};
 use proptest::prelude::*;
 use tcran_ran::phy::mcs::{Mcs, McsTable};
 use tcran_ran::phy::tbs::{TbScaling, TbsInput};
@@ -28,7 +28,7 @@ fn tbs_of_row(r: &[String]) -> (u32, u32) {
 
 #[test]
 fn all_256_matlab_vectors_match() {
-    let rows = csv_rows(&read(&shared(
+    let rows = csv_rows(&read(&oracle(
         "3gpp/nr_tbs_test_vectors_matlab_via_srsran.csv",
     )));
     assert_eq!(rows.len(), 256);
@@ -49,7 +49,7 @@ fn all_256_matlab_vectors_match() {
 
 #[test]
 fn every_edge_vector_matches_the_spec_column() {
-    let rows = csv_rows(&read(&shared("3gpp/nr_tbs_edge_vectors_derived.csv")));
+    let rows = csv_rows(&read(&oracle("3gpp/nr_tbs_edge_vectors_derived.csv")));
     assert_eq!(rows.len(), 16);
     for r in &rows {
         let (got, want) = tbs_of_row(r);
@@ -65,7 +65,7 @@ fn every_edge_vector_matches_the_spec_column() {
 
 #[test]
 fn small_n_info_quantises_to_table_5_1_3_2_1() {
-    let table: Vec<u32> = csv_rows(&read(&shared("3gpp/nr_tbs_table_38214_t5.1.3.2-1.csv")))
+    let table: Vec<u32> = csv_rows(&read(&oracle("3gpp/nr_tbs_table_38214_t5.1.3.2-1.csv")))
         .iter()
         .map(|r| r[1].parse().unwrap())
         .collect();

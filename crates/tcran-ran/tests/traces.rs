@@ -1,9 +1,9 @@
 //! Trace readers against the statistics their READMEs state, on the copies in
-//! `data/traces` (and the UCC CSVs in ../shared).
+//! `data/traces` (the UCC CSVs too, kept there for these tests).
 
 mod common;
 
-use common::{read, repo_traces, shared};
+use common::{oracle, read, repo_traces};
 use tcran_core::{Duration, Instant};
 use tcran_ran::channel::{
     AnyChannel, Channel, ChannelSample, MahimahiTrace, ThesisTrace, TraceFormat, UccTrace,
@@ -104,7 +104,7 @@ fn wrong_formats_are_detected_on_the_real_files() {
     let e = UccTrace::parse("Verizon-LTE-short.down", &mm).unwrap_err();
     assert_eq!(e.line, Some(1));
 
-    let ucc = read(&shared(
+    let ucc = read(&oracle(
         "traces/uccmisl-5Gdataset/Download/Static/B_2020.02.14_13.21.26.csv",
     ));
     assert_eq!(TraceFormat::detect(&ucc), Some(TraceFormat::Ucc5g));
@@ -133,7 +133,7 @@ fn ucc_dl_bitrate_means_match_the_readme() {
         ("Static/B_2019.12.16_13.40.04.csv", 2143, 50.4),
         ("Static/B_2020.02.14_13.21.26.csv", 1013, 121.0),
     ] {
-        let p = shared(&format!("traces/uccmisl-5Gdataset/Download/{file}"));
+        let p = oracle(&format!("traces/uccmisl-5Gdataset/Download/{file}"));
         let t = UccTrace::from_path(&p).unwrap();
         assert_eq!(t.rows(), rows);
         assert_eq!(t.missing_cqi(), 0);

@@ -90,6 +90,17 @@ pub fn build_scenario(cfg: &SimConfig, base: &Path) -> Result<Vec<(String, Sim)>
         return Ok(vec![("default".to_string(), Sim::new(cfg, base)?)]);
     }
     Sim::new(cfg, base)?;
+    // Variants are told apart by name (in the table, the report, the CSV
+    // folders): two with one name would silently share them.
+    for (i, v) in cfg.variants.iter().enumerate() {
+        if let Some(j) = cfg.variants[..i].iter().position(|w| w.name == v.name) {
+            return Err(ConfigError::new(
+                format!("variants[{i}].name"),
+                format!("{:?}", v.name),
+                format!("must be unique: variants[{j}] has the same name"),
+            ));
+        }
+    }
     cfg.variants
         .iter()
         .enumerate()

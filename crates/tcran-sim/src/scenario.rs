@@ -14,8 +14,8 @@ use tcran_traffic::TcpConfig;
 pub use crate::controller::{ControllerConfig, EventConfig};
 /// The RAN node's part of a scenario, defined with the node.
 pub use tcran_gnb::config::{
-    builtin_trace, load_trace, ChannelConfig, DrbConfig, UeConfig, UpfConfig, UplinkConfig,
-    BUILTIN_TRACES,
+    builtin_trace, load_trace, load_trace_as, ChannelConfig, DrbConfig, TraceFormatName,
+    UeConfig, UpfConfig, UplinkConfig, BUILTIN_TRACES,
 };
 
 fn ms(v: u64) -> Duration {

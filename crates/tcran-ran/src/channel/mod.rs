@@ -168,6 +168,35 @@ impl TraceFormat {
             None
         }
     }
+
+    /// The format a trace that [`TraceFormat::detect`] cannot tell was most
+    /// likely meant to be, so that its reader can say which line is wrong:
+    /// a first line with commas is a UCC CSV, a first number equal to the
+    /// count of the lines that follow is a thesis trace, anything else is
+    /// read as mahimahi (one number per line, the most common format).
+    pub fn guess(text: &str) -> TraceFormat {
+        if let Some(f) = TraceFormat::detect(text) {
+            return f;
+        }
+        let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
+        let first = lines.next().unwrap_or("");
+        if first.contains(',') {
+            return TraceFormat::Ucc5g;
+        }
+        match first.parse::<u64>() {
+            Ok(n) if n == lines.count() as u64 => TraceFormat::ThesisPackets,
+            _ => TraceFormat::Mahimahi,
+        }
+    }
+
+    /// The name a configuration or `--format` uses for it.
+    pub fn short_name(self) -> &'static str {
+        match self {
+            TraceFormat::Mahimahi => "mahimahi",
+            TraceFormat::ThesisPackets => "thesis",
+            TraceFormat::Ucc5g => "ucc",
+        }
+    }
 }
 
 impl fmt::Display for TraceFormat {
@@ -404,6 +433,20 @@ mod tests {
         assert_eq!(TraceFormat::detect("5\n3\n1\n"), None);
         assert_eq!(TraceFormat::detect("hello"), None);
         assert_eq!(TraceFormat::detect(""), None);
+    }
+
+    #[test]
+    fn guesses_the_format_a_broken_trace_was_meant_to_have() {
+        // A mahimahi trace with a bad line, or going back in time.
+        assert_eq!(TraceFormat::guess("0\n1\nx\n2\n"), TraceFormat::Mahimahi);
+        assert_eq!(TraceFormat::guess("5\n3\n1\n"), TraceFormat::Mahimahi);
+        // The thesis count line matches the lines that follow, one is bad.
+        assert_eq!(TraceFormat::guess("3\n1\n-\n1\n"), TraceFormat::ThesisPackets);
+        // A CSV without the columns UCC needs.
+        assert_eq!(TraceFormat::guess("a,b\n1,2\n"), TraceFormat::Ucc5g);
+        // What detect tells, guess keeps.
+        assert_eq!(TraceFormat::guess("3\n1\n2\n1\n"), TraceFormat::ThesisPackets);
+        assert_eq!(TraceFormat::guess("hello"), TraceFormat::Mahimahi);
     }
 
     #[test]

@@ -184,6 +184,17 @@ pub(super) fn build_flows(
     cfg: &SimConfig,
     has_ue: impl Fn(u16) -> bool,
 ) -> Result<Vec<Flow>, ConfigError> {
+    // Flows are told apart by name in the summary, the series and the
+    // report: a second flow of the same name would be mistaken for the first.
+    for (i, f) in cfg.flows.iter().enumerate() {
+        if let Some(j) = cfg.flows[..i].iter().position(|g| g.name == f.name) {
+            return Err(ConfigError::new(
+                format!("flows[{i}].name"),
+                format!("{:?}", f.name),
+                format!("must be unique: flows[{j}] has the same name"),
+            ));
+        }
+    }
     cfg.flows
         .iter()
         .enumerate()
