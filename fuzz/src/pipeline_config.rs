@@ -101,6 +101,7 @@ pub fn exercise(config: &PipelineConfig) {
             pulled_bytes: pulled,
             granted_bytes: MAC_BYTES_PER_TTI,
             max_bytes: 4 * MAC_BYTES_PER_TTI,
+            ..LowerLayerReport::default()
         };
         pipeline.on_report(&report, now);
         let next = pipeline.next_wakeup(now);

@@ -28,10 +28,12 @@ use tcran_sim::metrics::DelaySummary;
 use tcran_sim::scenario::ChannelConfig;
 use tcran_sim::{RunSummary, SimConfig};
 
-/// The longest simulated time a fuzz input runs: long enough for TCP to
-/// leave slow start on a small cell, short enough for thousands of inputs
-/// a minute.
-pub const MAX_RUN: Duration = Duration::from_millis(1500);
+/// The longest simulated time a fuzz input runs: 200 ms is several round
+/// trips (TCP in slow start, one CoDel interval, pacers and controllers
+/// acting on real reports), while a fuzzer needs many inputs a second: a
+/// shipped scenario costs about 14 ms at 200 ms against 86 ms at 1.5 s
+/// (release build, no sanitizer; docs/performance.md has the exec/s).
+pub const MAX_RUN: Duration = Duration::from_millis(200);
 
 /// Entry point: `data` as the text of a scenario file. Returns how many
 /// runs (variants) it simulated: 0 for an input refused or skipped.

@@ -98,6 +98,7 @@ pub(crate) fn rust_bytes_tti(p: &mut Pipeline, g: &mut Gnb, flows: &[Vec<u8>]) {
             pulled_bytes: r.pulled_bytes,
             granted_bytes: r.granted_bytes,
             max_bytes: r.max_bytes,
+            ..LowerLayerReport::default()
         },
         Instant::from_nanos(g.now),
     );

@@ -375,6 +375,7 @@ impl Instance {
             pulled_bytes: r.pulled_bytes,
             granted_bytes: r.granted_bytes,
             max_bytes: r.max_bytes,
+            ..LowerLayerReport::default()
         };
         self.with(|s| {
             let now = s.clock(now_ns);

@@ -60,16 +60,19 @@ pub fn run(path: &Path, sets: &[Override], opts: &Options) -> Result<Emulated, C
     let name = crate::simulate::scenario_name(path);
     let output = ScenarioOutput {
         summary: ScenarioSummary {
-            scenario: name,
-            seed: cfg.seed,
-            sim_s: o.report.ran_s,
             wall_s: o.report.ran_s,
-            variants: vec![VariantSummary {
-                name: o.variant.clone(),
-                run: o.output.summary,
-            }],
+            ..ScenarioSummary::single(
+                name,
+                cfg.seed,
+                o.report.ran_s,
+                vec![VariantSummary {
+                    name: o.variant.clone(),
+                    run: o.output.summary,
+                }],
+            )
         },
         series: vec![o.output.series],
+        seed_series: Vec::new(),
     };
     Ok(Emulated {
         outcome: Outcome {

@@ -71,6 +71,11 @@ pub enum CliError {
     #[error("{file}: cannot write: {reason}")]
     Write { file: String, reason: String },
 
+    /// An output that hit a limit the user can change: the file-size limit
+    /// (`ulimit -f`), a full disk or a quota.
+    #[error("{file}: cannot write: {reason} (a file-size, disk-space or quota limit: free space or raise the limit)")]
+    Limit { file: String, reason: String },
+
     /// A `--set KEY=VALUE` that is malformed or whose path does not fit the
     /// document.
     #[error("--set {arg}: {message}")]
@@ -100,6 +105,19 @@ pub enum CliError {
 }
 
 impl CliError {
+    /// The error of writing `file`: [`CliError::Limit`] for a file-size,
+    /// disk-space or quota limit, else [`CliError::Write`].
+    pub fn write(file: &std::path::Path, e: &std::io::Error) -> CliError {
+        use std::io::ErrorKind::{FileTooLarge, QuotaExceeded, StorageFull};
+        let file = file.display().to_string();
+        let reason = tcran_core::text_file::without_os_code(&e.to_string()).to_string();
+        if matches!(e.kind(), FileTooLarge | StorageFull | QuotaExceeded) {
+            CliError::Limit { file, reason }
+        } else {
+            CliError::Write { file, reason }
+        }
+    }
+
     pub fn exit_code(&self) -> i32 {
         match self {
             CliError::Output(_) | CliError::Write { .. } | CliError::Emulation(_) => EXIT_IO,

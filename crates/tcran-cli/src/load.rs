@@ -3,10 +3,10 @@
 //! line:column.
 
 use crate::error::{CliError, Pos};
-use tcran_core::ConfigError;
 use crate::set::Override;
 use serde::de::DeserializeOwned;
 use std::path::Path;
+use tcran_core::ConfigError;
 
 /// The syntax of a configuration file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -113,8 +113,9 @@ impl Source {
     /// any particular type.
     fn value_with(&self, sets: &[Override]) -> Option<serde_json::Value> {
         let mut doc: serde_json::Value = match self.syntax {
-            Syntax::Toml => serde_json::to_value(toml::from_str::<toml::Value>(&self.text).ok()?)
-                .ok()?,
+            Syntax::Toml => {
+                serde_json::to_value(toml::from_str::<toml::Value>(&self.text).ok()?).ok()?
+            }
             Syntax::Json => serde_json::from_str(&self.text).ok()?,
         };
         for s in sets {

@@ -76,9 +76,14 @@ enum Command {
         /// The summary JSON on stdout instead of the table.
         #[arg(long)]
         json: bool,
-        /// Override the scenario's seed.
+        /// Override the scenario's seed (and run that seed alone).
         #[arg(long)]
         seed: Option<u64>,
+        /// Run every variant once per seed: "1..10" (ten seeds, both ends
+        /// included) or "1,5,9"; the summary adds each metric's mean and
+        /// 95 % confidence interval (Student t) across the seeds.
+        #[arg(long, value_name = "SEEDS", conflicts_with = "seed", value_parser = tcran_sim::seeds::Seeds::parse)]
+        seeds: Option<tcran_sim::seeds::Seeds>,
         /// Where summary.json, the CSV time series and report.html go
         /// [default: tcran-out/<scenario file name>].
         #[arg(long)]
@@ -158,6 +163,9 @@ enum Command {
     /// Panics on purpose, to test the panic hook.
     #[command(name = "internal-panic", hide = true)]
     InternalPanic,
+    /// Allocates BYTES bytes on purpose, to test the out-of-memory message.
+    #[command(name = "internal-allocate", hide = true)]
+    InternalAllocate { bytes: usize },
 }
 
 #[derive(Debug, Subcommand)]
@@ -220,12 +228,14 @@ fn run(cli: Cli) -> Result<(), CliError> {
             file,
             json,
             seed,
+            seeds,
             out,
             set,
         } => {
             let sets = overrides(&set)?;
             let opts = Options {
                 seed,
+                seeds: seeds.as_ref(),
                 sets: &sets,
                 progress: show_progress(json),
             };
@@ -316,6 +326,11 @@ fn run(cli: Cli) -> Result<(), CliError> {
             std::process::exit(e.exit_code);
         }
         Command::InternalPanic => panic!("deliberate panic (internal-panic)"),
+        Command::InternalAllocate { bytes } => {
+            let v: Vec<u8> = Vec::with_capacity(bytes);
+            std::hint::black_box(&v);
+            emit(&format!("allocated {} bytes\n", v.capacity()))
+        }
     }
 }
 
@@ -413,8 +428,75 @@ fn parse_args() -> Result<Cli, CliError> {
     })
 }
 
+/// The system allocator, except that an allocation it refuses (a memory
+/// limit such as `ulimit -v` or a cgroup's, reached) ends the program with
+/// one line and exit code 2 instead of Rust's abort message.
+struct OneLineOutOfMemory;
+
+// The only way to see a failed allocation in stable Rust: wrap the system
+// allocator; every call is passed through unchanged.
+#[allow(unsafe_code)]
+unsafe impl std::alloc::GlobalAlloc for OneLineOutOfMemory {
+    unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
+        // SAFETY: the caller's contract is the system allocator's.
+        let p = unsafe { std::alloc::System.alloc(layout) };
+        if p.is_null() {
+            out_of_memory(layout.size());
+        }
+        p
+    }
+    unsafe fn alloc_zeroed(&self, layout: std::alloc::Layout) -> *mut u8 {
+        // SAFETY: as `alloc`.
+        let p = unsafe { std::alloc::System.alloc_zeroed(layout) };
+        if p.is_null() {
+            out_of_memory(layout.size());
+        }
+        p
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: std::alloc::Layout) {
+        // SAFETY: `ptr` came from `alloc` above, i.e. from `System`.
+        unsafe { std::alloc::System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: std::alloc::Layout, new: usize) -> *mut u8 {
+        // SAFETY: `ptr` came from `System`; the caller's contract holds.
+        let p = unsafe { std::alloc::System.realloc(ptr, layout, new) };
+        if p.is_null() {
+            out_of_memory(new);
+        }
+        p
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: OneLineOutOfMemory = OneLineOutOfMemory;
+
+/// Writes the out-of-memory line without allocating (into a stack buffer)
+/// and exits with 2.
+#[cold]
+fn out_of_memory(size: usize) -> ! {
+    use std::io::Write;
+    let mut buf = [0u8; 512];
+    let mut w: &mut [u8] = &mut buf;
+    let _ = writeln!(
+        w,
+        "error: out of memory: cannot allocate {size} more bytes (a memory limit such as `ulimit -v` was reached; shorten the run, use fewer flows, variants or seeds, or raise the limit)"
+    );
+    let n = 512 - w.len();
+    let _ = std::io::stderr().write_all(&buf[..n]);
+    std::process::exit(EXIT_USAGE);
+}
+
+/// A file-size limit (`ulimit -f`) reached by a write kills the process
+/// with SIGXFSZ unless the signal is handled: with this handler the write
+/// fails with "File too large" instead, reported as one line (exit 2).
+fn survive_file_size_limit() {
+    let flag = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let _ = signal_hook::flag::register(signal_hook::consts::SIGXFSZ, flag);
+}
+
 fn main() {
     install_panic_hook();
+    survive_file_size_limit();
     let result = parse_args().and_then(run);
     if let Err(e) = result {
         eprintln!("error: {}", e.one_line());

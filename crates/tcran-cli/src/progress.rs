@@ -14,8 +14,9 @@ pub struct Bar {
 }
 
 impl Bar {
-    pub fn new(scenario: &str, runs: &[(String, SimConfig)], duration_s: f64) -> Bar {
-        let total = (runs.len() as f64 * duration_s * 1e3).round() as u64;
+    /// A bar over `seeds` times the `runs`.
+    pub fn new(scenario: &str, runs: &[(String, SimConfig)], seeds: usize, duration_s: f64) -> Bar {
+        let total = ((runs.len() * seeds.max(1)) as f64 * duration_s * 1e3).round() as u64;
         // Hidden until styled, so the first frame already has the message.
         let bar = ProgressBar::with_draw_target(Some(total.max(1)), ProgressDrawTarget::hidden());
         let style =
@@ -37,11 +38,17 @@ impl Bar {
     }
 
     pub fn update(&self, p: Progress) {
-        let done = (p.variant as f64 * p.duration_s + p.sim_s.min(p.duration_s)) * 1e3;
+        let run = p.seed * p.variants + p.variant;
+        let done = (run as f64 * p.duration_s + p.sim_s.min(p.duration_s)) * 1e3;
         self.bar.set_position(done.round() as u64);
         let name = self.names.get(p.variant).map_or("", String::as_str);
+        let seed = if p.seeds > 1 {
+            format!("seed {}/{}, ", p.seed + 1, p.seeds)
+        } else {
+            String::new()
+        };
         self.bar.set_message(format!(
-            "variant {}/{} {name}: {:.0}/{:.0} s",
+            "{seed}variant {}/{} {name}: {:.0}/{:.0} s",
             p.variant + 1,
             p.variants,
             p.sim_s,

@@ -216,6 +216,52 @@ pub fn write_one<W: std::io::Write>(stem: &str, s: &RunSeries, out: W) -> Result
     Ok(())
 }
 
+#[derive(Serialize)]
+struct SeedRow<'a> {
+    seed: u64,
+    variant: &'a str,
+    flow: &'a str,
+    throughput_mbps: f64,
+    delay_mean_ms: f64,
+    delay_p50_ms: f64,
+    delay_p95_ms: f64,
+    delay_p99_ms: f64,
+    rtt_mean_ms: Option<f64>,
+    rtt_p95_ms: Option<f64>,
+    lost_packets: u64,
+    prb_utilization: f64,
+    capacity_utilization: f64,
+}
+
+/// `seeds.csv`: one row per seed, variant and flow with the figures the
+/// confidence intervals of the summary are computed from.
+pub fn write_seeds(path: &Path, s: &tcran_sim::ScenarioSummary) -> Result<(), csv::Error> {
+    let mut w = csv::Writer::from_path(path)?;
+    for r in &s.seed_runs {
+        for v in &r.variants {
+            for f in &v.run.flows {
+                w.serialize(SeedRow {
+                    seed: r.seed,
+                    variant: &v.name,
+                    flow: &f.name,
+                    throughput_mbps: f.throughput_mbps,
+                    delay_mean_ms: f.delay_ms.mean,
+                    delay_p50_ms: f.delay_ms.p50,
+                    delay_p95_ms: f.delay_ms.p95,
+                    delay_p99_ms: f.delay_ms.p99,
+                    rtt_mean_ms: f.rtt_ms.map(|d| d.mean),
+                    rtt_p95_ms: f.rtt_ms.map(|d| d.p95),
+                    lost_packets: f.lost_packets,
+                    prb_utilization: v.run.prb_utilization,
+                    capacity_utilization: v.run.capacity_utilization,
+                })?;
+            }
+        }
+    }
+    w.flush()?;
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -261,6 +307,7 @@ mod tests {
             cwnd_bytes: vec![None, None],
             srtt_ms: vec![None, None],
             delay_cdf: vec![(12.5, 1.0)],
+            rtt_cdf: Vec::new(),
             layer_delay_cdf: LayerCdfs {
                 core: vec![(10.0, 1.0)],
                 rlc: vec![(0.5, 0.5), (1.5, 1.0)],

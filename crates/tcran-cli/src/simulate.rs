@@ -22,7 +22,10 @@ pub struct Outcome {
 /// How to run: seed override, `--set` overrides, progress bar.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Options<'a> {
+    /// One seed instead of the scenario's `seed` or `seeds`.
     pub seed: Option<u64>,
+    /// Several seeds instead of the scenario's `seed` or `seeds`.
+    pub seeds: Option<&'a tcran_sim::seeds::Seeds>,
     pub sets: &'a [Override],
     /// Draw a progress bar on stderr (the caller checks it is a terminal).
     pub progress: bool,
@@ -63,9 +66,8 @@ pub fn run_file(path: &Path, opts: Options) -> Result<Outcome, CliError> {
 pub fn check_file(path: &Path, opts: Options) -> Result<(), CliError> {
     let src = read_config(path)?;
     let base = path.parent().unwrap_or(Path::new("."));
-    let mut cfg: SimConfig = src.parse_checked(opts.sets, |c| {
-        tcran_sim::build_scenario(c, base).map(drop)
-    })?;
+    let mut cfg: SimConfig =
+        src.parse_checked(opts.sets, |c| tcran_sim::build_scenario(c, base).map(drop))?;
     if let Some(s) = opts.seed {
         cfg.seed = s;
     }
@@ -90,11 +92,14 @@ pub fn run_source(
     opts: Options,
     only: Option<&[String]>,
 ) -> Result<Outcome, CliError> {
-    let mut cfg: SimConfig = src.parse_checked(opts.sets, |c| {
-        tcran_sim::build_scenario(c, base).map(drop)
-    })?;
+    let mut cfg: SimConfig =
+        src.parse_checked(opts.sets, |c| tcran_sim::build_scenario(c, base).map(drop))?;
     if let Some(s) = opts.seed {
         cfg.seed = s;
+        cfg.seeds = None;
+    }
+    if let Some(s) = opts.seeds {
+        cfg.seeds = Some(s.clone());
     }
     if let Some(only) = only {
         select_variants(&mut cfg, only).map_err(|(name, known)| CliError::UnknownVariant {
@@ -104,9 +109,10 @@ pub fn run_source(
         })?;
     }
     let runs = cfg.runs();
+    let seeds = cfg.seed_list().len();
     let bar = opts
         .progress
-        .then(|| crate::progress::Bar::new(name, &runs, cfg.duration.as_secs_f64()));
+        .then(|| crate::progress::Bar::new(name, &runs, seeds, cfg.duration.as_secs_f64()));
     let started = std::time::Instant::now();
     let result = tcran_sim::run_scenario_with_progress(name, &cfg, base, &mut |p| {
         if let Some(b) = &bar {
@@ -138,8 +144,13 @@ fn select_variants(cfg: &mut SimConfig, only: &[String]) -> Result<(), (String, 
     Ok(())
 }
 
-/// One row per flow and variant, then the cell and drop figures.
+/// One row per flow and variant, then the cell and drop figures; with
+/// several seeds, each figure as its mean ± the half-width of its 95 %
+/// confidence interval across the seeds.
 pub fn to_text(s: &ScenarioSummary) -> String {
+    if !s.across_seeds.is_empty() {
+        return seeds_text(s);
+    }
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -190,16 +201,82 @@ pub fn to_text(s: &ScenarioSummary) -> String {
             let _ = writeln!(out, "{:<20} drops: {}", "", drops.join(", "));
         }
     }
+    // Rows without the cell columns end in padding: drop it.
+    out.lines()
+        .map(|l| l.trim_end().to_string() + "\n")
+        .collect()
+}
+
+fn seeds_text(s: &ScenarioSummary) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{}: {} variant(s) x {} seeds ({}), {:.0} s simulated each, in {:.2} s\n\nmean ± half-width of the 95 % confidence interval across seeds (Student t, {} degrees of freedom)\n",
+        s.scenario,
+        s.across_seeds.len(),
+        s.seeds.len(),
+        seeds_label(&s.seeds),
+        s.sim_s,
+        s.wall_s,
+        s.seeds.len().saturating_sub(1)
+    );
+    let _ = writeln!(
+        out,
+        "{:<20} {:<8} {:>15} {:>17} {:>17} {:>13} {:>13}",
+        "variant", "flow", "Mbit/s", "mean ms", "p95 ms", "PRB use %", "capacity use %"
+    );
+    let pm = |i: &tcran_sim::seeds::Interval, scale: f64, prec: usize| {
+        format!("{:.prec$} ±{:.prec$}", i.mean * scale, i.half_width * scale)
+    };
+    for v in &s.across_seeds {
+        for (k, f) in v.flows.iter().enumerate() {
+            let (mean, p95, flow) = match (&f.rtt_mean_ms, &f.rtt_p95_ms) {
+                (Some(m), Some(p)) => (m, p, format!("{} rtt", f.name)),
+                _ => (&f.delay_mean_ms, &f.delay_p95_ms, f.name.clone()),
+            };
+            let (name, prb, cap) = if k == 0 {
+                (
+                    v.name.as_str(),
+                    pm(&v.prb_utilization, 100.0, 1),
+                    pm(&v.capacity_utilization, 100.0, 1),
+                )
+            } else {
+                ("", String::new(), String::new())
+            };
+            let _ = writeln!(
+                out,
+                "{:<20} {:<8} {:>15} {:>17} {:>17} {:>13} {:>13}",
+                name,
+                flow,
+                pm(&f.throughput_mbps, 1.0, 2),
+                pm(mean, 1.0, 1),
+                pm(p95, 1.0, 1),
+                prb,
+                cap
+            );
+        }
+    }
     out
 }
 
+/// `1..10` for consecutive seeds, else the list.
+pub fn seeds_label(seeds: &[u64]) -> String {
+    match (seeds.first(), seeds.last()) {
+        (Some(a), Some(b)) if seeds.windows(2).all(|w| w[1] == w[0] + 1) => format!("{a}..{b}"),
+        _ => seeds
+            .iter()
+            .map(u64::to_string)
+            .collect::<Vec<_>>()
+            .join(","),
+    }
+}
+
 /// Writes everything a run produced into `dir` (created if needed):
-/// `summary.json`, the CSV time series per variant and `report.html`.
+/// `summary.json`, the CSV time series per variant (of the first seed),
+/// with several seeds `seeds.csv` (every seed's figures), `report.html`
+/// and each of its plots alone in `figures/` (SVG and PDF).
 pub fn write_outputs(dir: &Path, o: &Outcome) -> Result<(), CliError> {
-    let io = |path: &Path, e: &dyn std::fmt::Display| CliError::Write {
-        file: path.display().to_string(),
-        reason: tcran_core::text_file::without_os_code(&e.to_string()).to_string(),
-    };
+    let io = |path: &Path, e: &std::io::Error| CliError::write(path, e);
     std::fs::create_dir_all(dir).map_err(|e| io(dir, &e))?;
     let s = &o.output.summary;
     let json = serde_json::to_string_pretty(s).expect("summary serializes");
@@ -208,14 +285,34 @@ pub fn write_outputs(dir: &Path, o: &Outcome) -> Result<(), CliError> {
     let names = crate::series_csv::dir_names(s.variants.iter().map(|v| v.name.as_str()));
     for (name, series) in names.iter().zip(&o.output.series) {
         let d = dir.join(name);
-        crate::series_csv::write(&d, series).map_err(|e| io(&d, &e))?;
+        crate::series_csv::write(&d, series).map_err(|e| match e.kind() {
+            csv::ErrorKind::Io(e) => io(&d, e),
+            _ => CliError::Write {
+                file: d.display().to_string(),
+                reason: e.to_string(),
+            },
+        })?;
     }
-    let html = crate::report::render(&crate::report::Report {
+    if !s.seed_runs.is_empty() {
+        let path = dir.join("seeds.csv");
+        crate::series_csv::write_seeds(&path, s).map_err(|e| match e.kind() {
+            csv::ErrorKind::Io(e) => io(&path, e),
+            _ => CliError::Write {
+                file: path.display().to_string(),
+                reason: e.to_string(),
+            },
+        })?;
+    }
+    let report = crate::report::Report {
         summary: s,
         series: &o.output.series,
+        seed_series: &o.output.seed_series,
         runs: &o.runs,
         csv_dirs: Some(&names),
-    });
+        figure_dir: Some(crate::report::FIGURE_DIR),
+    };
+    crate::report::write_figures(&dir.join(crate::report::FIGURE_DIR), &report)?;
+    let html = crate::report::render(&report);
     let path = dir.join("report.html");
     std::fs::write(&path, html).map_err(|e| io(&path, &e))
 }

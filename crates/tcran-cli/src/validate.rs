@@ -106,7 +106,7 @@ pub fn detect(src: &Source, sets: &[Override]) -> Result<Kind, CliError> {
         });
     }
     let mut scored: Vec<(usize, Kind)> = Kind::ALL.iter().map(|&k| (fit(k, &keys), k)).collect();
-    scored.sort_by(|a, b| b.0.cmp(&a.0));
+    scored.sort_by_key(|s| std::cmp::Reverse(s.0));
     if scored[0].0 == 0 || scored[0].0 == scored[1].0 {
         let keys = keys
             .iter()
@@ -148,16 +148,13 @@ impl Document {
         let doc = match kind {
             Kind::Scenario => {
                 let base = path.parent().unwrap_or(Path::new(".")).to_path_buf();
-                let cfg = src.parse_checked(sets, |c| {
-                    tcran_sim::build_scenario(c, &base).map(drop)
-                })?;
+                let cfg =
+                    src.parse_checked(sets, |c| tcran_sim::build_scenario(c, &base).map(drop))?;
                 Document::Scenario(Box::new(cfg), base)
             }
-            Kind::Pipeline => {
-                Document::Pipeline(src.parse_checked(sets, |p: &PipelineConfig| {
-                    p.build().map(drop)
-                })?)
-            }
+            Kind::Pipeline => Document::Pipeline(
+                src.parse_checked(sets, |p: &PipelineConfig| p.build().map(drop))?,
+            ),
         };
         Ok((src, doc))
     }

@@ -207,6 +207,14 @@ fn trace_info_reads_a_ucc_csv() {
     assert_eq!(v["mean_mbps"].as_f64().unwrap(), 2.0);
     assert_eq!(v["min_mbps"].as_f64().unwrap(), 1.0);
     assert_eq!(v["max_mbps"].as_f64().unwrap(), 3.0);
+    // The simulator uses the CQI column: 11, 12, then the missing one held.
+    assert_eq!(v["simulator_uses"], "cqi");
+    assert_eq!(v["cqi"]["min"], 11);
+    assert_eq!(v["cqi"]["max"], 12);
+    assert_eq!(v["cqi"]["missing"], 1);
+    let text = ok(&["trace", "info", &fixture("ucc_small.csv")]);
+    assert!(text.contains("uses the CQI column"), "{text}");
+    assert!(text.contains("DL_bitrate: "), "{text}");
 }
 
 #[test]
@@ -928,25 +936,40 @@ fn validate_reads_a_misspelled_scenario_as_a_scenario_and_takes_kind() {
     let e = user_error(&["validate", &f]);
     assert!(e.contains("unknown field `duraton`"), "{e}");
     assert!(e.contains("`duration`") && e.contains("`ues`"), "{e}");
-    assert!(!e.contains("queues"), "the pipeline's keys are not the point: {e}");
+    assert!(
+        !e.contains("queues"),
+        "the pipeline's keys are not the point: {e}"
+    );
     // --kind reads it as the user says.
     let e = user_error(&["validate", "--kind", "pipeline", &f]);
-    assert!(e.contains("unknown field `duraton`") && e.contains("queues"), "{e}");
+    assert!(
+        e.contains("unknown field `duraton`") && e.contains("queues"),
+        "{e}"
+    );
     let e = user_error(&["validate", "--kind", "scenario", &fixture("good.toml")]);
     assert!(e.contains("unknown field"), "{e}");
     ok(&["validate", "--kind", "pipeline", &fixture("good.toml")]);
     // Empty: both kinds' keys, no guess.
     let e = user_error(&["validate", &error_example("empty.toml")]);
     assert!(e.contains("empty"), "{e}");
-    assert!(e.contains("a scenario has") && e.contains("`duration`"), "{e}");
-    assert!(e.contains("a pipeline has") && e.contains("`queues`"), "{e}");
+    assert!(
+        e.contains("a scenario has") && e.contains("`duration`"),
+        "{e}"
+    );
+    assert!(
+        e.contains("a pipeline has") && e.contains("`queues`"),
+        "{e}"
+    );
     // Keys of no kind: no guess either.
     let dir = temp("kind");
     std::fs::create_dir_all(&dir).unwrap();
     let odd = dir.join("odd.toml");
     std::fs::write(&odd, "colour = \"blue\"\n").unwrap();
     let e = user_error(&["validate", &odd.display().to_string()]);
-    assert!(e.contains("cannot tell the kind") && e.contains("--kind"), "{e}");
+    assert!(
+        e.contains("cannot tell the kind") && e.contains("--kind"),
+        "{e}"
+    );
     let _ = std::fs::remove_dir_all(dir);
 }
 
@@ -969,31 +992,54 @@ fn integers_too_large_for_their_type_name_the_range_the_field_allows() {
     assert!(e.contains("0..=4294967295"), "{e}");
     // The cell's own list of bandwidths, from the builder.
     assert!(e.contains("bandwidth_mhz: must be one of 5, 10"), "{e}");
-    let e = user_error(&["validate", &scenario(), "--set", "cell.bandwidth_mhz=4294967296"]);
-    assert!(e.contains("0..=4294967295") && e.contains("must be one of"), "{e}");
+    let e = user_error(&[
+        "validate",
+        &scenario(),
+        "--set",
+        "cell.bandwidth_mhz=4294967296",
+    ]);
+    assert!(
+        e.contains("0..=4294967295") && e.contains("must be one of"),
+        "{e}"
+    );
 }
 
 #[test]
 fn duplicate_names_are_refused() {
     let e = user_error(&["validate", &error_example("duplicate-flow.toml")]);
-    assert!(e.contains("flows[1].name = \"ping\": must be unique: flows[0]"), "{e}");
+    assert!(
+        e.contains("flows[1].name = \"ping\": must be unique: flows[0]"),
+        "{e}"
+    );
     let e = user_error(&["validate", &scenario(), "--set", "variants[1].name=vanilla"]);
-    assert!(e.contains("variants[1].name = \"vanilla\": must be unique"), "{e}");
+    assert!(
+        e.contains("variants[1].name = \"vanilla\": must be unique"),
+        "{e}"
+    );
 }
 
 #[test]
 fn traces_in_scenarios_keep_their_detail() {
     let e = user_error(&["validate", &error_example("misspelled-builtin.toml")]);
     assert!(e.contains("builtin:thesis-pedestrain"), "{e}");
-    assert!(e.contains("builtin:thesis-pedestrian") && e.contains("builtin:tmobile-lte-short"), "{e}");
+    assert!(
+        e.contains("builtin:thesis-pedestrian") && e.contains("builtin:tmobile-lte-short"),
+        "{e}"
+    );
     let f = error_example("bad-trace-line.toml");
     let e = user_error(&["validate", &f]);
-    assert!(e.contains("read as mahimahi") && e.contains("line 4: \"2x\""), "{e}");
+    assert!(
+        e.contains("read as mahimahi") && e.contains("line 4: \"2x\""),
+        "{e}"
+    );
     // A forced format goes straight to its reader.
     let e = user_error(&["validate", &f, "--set", "ues[0].channel.format=thesis"]);
     assert!(e.contains("broken.down") && !e.contains("read as"), "{e}");
     let e = user_error(&["validate", &f, "--set", "ues[0].channel.format=csv"]);
-    assert!(e.contains("unknown variant `csv`") && e.contains("`mahimahi`"), "{e}");
+    assert!(
+        e.contains("unknown variant `csv`") && e.contains("`mahimahi`"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -1001,14 +1047,10 @@ fn reproduce_checks_every_scenario_before_writing_anything() {
     let dir = temp("precheck-in");
     let out = temp("precheck-out");
     std::fs::create_dir_all(&dir).unwrap();
-    let good = "duration = \"2s\"\n[[ues]]\nrnti = 1\nchannel = { kind = \"mcs\", mcs = 10 }\n[[flows]]\nname = \"ping\"\nue = 1\nkind = \"ping\"\n";
+    let good = "duration = \"2s\"\n[[ues]]\nrnti = 1\nchannel = { kind = \"mcs\", mcs = 10 }\n[[flows]]\nname = \"ping\"\nue = 1\nkind = \"ping\"\ninterval = \"100ms\"\n";
     std::fs::write(dir.join("a-good.toml"), good).unwrap();
     // The last file in name order fails only with the --set.
-    std::fs::write(
-        dir.join("z-late.toml"),
-        format!("warmup = \"1s\"\n{good}"),
-    )
-    .unwrap();
+    std::fs::write(dir.join("z-late.toml"), format!("warmup = \"1s\"\n{good}")).unwrap();
     let e = user_error(&[
         "reproduce",
         "--dir",

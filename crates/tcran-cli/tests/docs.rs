@@ -115,7 +115,11 @@ fn every_block_not_run_says_why_and_every_command_is_known() {
     let mut problems = Vec::new();
     for doc in documents(&root) {
         let text = std::fs::read_to_string(&doc).expect("readable");
-        let name = doc.strip_prefix(&root).unwrap_or(&doc).display().to_string();
+        let name = doc
+            .strip_prefix(&root)
+            .unwrap_or(&doc)
+            .display()
+            .to_string();
         for b in blocks(&text) {
             if b.info.is_empty() {
                 // trycmd runs a fence without a language as commands.
@@ -167,7 +171,11 @@ fn shell_lines_calling_tcran_succeed() {
     let mut ran = 0;
     for doc in documents(&root) {
         let text = std::fs::read_to_string(&doc).expect("readable");
-        let name = doc.strip_prefix(&root).unwrap_or(&doc).display().to_string();
+        let name = doc
+            .strip_prefix(&root)
+            .unwrap_or(&doc)
+            .display()
+            .to_string();
         for b in blocks(&text) {
             if !(b.info == "sh" || b.info == "bash") || b.skip_reason.is_some() {
                 continue;

@@ -172,6 +172,7 @@ fn long_series(k: u64) -> RunSeries {
             cwnd_bytes: vec![None; bins],
             srtt_ms: vec![None; bins],
             delay_cdf: (1..=200).map(|i| (i as f64, i as f64 / 200.0)).collect(),
+            rtt_cdf: Vec::new(),
             layer_delay_cdf: tcran_sim::series::LayerCdfs {
                 core: vec![(10.0, 1.0)],
                 tc: (1..=200)
@@ -222,6 +223,8 @@ fn hand_built_page(dir: &Path) -> PathBuf {
         series: &series,
         runs: &runs,
         csv_dirs: None,
+        seed_series: &[],
+        figure_dir: None,
     });
     let page = dir.join("report.html");
     std::fs::write(&page, html).unwrap();

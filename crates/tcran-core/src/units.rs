@@ -162,7 +162,12 @@ impl Quantity {
                 .find(|(u, _)| *u == unit)
                 .map(|(_, scale)| *scale)
         };
-        let syntax = || err(format!("expected a number followed by one of {}", self.units));
+        let syntax = || {
+            err(format!(
+                "expected a number followed by one of {}",
+                self.units
+            ))
+        };
         if let Some(rest) = s.trim().strip_prefix('-') {
             // A well-formed negative quantity: say what is wrong with it.
             return Err(match split_number(rest) {
@@ -375,14 +380,22 @@ mod tests {
     #[test]
     fn negative_and_huge_values_say_why_they_are_refused() {
         let e = parse_duration("-5s").unwrap_err().to_string();
-        assert_eq!(e, "\"-5s\" is not a duration: negative durations are not allowed");
+        assert_eq!(
+            e,
+            "\"-5s\" is not a duration: negative durations are not allowed"
+        );
         let e = parse_size("-3B").unwrap_err().to_string();
         assert!(e.contains("negative byte sizes are not allowed"), "{e}");
         // A minus sign before something that is not a quantity is a syntax error.
         let e = parse_duration("-fast").unwrap_err().to_string();
         assert!(e.contains("expected a number followed by one of"), "{e}");
-        let e = parse_duration("99999999999999999999s").unwrap_err().to_string();
-        assert!(e.contains("too large: the largest duration is 18446744073s"), "{e}");
+        let e = parse_duration("99999999999999999999s")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("too large: the largest duration is 18446744073s"),
+            "{e}"
+        );
         let e = parse_rate(&format!("{}Gbit/s", "9".repeat(400)))
             .unwrap_err()
             .to_string();

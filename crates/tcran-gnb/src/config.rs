@@ -197,12 +197,19 @@ pub enum ChannelConfig {
     },
     /// A capacity trace file (mahimahi, thesis packets-per-10-ms, UCC CSV),
     /// relative to the scenario file, or a trace shipped inside tcran
-    /// (`builtin:NAME`, see [`BUILTIN_TRACES`]).
+    /// (`builtin:NAME`, see [`BUILTIN_TRACES`]). A UCC CSV is used through
+    /// its CQI column (an MCS channel).
     Trace {
         path: String,
         /// The file's format: `auto` (default) tells it from the content.
         #[serde(default, skip_serializing_if = "TraceFormatName::is_auto")]
         format: TraceFormatName,
+        /// How long the MAC keeps bytes the trace offered and no grant used
+        /// (0 to 1 s; `tcran_ran::mac` module docs). Default: 24 ms for
+        /// mahimahi delivery traces, 0 for the others (`"0ms"` is
+        /// `mm-link`'s behaviour: an unused opportunity is lost).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        carry_over: Option<Duration>,
     },
 }
 
@@ -231,6 +238,18 @@ impl TraceFormatName {
 }
 
 impl ChannelConfig {
+    /// The carry-over window of a built channel ([`Self::Trace`]'s
+    /// `carry_over`, else the channel's default).
+    pub fn carry_over(&self, built: &AnyChannel) -> Duration {
+        match self {
+            ChannelConfig::Trace {
+                carry_over: Some(c),
+                ..
+            } => *c,
+            _ => built.default_carry_over(),
+        }
+    }
+
     pub fn build(&self, base: &Path) -> Result<AnyChannel, ConfigError> {
         match self {
             ChannelConfig::Mcs { mcs, table } => AnyChannel::fixed_mcs(*table, *mcs),
@@ -249,7 +268,19 @@ impl ChannelConfig {
                 *over,
             )
             .map(AnyChannel::McsSeries),
-            ChannelConfig::Trace { path, format } => {
+            ChannelConfig::Trace {
+                path,
+                format,
+                carry_over,
+            } => {
+                if let Some(c) = carry_over {
+                    tcran_core::config::check_range(
+                        "carry_over",
+                        *c,
+                        Duration::ZERO,
+                        Duration::from_secs(1),
+                    )?;
+                }
                 if path.starts_with("builtin:") && builtin_trace(path).is_none() {
                     let names: Vec<&str> = BUILTIN_TRACES.iter().map(|(n, _)| *n).collect();
                     return Err(ConfigError::new(
@@ -357,6 +388,7 @@ mod tests {
         ChannelConfig::Trace {
             path: path.to_string(),
             format,
+            carry_over: None,
         }
         .build(Path::new("."))
     }
@@ -401,7 +433,8 @@ mod tests {
             c,
             ChannelConfig::Trace {
                 path: "x".into(),
-                format: TraceFormatName::Auto
+                format: TraceFormatName::Auto,
+                carry_over: None,
             }
         );
         let c: ChannelConfig =
@@ -413,7 +446,9 @@ mod tests {
                 ..
             }
         ));
-        assert!(toml::from_str::<ChannelConfig>("kind = \"trace\"\npath = \"x\"\nformat = \"csv\"")
-            .is_err());
+        assert!(toml::from_str::<ChannelConfig>(
+            "kind = \"trace\"\npath = \"x\"\nformat = \"csv\""
+        )
+        .is_err());
     }
 }

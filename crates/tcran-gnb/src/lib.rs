@@ -78,8 +78,8 @@ mod ue;
 mod uplink;
 
 pub use config::{
-    builtin_trace, load_trace, load_trace_as, ChannelConfig, DrbConfig, GnbConfig,
-    TraceFormatName, UeConfig, UpfConfig, UplinkConfig, BUILTIN_TRACES,
+    builtin_trace, load_trace, load_trace_as, ChannelConfig, DrbConfig, GnbConfig, TraceFormatName,
+    UeConfig, UpfConfig, UplinkConfig, BUILTIN_TRACES,
 };
 pub use control::{deploy_controls, describe, Action, Refused};
 pub use counters::{CellCounters, CellKpis, DrbCounters, DrbKpis, Timing};

@@ -227,6 +227,10 @@ pub struct Gnb {
     /// The scheduling period (one slot unless configured) and its slots.
     pub(crate) period: Duration,
     pub(crate) period_slots: u64,
+    /// One slot of the numerology.
+    pub(crate) slot_duration: Duration,
+    /// Reports per TDD pattern repetition (`LowerLayerReport::pulls_per_pattern`).
+    pub(crate) pulls_per_pattern: u16,
     pub(crate) ues: Vec<Ue>,
     /// UE index by RNTI, sorted by RNTI.
     ue_index: Vec<(Rnti, usize)>,
@@ -290,9 +294,11 @@ impl Gnb {
         }
         let mut mac_cfg = cfg.cell.clone();
         mac_cfg.seed ^= cfg.seed;
-        let mac = Mac::new(mac_cfg.build().map_err(|e| e.within("cell"))?);
+        let mut mac = Mac::new(mac_cfg.build().map_err(|e| e.within("cell"))?);
         let period = mac.period();
         let period_slots = u64::from(mac.period_slots());
+        let slot_duration = mac.slot_duration();
+        let pulls_per_pattern = mac.pulls_per_pattern();
         if cfg.ues.is_empty() {
             return Err(ConfigError::new("ues", "[]", "must hold at least one UE"));
         }
@@ -310,6 +316,7 @@ impl Gnb {
                 .channel
                 .build(base)
                 .map_err(|e| at(e.within("channel")))?;
+            mac.set_carry_over(Rnti(uc.rnti), uc.channel.carry_over(&channel));
             let sdap_cfg = uc.sdap.clone().unwrap_or_else(|| SdapConfig {
                 rules: (0..64)
                     .map(|qfi| SdapRule {
@@ -393,6 +400,8 @@ impl Gnb {
             slot: 0,
             period,
             period_slots,
+            slot_duration,
+            pulls_per_pattern,
             ues,
             ue_index,
             outputs: Vec::new(),

@@ -17,10 +17,17 @@
 //! - The report's `granted_bytes` is the larger of the grant and a fair
 //!   share of the cell at the bearer's MCS (see `on_slot`); every pacer
 //!   reads the same report.
+//! - Reports go to the pipelines (and the UPF queue) only for decisions
+//!   with downlink: a TDD U slot pulls nothing, and a report of it would
+//!   read as a slot of zero capacity (e5G-BDP's bandwidth average would
+//!   count it). A pacer that wants those reports asks
+//!   (`Pacer::wants_every_slot`). Each report says when the next pull is
+//!   (`next_pull_in`) and how many reports the TDD pattern spans
+//!   (`pulls_per_pattern`), the same for every pacer.
 
 use crate::counters::thp_update;
 use crate::node::{Ev, Gnb, Layer, Output, SlotRecord, TtiRecord, RECENT_DELIVERIES};
-use tcran_core::{DropReason, PacketId};
+use tcran_core::{DropReason, Duration, PacketId};
 use tcran_ran::mac::{LcInput, SlotOutput, UeInput};
 use tcran_ran::rlc::SduDeparture;
 use tcran_ran::Channel;
@@ -151,12 +158,22 @@ impl Gnb {
         // Per-TTI report to every pipeline, then its egress.
         // Grants go one per scheduled UE.
         let n_grants = out.grants.len() as u64;
+        let has_dl = out.dl_slots > 0;
+        let next_pull_in =
+            Duration::from_nanos(self.slot_duration.as_nanos() * self.mac.slots_to_next_pull(slot));
         for (u, &has_grant) in granted.iter().enumerate() {
             let base = self.lc_base[u];
+            let carried_bytes = self.mac.carried_bytes(self.ues[u].rnti);
             for d in 0..self.ues[u].drbs.len() {
                 let pulled_bytes = pulled[base + d];
                 let period = self.period;
                 let drb = &mut self.ues[u].drbs[d];
+                if !has_dl && !drb.pipeline.wants_every_slot() {
+                    // No pull, no report: the counters still see the slot.
+                    let total = drb.tx.buffer_status().total();
+                    thp_update(&mut drb.counters, had_data[base + d], total > 0, 0, period);
+                    continue;
+                }
                 let bs = drb.tx.buffer_status();
                 let lg = &out.lc_grants[base + d];
                 let max_bytes = lg.max_bytes as u64;
@@ -173,6 +190,9 @@ impl Gnb {
                 let granted_bytes = (lg.granted_bytes as u64).max(max_bytes / sharing);
                 let report = LowerLayerReport {
                     tti: period,
+                    next_pull_in,
+                    pulls_per_pattern: self.pulls_per_pattern,
+                    carried_bytes,
                     backlog_bytes: bs.new_payload_bytes + bs.retx_bytes,
                     backlog_sdus: bs.sdus_held,
                     pulled_bytes,
@@ -195,7 +215,14 @@ impl Gnb {
                 self.egress(u, d);
                 self.abandoned(u, d);
             }
-            self.report_to_upf(u, &out);
+            if has_dl
+                || self.ues[u]
+                    .upf
+                    .as_ref()
+                    .is_some_and(|p| p.pipeline.wants_every_slot())
+            {
+                self.report_to_upf(u, &out, next_pull_in);
+            }
         }
         self.slot_pulled = pulled;
         self.slot_granted = granted;
@@ -208,7 +235,7 @@ impl Gnb {
     /// The UPF queue's per-TTI report: its lower layer is the UE's TC
     /// pipelines (bytes they handed to RLC this TTI, bytes they still hold)
     /// and the capacity the cell offered the UE.
-    fn report_to_upf(&mut self, u: usize, out: &SlotOutput) {
+    fn report_to_upf(&mut self, u: usize, out: &SlotOutput, next_pull_in: Duration) {
         let now = self.now;
         let ue = &mut self.ues[u];
         let Some(upf) = ue.upf.as_mut() else {
@@ -229,6 +256,9 @@ impl Gnb {
             .map_or(0, |l| u64::from(l.max_bytes));
         let report = LowerLayerReport {
             tti: self.period,
+            next_pull_in,
+            pulls_per_pattern: self.pulls_per_pattern,
+            carried_bytes: self.mac.carried_bytes(rnti),
             backlog_bytes: bytes,
             backlog_sdus: packets as u32,
             pulled_bytes: std::mem::take(&mut upf.released),

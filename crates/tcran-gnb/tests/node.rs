@@ -326,3 +326,90 @@ fn ts28552_measurements_over_an_interval() {
     assert_eq!(k.rlc_sdu_delay_dl, Some(5.0));
     assert!((k.pdcp_sdu_volume_dl_mbit - 84.0 * 8.0 / 1e6).abs() < 1e-12);
 }
+
+/// The report every pacer gets on a DDDSU cell (30 kHz, MCS 20): one per
+/// slot with downlink and none in the U slot (TS 38.213 §11.1: a U slot
+/// has no PDSCH, so no MAC pull); `next_pull_in` is one slot, two after the
+/// S slot; `pulls_per_pattern` is 4; and what it says about the cell (TTI,
+/// next pull, pattern, capacity at every PRB) is the same whichever pacer
+/// the bearer runs, with the same pings queued.
+#[test]
+fn every_pacer_gets_the_same_report_and_none_for_uplink_slots() {
+    let slot = Duration::from_micros(500);
+    let mut streams = Vec::new();
+    for pacer in [
+        "none", "jit", "e5g_bdp", "bdp", "drql", "dynrlc", "dql", "usp",
+    ] {
+        let cfg = format!(
+            r#"
+            [cell]
+            bandwidth_mhz = 20
+            numerology = 1
+            slot_pattern = "DDDSU"
+            [[ues]]
+            rnti = 1
+            channel = {{ kind = "mcs", mcs = 20 }}
+            [[ues.drbs]]
+            id = 1
+            pipeline = {{ pacer = {{ kind = "{pacer}" }}, queues = [ {{ id = 0, kind = "fifo" }} ] }}
+            "#
+        );
+        let mut gnb = node(&cfg);
+        let inputs: Vec<(Instant, Packet)> = (0..200u64)
+            .map(|k| {
+                let at = Instant::ZERO + Duration::from_micros(97 * k);
+                (at, ping_to(1, k, 1400, at))
+            })
+            .collect();
+        let until = Instant::ZERO + Duration::from_millis(40);
+        let mut next_input = 0;
+        let mut seen = Vec::new();
+        let mut last = None;
+        loop {
+            let t_in = inputs.get(next_input).map(|(t, _)| *t);
+            let Some(tn) = gnb.next_wakeup() else { break };
+            if t_in.is_some_and(|ti| ti <= tn) {
+                gnb.downlink(inputs[next_input].1.clone(), t_in.unwrap());
+                next_input += 1;
+            } else if tn <= until {
+                gnb.on_timeout(tn);
+            } else {
+                break;
+            }
+            while gnb.poll_output().is_some() {}
+            let rec = *gnb.drb(Rnti(1), tcran_core::DrbId(1)).unwrap().last_tti();
+            if rec.report.tti.is_zero() || last == Some(rec.at) {
+                continue;
+            }
+            last = Some(rec.at);
+            let r = rec.report;
+            let idx = rec.at.as_nanos() / slot.as_nanos();
+            assert_ne!(idx % 5, 4, "{pacer}: a report in the U slot {idx}");
+            let gap = if idx % 5 == 3 { 2 } else { 1 };
+            assert_eq!(
+                r.next_pull_in,
+                Duration::from_nanos(slot.as_nanos() * gap),
+                "{pacer}: slot {idx}"
+            );
+            assert_eq!(r.pulls_per_pattern, 4, "{pacer}");
+            assert_eq!(r.tti, slot, "{pacer}");
+            seen.push((
+                rec.at,
+                r.tti,
+                r.next_pull_in,
+                r.pulls_per_pattern,
+                r.max_bytes,
+            ));
+        }
+        // Slots 0..=80 (the one starting at 40 ms included), U slots out.
+        let dl = (0..=80u64).filter(|i| i % 5 != 4).count();
+        assert_eq!(seen.len(), dl, "{pacer}: reports in 40 ms");
+        streams.push((pacer, seen));
+    }
+    for (pacer, s) in &streams[1..] {
+        assert_eq!(
+            s, &streams[0].1,
+            "{pacer} was told something else about the cell"
+        );
+    }
+}

@@ -146,6 +146,7 @@ impl Prepared {
             seed: self.seed,
             sets: &self.sets,
             progress,
+            ..Options::default()
         };
         simulate::run_source(
             &self.name,

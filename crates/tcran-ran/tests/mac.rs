@@ -675,3 +675,99 @@ fn scheduling_period_must_be_whole_slots() {
     .unwrap();
     assert_eq!(p.period_slots, 3);
 }
+
+// ------------------------------------------------------------ carry-over
+
+/// Runs one UE on a capacity trace (`bytes[s]` offered in slot s) with a
+/// buffer topped up to `fill` before each slot (backlogged: `BIG`), and
+/// returns the bytes granted and PRBs used per slot.
+fn run_trace(window_ms: u64, bytes: &[u64], fill: u64) -> (Vec<u32>, Vec<u16>) {
+    let mut m = mac(MacConfig::default()); // 25 PRB, 1-ms slots
+    m.set_carry_over(Rnti(1), tcran_core::Duration::from_millis(window_ms));
+    let mut out = SlotOutput::default();
+    let (mut got, mut prbs) = (Vec::new(), Vec::new());
+    for (s, &b) in bytes.iter().enumerate() {
+        let l = lc(fill);
+        let ues = [UeInput {
+            rnti: Rnti(1),
+            channel: ChannelSample::Bytes(b),
+            lcs: &l,
+        }];
+        m.schedule(s as u64, Instant::ZERO, &ues, &mut out);
+        got.push(out.grants.first().map_or(0, |g| g.tbs_bytes));
+        prbs.push(out.prbs_used);
+    }
+    (got, prbs)
+}
+
+/// A backlogged buffer takes every offer at once: with or without a
+/// carry-over window it sees exactly the trace (mm-link's behaviour).
+#[test]
+fn carry_over_changes_nothing_for_a_backlogged_buffer() {
+    let trace = [0, 15_000, 0, 0, 1500, 0, 3000, 0, 0, 0];
+    let with = run_trace(24, &trace, BIG);
+    let without = run_trace(0, &trace, BIG);
+    assert_eq!(with, without);
+    assert_eq!(with.0, trace.map(|b| b as u32));
+}
+
+/// A buffer that holds 1500 B per slot cannot take a 15-kB burst at
+/// once. Without carry-over the rest of the burst is lost; with a 24-ms
+/// window it takes the burst 1500 B per slot over the next ten slots. Each
+/// grant is whole RBGs (P = 2 at 25 PRB, TS 38.214 Table 5.1.2.2.1-1) at
+/// the burst's own rate of 600 B per PRB: 1500 B need 3 PRBs, so 2 RBGs
+/// (2400 B, 900 of them padding). Padding costs PRBs, not trace bytes.
+/// Past the window the rest expires.
+#[test]
+fn unused_bytes_stay_usable_for_the_window_at_their_own_prb_cost() {
+    let carried = |got: &[u32]| got.iter().map(|&g| g.min(1500)).sum::<u32>();
+    let mut trace = vec![0u64; 40];
+    trace[0] = 15_000;
+    let (got, prbs) = run_trace(24, &trace, 1500);
+    assert_eq!(
+        got[..11],
+        [2400, 2400, 2400, 2400, 2400, 2400, 2400, 2400, 2400, 1500, 0]
+    );
+    assert_eq!(carried(&got), 15_000);
+    assert_eq!(prbs[..11], [4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 0]);
+    let (got, _) = run_trace(0, &trace, 1500);
+    assert_eq!(carried(&got), 1500, "no carry-over: the rest is lost");
+    // A window of 5 ms keeps it for slots 0..=4 only.
+    let (got, _) = run_trace(5, &trace, 1500);
+    assert_eq!(carried(&got), 5 * 1500);
+}
+
+/// A slot never carries more than its N PRBs hold: old bytes at their own
+/// (lower) rate fill the slot before the new ones, and what does not fit
+/// waits.
+#[test]
+fn carried_bytes_and_new_ones_share_the_slot_prbs() {
+    // Slot 0 offers 3000 (whole cell), the buffer takes none; slot 1 offers
+    // 30000. A backlogged slot 1 can use the 3000 carried (all 25 PRBs at
+    // slot 0's rate) and nothing more: 3000 B, and the 30000 stay.
+    let mut m = mac(MacConfig::default());
+    m.set_carry_over(Rnti(1), tcran_core::Duration::from_millis(24));
+    let mut out = SlotOutput::default();
+    for (s, (b, fill)) in [(3000u64, 0u64), (30_000, BIG), (0, BIG)]
+        .iter()
+        .enumerate()
+    {
+        let l = lc(*fill);
+        let ues = [UeInput {
+            rnti: Rnti(1),
+            channel: ChannelSample::Bytes(*b),
+            lcs: &l,
+        }];
+        m.schedule(s as u64, Instant::ZERO, &ues, &mut out);
+        let g = out.grants.first().map_or(0, |g| g.tbs_bytes);
+        match s {
+            0 => assert_eq!(g, 0),
+            1 => {
+                assert_eq!(g, 3000);
+                assert_eq!(out.prbs_used, 25);
+                assert_eq!(m.carried_bytes(Rnti(1)), 30_000);
+            }
+            _ => assert_eq!(g, 30_000),
+        }
+    }
+}

@@ -19,7 +19,12 @@ fn copies_equal_the_reference_collection_when_present() {
         let origin = shared(&rel);
         match std::fs::read_to_string(&origin) {
             Ok(text) => {
-                assert_eq!(copy, text, "the copy of {rel} differs from {}", origin.display());
+                assert_eq!(
+                    copy,
+                    text,
+                    "the copy of {rel} differs from {}",
+                    origin.display()
+                );
                 compared += 1;
             }
             Err(_) => eprintln!("{} not present: the copy is not compared", origin.display()),

@@ -34,7 +34,7 @@ mod summary;
 
 pub use live::LiveOutput;
 
-use crate::metrics::TimeSeries;
+use crate::metrics::BinnedMean;
 use crate::recorder::SeriesRecorder;
 use crate::report::{PacketCounts, ReconfigCounts};
 use crate::scenario::SimConfig;
@@ -67,8 +67,9 @@ enum Ev {
 /// What the simulator measures of one DRB after the warm-up.
 #[derive(Debug)]
 struct DrbMeasure {
-    /// RLC occupancy (payload bytes awaiting transmission) per slot.
-    occupancy: TimeSeries,
+    /// RLC occupancy (payload bytes awaiting transmission) per slot,
+    /// averaged per 10 ms.
+    occupancy: BinnedMean,
     occupancy_max: u64,
     /// The node's counters at the end of the warm-up.
     at_warmup: DrbCounters,
@@ -91,6 +92,10 @@ pub struct Sim {
     drbs: Vec<DrbMeasure>,
     prbs_used: u64,
     prbs_available: u64,
+    /// Bytes the DL slots could carry with every PRB, and with the PRBs
+    /// granted (after warm-up), for `capacity_utilization`.
+    capacity_offered: f64,
+    capacity_used: f64,
     series: SeriesRecorder,
     scheduled: Vec<Scheduled>,
     controllers: Vec<ControllerSlot>,
@@ -149,7 +154,7 @@ impl Sim {
         let drbs = gnb
             .drbs()
             .map(|_| DrbMeasure {
-                occupancy: TimeSeries::new(Duration::from_millis(10)),
+                occupancy: BinnedMean::new(Duration::from_millis(10)),
                 occupancy_max: 0,
                 at_warmup: DrbCounters::default(),
             })
@@ -167,6 +172,8 @@ impl Sim {
             drbs,
             prbs_used: 0,
             prbs_available: 0,
+            capacity_offered: 0.0,
+            capacity_used: 0.0,
             series,
             scheduled: Vec::new(),
             controllers: Vec::new(),
@@ -423,6 +430,11 @@ impl Sim {
         if now >= self.warmup_end {
             self.prbs_used += u64::from(r.prbs_used);
             self.prbs_available += u64::from(r.prbs_available);
+            if r.prbs_available > 0 {
+                let cap = r.capacity_bytes as f64;
+                self.capacity_offered += cap;
+                self.capacity_used += cap * f64::from(r.prbs_used) / f64::from(r.prbs_available);
+            }
             for (m, d) in self.drbs.iter_mut().zip(self.gnb.drbs()) {
                 let bytes = d.last_tti().new_payload_bytes;
                 m.occupancy.add(now, bytes as f64);
@@ -435,11 +447,13 @@ impl Sim {
     /// bin.
     fn on_bin(&mut self) {
         let now = self.now;
-        for (i, f) in self.flows.iter().enumerate() {
+        let warmup_end = self.warmup_end;
+        for (i, f) in self.flows.iter_mut().enumerate() {
             if let Endpoints::Tcp { tx, .. } = &f.ends {
                 let tx = tx.sender();
                 self.series.tcp_state(i, now, tx.cwnd(), tx.srtt());
             }
+            f.take_rtts(warmup_end);
         }
         self.gnb.collect_marks(now);
         if now < self.end {

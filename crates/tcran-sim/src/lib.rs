@@ -26,6 +26,7 @@ pub mod metrics;
 mod recorder;
 pub mod report;
 pub mod scenario;
+pub mod seeds;
 pub mod series;
 
 pub use engine::{LiveOutput, Sim};
@@ -46,16 +47,23 @@ pub struct RunOutput {
 }
 
 /// What a whole scenario produced: the summary JSON and, per variant in the
-/// same order, its time series.
+/// same order, its time series (of the first seed).
 #[derive(Debug, Clone)]
 pub struct ScenarioOutput {
     pub summary: ScenarioSummary,
     pub series: Vec<RunSeries>,
+    /// With several seeds: per seed (the first included), per variant, the
+    /// series with only their CDFs kept ([`RunSeries::cdfs_only`]), for
+    /// bands across seeds.
+    pub seed_series: Vec<Vec<RunSeries>>,
 }
 
 /// Where a scenario run is, for progress bars.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Progress {
+    /// Index of the running seed, and how many there are.
+    pub seed: usize,
+    pub seeds: usize,
     /// Index of the running variant, and how many there are.
     pub variant: usize,
     pub variants: usize,
@@ -113,41 +121,70 @@ pub fn build_scenario(cfg: &SimConfig, base: &Path) -> Result<Vec<(String, Sim)>
 }
 
 /// [`run_scenario`], calling `progress` as simulated time advances (about
-/// every simulated second) and once at the end of each variant.
+/// every simulated second) and once at the end of each variant. With
+/// several seeds (`seeds`), every variant runs once per seed; the runs of
+/// the first seed keep their whole series, the others only their CDFs, so
+/// memory does not grow with the number of seeds beyond the summaries.
 pub fn run_scenario_with_progress(
     name: &str,
     cfg: &SimConfig,
     base: &Path,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<ScenarioOutput, ConfigError> {
-    let sims = build_scenario(cfg, base)?;
-    let n = sims.len();
+    let seeds = cfg.seed_list();
     let duration_s = cfg.duration.as_secs_f64();
-    let mut variants = Vec::with_capacity(n);
-    let mut series = Vec::with_capacity(n);
-    for (i, (name, sim)) in sims.into_iter().enumerate() {
-        let out = sim.run_with_progress(&mut |sim_s| {
-            progress(Progress {
-                variant: i,
-                variants: n,
-                sim_s,
-                duration_s,
-            })
-        });
-        variants.push(VariantSummary {
-            name,
-            run: out.summary,
-        });
-        series.push(out.series);
+    let mut seed_runs = Vec::with_capacity(seeds.len());
+    let mut series = Vec::new();
+    let mut seed_series = Vec::new();
+    for (k, &seed) in seeds.iter().enumerate() {
+        let mut c = cfg.clone();
+        c.seed = seed;
+        c.seeds = None;
+        let sims = build_scenario(&c, base)?;
+        let n = sims.len();
+        let mut variants = Vec::with_capacity(n);
+        let mut this = Vec::with_capacity(n);
+        for (i, (name, sim)) in sims.into_iter().enumerate() {
+            let out = sim.run_with_progress(&mut |sim_s| {
+                progress(Progress {
+                    seed: k,
+                    seeds: seeds.len(),
+                    variant: i,
+                    variants: n,
+                    sim_s,
+                    duration_s,
+                })
+            });
+            variants.push(VariantSummary {
+                name,
+                run: out.summary,
+            });
+            if seeds.len() > 1 {
+                this.push(out.series.cdfs_only());
+            }
+            if k == 0 {
+                series.push(out.series);
+            }
+        }
+        if seeds.len() > 1 {
+            seed_series.push(this);
+        }
+        seed_runs.push(seeds::SeedRuns { seed, variants });
+    }
+    let mut summary = ScenarioSummary::single(
+        name.to_string(),
+        seeds[0],
+        duration_s,
+        seed_runs[0].variants.clone(),
+    );
+    if seeds.len() > 1 {
+        summary.seeds = seeds;
+        summary.across_seeds = seeds::across_seeds(&seed_runs);
+        summary.seed_runs = seed_runs;
     }
     Ok(ScenarioOutput {
-        summary: ScenarioSummary {
-            scenario: name.to_string(),
-            seed: cfg.seed,
-            sim_s: duration_s,
-            wall_s: 0.0,
-            variants,
-        },
+        summary,
         series,
+        seed_series,
     })
 }

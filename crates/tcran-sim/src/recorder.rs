@@ -1,32 +1,55 @@
 //! Accumulates a run's time series ([`crate::series::RunSeries`]) while the
-//! engine runs: O(1) work per delivered packet, per drop and per slot, and
-//! memory bounded by the number of bins and of recorded slots.
+//! engine runs: O(1) work per delivered packet, per drop and per slot.
+//!
+//! Memory does not grow with the simulated duration: a run keeps at most
+//! [`MAX_BINS`] bins per flow and [`MAX_SLOT_SAMPLES`] slot samples, at
+//! most [`MAX_RECONFIGURATIONS`] reconfiguration records of each kind,
+//! and nothing is allocated before the run reaches it (building a
+//! simulator, e.g. `tcran validate`, allocates no bins at all).
 //!
 //! Contract: bins are `[k * bin, (k + 1) * bin)` of simulated time, counted
 //! from the start of the run (warm-up included); a packet counts in the bin
-//! of the instant it is delivered (or dropped). Per-slot samples are taken
-//! every `stride`-th slot, where `stride` is 1 unless the run has more than
-//! [`MAX_SLOT_SAMPLES`] slots; with a MAC scheduling period, "slot" means
-//! the period here (one sample per scheduling decision).
+//! of the instant it is delivered (or dropped). `bin` is the scenario's
+//! `series_bin`, or for runs longer than [`MAX_BINS`] of them the smallest
+//! whole multiple of it that fits (coarsened, `RunSeries::bin_s` says so).
+//! Per-slot samples are taken every `stride`-th slot, where `stride` is 1
+//! unless the run has more than [`MAX_SLOT_SAMPLES`] slots; with a MAC
+//! scheduling period, "slot" means the period here (one sample per
+//! scheduling decision).
 
 use crate::series::{EventCount, FlowSeries, LayerCdfs, Reconfiguration, RunSeries, SlotSeries};
 use std::collections::BTreeMap;
 use tcran_core::{Duration, Instant};
 
-/// Most per-slot samples one run keeps (about 28 MB of samples); longer runs
+/// Most per-slot samples one run keeps (32 bytes each: 6.4 MB); longer runs
 /// sample every n-th slot instead.
-pub const MAX_SLOT_SAMPLES: u64 = 1_000_000;
+pub const MAX_SLOT_SAMPLES: u64 = 200_000;
+
+/// Most bins per flow (an hour at the default 100 ms; at most 52 bytes
+/// each while running); longer runs get wider bins.
+pub const MAX_BINS: u64 = 36_000;
+
+/// Most applied (and, separately, refused) reconfigurations a run lists;
+/// the summary still counts every one.
+pub const MAX_RECONFIGURATIONS: usize = 10_000;
 
 /// Points of each flow's delay CDF.
 pub const CDF_POINTS: usize = 200;
 
-/// Name, kind, delay CDF and per-layer delay CDFs of a flow, for
-/// [`SeriesRecorder::finish`].
-pub(crate) type FlowLabel = (String, String, Vec<(f64, f64)>, LayerCdfs);
+/// What the end of a run knows of a flow, for [`SeriesRecorder::finish`].
+#[derive(Debug)]
+pub(crate) struct FlowLabel {
+    pub name: String,
+    pub kind: String,
+    pub delay_cdf: Vec<(f64, f64)>,
+    pub rtt_cdf: Vec<(f64, f64)>,
+    pub layer_delay_cdf: LayerCdfs,
+}
 
-/// Per-bin accumulators of one flow.
+/// Per-bin accumulators of one flow, grown up to the last bin touched.
 #[derive(Debug, Default)]
 struct FlowBins {
+    tcp: bool,
     bytes: Vec<u64>,
     delay_sum_ns: Vec<u64>,
     delivered: Vec<u32>,
@@ -34,9 +57,44 @@ struct FlowBins {
     srtt_ms: Vec<Option<f64>>,
 }
 
+impl FlowBins {
+    fn new(tcp: bool) -> FlowBins {
+        FlowBins {
+            tcp,
+            ..FlowBins::default()
+        }
+    }
+    /// Makes bin `i` (and every one before it) exist.
+    #[inline]
+    fn reach(&mut self, i: usize) {
+        if self.bytes.len() <= i {
+            self.grow(i + 1);
+        }
+    }
+    #[cold]
+    fn grow(&mut self, n: usize) {
+        self.bytes.resize(n, 0);
+        self.delay_sum_ns.resize(n, 0);
+        self.delivered.resize(n, 0);
+        if self.tcp {
+            self.cwnd.resize(n, None);
+            self.srtt_ms.resize(n, None);
+        }
+    }
+    fn truncate(&mut self, n: usize) {
+        self.bytes.truncate(n);
+        self.delay_sum_ns.truncate(n);
+        self.delivered.truncate(n);
+        self.cwnd.truncate(n);
+        self.srtt_ms.truncate(n);
+    }
+}
+
 #[derive(Debug)]
 pub(crate) struct SeriesRecorder {
     bin: Duration,
+    /// The scenario's `series_bin` (`bin` is a whole multiple of it).
+    requested: Duration,
     bins: usize,
     end: Instant,
     stride: u64,
@@ -44,12 +102,16 @@ pub(crate) struct SeriesRecorder {
     flows: Vec<FlowBins>,
     /// (bin, what, layer, reason) -> count.
     events: BTreeMap<(u32, &'static str, &'static str, &'static str), u64>,
-    pub(crate) reconfigurations: Vec<Reconfiguration>,
-    pub(crate) failed: Vec<Reconfiguration>,
+    reconfigurations: Vec<Reconfiguration>,
+    failed: Vec<Reconfiguration>,
+    /// Reconfigurations past [`MAX_RECONFIGURATIONS`], not listed.
+    omitted: u64,
 }
 
 impl SeriesRecorder {
     /// `slot` is the MAC's step: a slot, or the scheduling period.
+    /// Allocates nothing per bin or slot: the vectors grow as the run
+    /// reaches them.
     pub(crate) fn new(
         bin: Duration,
         end: Instant,
@@ -58,32 +120,20 @@ impl SeriesRecorder {
         tcp: impl Fn(usize) -> bool,
     ) -> SeriesRecorder {
         let run = end.saturating_since(Instant::ZERO).as_nanos();
+        let requested = bin;
+        let widen = run.div_ceil(bin.as_nanos()).div_ceil(MAX_BINS).max(1);
+        let bin = Duration::from_nanos(bin.as_nanos().saturating_mul(widen));
         let bins = run.div_ceil(bin.as_nanos()) as usize;
         let slots = run.div_ceil(slot.as_nanos());
         let stride = slots.div_ceil(MAX_SLOT_SAMPLES).max(1);
-        let samples = (slots / stride + 1) as usize;
         let slots = SlotSeries {
-            t_s: Vec::with_capacity(samples),
-            rlc_bytes: Vec::with_capacity(samples),
-            capacity_bytes: Vec::with_capacity(samples),
-            prbs_used: Vec::with_capacity(samples),
-            prbs_available: Vec::with_capacity(samples),
             stride,
+            ..SlotSeries::default()
         };
-        let flows = (0..flows)
-            .map(|i| {
-                let per_tcp = if tcp(i) { bins } else { 0 };
-                FlowBins {
-                    bytes: vec![0; bins],
-                    delay_sum_ns: vec![0; bins],
-                    delivered: vec![0; bins],
-                    cwnd: vec![None; per_tcp],
-                    srtt_ms: vec![None; per_tcp],
-                }
-            })
-            .collect();
+        let flows = (0..flows).map(|i| FlowBins::new(tcp(i))).collect();
         SeriesRecorder {
             bin,
+            requested,
             bins,
             end,
             stride,
@@ -92,6 +142,22 @@ impl SeriesRecorder {
             events: BTreeMap::new(),
             reconfigurations: Vec::new(),
             failed: Vec::new(),
+            omitted: 0,
+        }
+    }
+
+    /// Lists an applied (`failed` false) or refused reconfiguration, up to
+    /// [`MAX_RECONFIGURATIONS`] of each.
+    pub(crate) fn reconfiguration(&mut self, failed: bool, r: Reconfiguration) {
+        let list = if failed {
+            &mut self.failed
+        } else {
+            &mut self.reconfigurations
+        };
+        if list.len() < MAX_RECONFIGURATIONS {
+            list.push(r);
+        } else {
+            self.omitted += 1;
         }
     }
 
@@ -128,6 +194,7 @@ impl SeriesRecorder {
     pub(crate) fn delivered(&mut self, flow: usize, at: Instant, bytes: u32, delay: Duration) {
         let i = self.index(at);
         let f = &mut self.flows[flow];
+        f.reach(i);
         f.bytes[i] += u64::from(bytes);
         f.delay_sum_ns[i] += delay.as_nanos();
         f.delivered[i] += 1;
@@ -175,6 +242,7 @@ impl SeriesRecorder {
     ) {
         let i = self.index(at - Duration::from_nanos(1));
         let f = &mut self.flows[flow];
+        f.reach(i);
         if let Some(c) = f.cwnd.get_mut(i) {
             *c = Some(cwnd as f64);
         }
@@ -185,14 +253,7 @@ impl SeriesRecorder {
 
     /// A flow that appears during the run (a live flow of the emulator).
     pub(crate) fn add_flow(&mut self, tcp: bool) {
-        let per_tcp = if tcp { self.bins } else { 0 };
-        self.flows.push(FlowBins {
-            bytes: vec![0; self.bins],
-            delay_sum_ns: vec![0; self.bins],
-            delivered: vec![0; self.bins],
-            cwnd: vec![None; per_tcp],
-            srtt_ms: vec![None; per_tcp],
-        });
+        self.flows.push(FlowBins::new(tcp));
     }
 
     /// Ends the series at `end` (a run that stopped before its planned
@@ -205,16 +266,16 @@ impl SeriesRecorder {
         self.bins = (run.div_ceil(self.bin.as_nanos()) as usize).max(1);
         self.end = end;
         for f in &mut self.flows {
-            f.bytes.truncate(self.bins);
-            f.delay_sum_ns.truncate(self.bins);
-            f.delivered.truncate(self.bins);
-            f.cwnd.truncate(self.bins);
-            f.srtt_ms.truncate(self.bins);
+            f.truncate(self.bins);
         }
     }
 
-    /// The finished series; `names[i]` = (name, kind, delay CDFs) of flow `i`.
-    pub(crate) fn finish(self, names: Vec<FlowLabel>) -> RunSeries {
+    /// The finished series; `names[i]` labels flow `i`.
+    pub(crate) fn finish(mut self, names: Vec<FlowLabel>) -> RunSeries {
+        // Every flow gets every bin (those the run never touched are empty).
+        for f in &mut self.flows {
+            f.grow(self.bins);
+        }
         let bin_s = self.bin.as_secs_f64();
         let run_s = self.end.as_secs_f64();
         let bin_ns = self.bin.as_nanos();
@@ -225,9 +286,9 @@ impl SeriesRecorder {
             .flows
             .into_iter()
             .zip(names)
-            .map(|(f, (name, kind, delay_cdf, layer_delay_cdf))| FlowSeries {
-                name,
-                kind,
+            .map(|(f, l)| FlowSeries {
+                name: l.name,
+                kind: l.kind,
                 t_s: t.clone(),
                 goodput_mbps: f
                     .bytes
@@ -244,8 +305,9 @@ impl SeriesRecorder {
                     .collect(),
                 cwnd_bytes: f.cwnd,
                 srtt_ms: f.srtt_ms,
-                delay_cdf,
-                layer_delay_cdf,
+                delay_cdf: l.delay_cdf,
+                rtt_cdf: l.rtt_cdf,
+                layer_delay_cdf: l.layer_delay_cdf,
             })
             .collect();
         let events = self
@@ -262,10 +324,85 @@ impl SeriesRecorder {
         RunSeries {
             slots: self.slots,
             bin_s,
+            requested_bin_s: self.requested.as_secs_f64(),
             flows,
             events,
             reconfigurations: self.reconfigurations,
             failed_reconfigurations: self.failed,
+            reconfigurations_omitted: self.omitted,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A run of three years at 1 ms bins on 30 kHz slots: nothing is
+    /// allocated up front, the bins widen to a whole multiple of the
+    /// requested width that keeps at most MAX_BINS of them, and slots are
+    /// sampled with a stride that keeps at most MAX_SLOT_SAMPLES.
+    #[test]
+    fn long_runs_get_wider_bins_and_allocate_nothing_up_front() {
+        let end = Instant::ZERO + Duration::from_secs(100_000_000);
+        let r = SeriesRecorder::new(
+            Duration::from_millis(1),
+            end,
+            Duration::from_micros(500),
+            3,
+            |i| i == 0,
+        );
+        let run_ms = 100_000_000_000u64;
+        assert_eq!(r.bin.as_nanos() % 1_000_000, 0, "a multiple of 1 ms");
+        assert_eq!(r.bin.as_nanos() / 1_000_000, run_ms.div_ceil(MAX_BINS));
+        assert!(r.bins as u64 <= MAX_BINS);
+        assert!(r
+            .flows
+            .iter()
+            .all(|f| f.bytes.capacity() == 0 && f.cwnd.capacity() == 0));
+        assert_eq!(r.slots.t_s.capacity(), 0);
+        assert!(2 * run_ms / r.stride <= MAX_SLOT_SAMPLES);
+        // A short run keeps the requested bins and every slot.
+        let r = SeriesRecorder::new(
+            Duration::from_millis(100),
+            Instant::ZERO + Duration::from_secs(60),
+            Duration::from_millis(1),
+            1,
+            |_| false,
+        );
+        assert_eq!(
+            (r.bin, r.bins, r.stride),
+            (Duration::from_millis(100), 600, 1)
+        );
+    }
+
+    #[test]
+    fn bins_grow_as_the_run_reaches_them_and_finish_has_them_all() {
+        let mut r = SeriesRecorder::new(
+            Duration::from_millis(100),
+            Instant::ZERO + Duration::from_secs(1),
+            Duration::from_millis(1),
+            2,
+            |i| i == 1,
+        );
+        r.delivered(0, Instant::from_millis(250), 1000, Duration::from_millis(5));
+        assert_eq!(r.flows[0].bytes.len(), 3);
+        assert!(r.flows[1].bytes.is_empty());
+        r.tcp_state(1, Instant::from_millis(100), 14_600, None);
+        let label = |n: &str| FlowLabel {
+            name: n.into(),
+            kind: "cbr".into(),
+            delay_cdf: Vec::new(),
+            rtt_cdf: Vec::new(),
+            layer_delay_cdf: LayerCdfs::default(),
+        };
+        let s = r.finish(vec![label("a"), label("b")]);
+        assert_eq!(s.flows[0].goodput_mbps.len(), 10);
+        assert_eq!(s.flows[0].goodput_mbps[2], 1000.0 * 8.0 / 0.1 / 1e6);
+        assert_eq!(s.flows[0].delay_ms[2], Some(5.0));
+        assert!(s.flows[0].cwnd_bytes.is_empty(), "not TCP");
+        assert_eq!(s.flows[1].cwnd_bytes.len(), 10);
+        assert_eq!(s.flows[1].cwnd_bytes[0], Some(14_600.0));
+        assert_eq!((s.bin_s, s.requested_bin_s), (0.1, 0.1));
     }
 }

@@ -14,6 +14,14 @@ pub struct RunSummary {
     pub flows: Vec<FlowSummary>,
     /// PRBs used / PRBs available in DL slots, after warm-up.
     pub prb_utilization: f64,
+    /// Utilisation of the capacity the channel offered, after warm-up:
+    /// the bytes the granted PRBs could carry over the bytes all PRBs
+    /// could carry, summed over DL slots (per slot, the slot capacity of
+    /// `slots.csv` times PRBs used / PRBs available). Equal to
+    /// `prb_utilization` on a channel of constant capacity; on a capacity
+    /// trace, a slot without a delivery opportunity offers nothing and
+    /// counts for nothing, where PRB use counts its PRBs as unused.
+    pub capacity_utilization: f64,
     pub rlc: RlcSummary,
     /// Dropped packets by layer (`sdap`, `tc`, `rlc`, `air`) and reason.
     pub drops: BTreeMap<String, BTreeMap<String, u64>>,
@@ -89,11 +97,39 @@ pub struct ReconfigCounts {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ScenarioSummary {
     pub scenario: String,
+    /// The seed of the runs in `variants` (with several seeds, the first).
     pub seed: u64,
+    /// With several seeds (`seeds`, `--seeds`): all of them, in order.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub seeds: Vec<u64>,
     pub sim_s: f64,
     /// Wall-clock seconds, filled in by the caller that measured them.
     pub wall_s: f64,
     pub variants: Vec<VariantSummary>,
+    /// With several seeds: the runs of every seed (the first is
+    /// `variants` again).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub seed_runs: Vec<crate::seeds::SeedRuns>,
+    /// With several seeds: per variant, each metric's mean and 95 %
+    /// Student t confidence interval across the seeds.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub across_seeds: Vec<crate::seeds::VariantStats>,
+}
+
+impl ScenarioSummary {
+    /// A summary of one seed's runs.
+    pub fn single(scenario: String, seed: u64, sim_s: f64, variants: Vec<VariantSummary>) -> Self {
+        ScenarioSummary {
+            scenario,
+            seed,
+            seeds: Vec::new(),
+            sim_s,
+            wall_s: 0.0,
+            variants,
+            seed_runs: Vec::new(),
+            across_seeds: Vec::new(),
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]

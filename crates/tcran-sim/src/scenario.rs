@@ -14,8 +14,8 @@ use tcran_traffic::TcpConfig;
 pub use crate::controller::{ControllerConfig, EventConfig};
 /// The RAN node's part of a scenario, defined with the node.
 pub use tcran_gnb::config::{
-    builtin_trace, load_trace, load_trace_as, ChannelConfig, DrbConfig, TraceFormatName,
-    UeConfig, UpfConfig, UplinkConfig, BUILTIN_TRACES,
+    builtin_trace, load_trace, load_trace_as, ChannelConfig, DrbConfig, TraceFormatName, UeConfig,
+    UpfConfig, UplinkConfig, BUILTIN_TRACES,
 };
 
 fn ms(v: u64) -> Duration {
@@ -35,6 +35,12 @@ pub struct SimConfig {
     /// Seeds every random stream of the run.
     #[serde(default)]
     pub seed: u64,
+    /// Runs every variant once per seed instead of once with `seed`:
+    /// `"1..10"` (ten seeds, both ends included), `"1,5,9"` or `[1, 5, 9]`;
+    /// 2 to 1000 distinct seeds. The summary then gives each metric's mean
+    /// and 95 % Student t confidence interval across the seeds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seeds: Option<crate::seeds::Seeds>,
     /// Simulated time.
     pub duration: Duration,
     /// Statistics ignore what happens before this.
@@ -241,6 +247,7 @@ impl SimConfig {
     pub fn for_variant(&self, v: &VariantConfig) -> SimConfig {
         let mut c = self.clone();
         c.variants.clear();
+        c.seeds = None;
         if let Some(cell) = &v.cell {
             c.cell = cell.clone();
         }
@@ -270,10 +277,21 @@ impl SimConfig {
         c
     }
 
-    /// The runs this scenario asks for: its variants, or itself once.
+    /// The seeds this scenario runs with: `seeds`, or `seed` alone.
+    pub fn seed_list(&self) -> Vec<u64> {
+        match &self.seeds {
+            Some(s) => s.as_slice().to_vec(),
+            None => vec![self.seed],
+        }
+    }
+
+    /// The runs this scenario asks for of one seed: its variants, or
+    /// itself once (each with `seed`, and no `seeds`).
     pub fn runs(&self) -> Vec<(String, SimConfig)> {
         if self.variants.is_empty() {
-            vec![("default".to_string(), self.clone())]
+            let mut c = self.clone();
+            c.seeds = None;
+            vec![("default".to_string(), c)]
         } else {
             self.variants
                 .iter()

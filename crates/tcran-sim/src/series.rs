@@ -3,6 +3,11 @@
 //! series binned at `SimConfig::series_bin` (goodput, delay, TCP cwnd and
 //! sRTT), the drop/mark timeline and every reconfiguration.
 //!
+//! Memory is bounded whatever the duration (`recorder` in this crate):
+//! long runs get wider bins ([`RunSeries::bin_s`] against
+//! [`RunSeries::requested_bin_s`]) and sample every n-th slot
+//! ([`SlotSeries::stride`]).
+//!
 //! Contract: every vector of a group has the same length; times are seconds
 //! since the start of the run (warm-up included, so plots show it); a bin
 //! without a sample holds `None` (serialized as `null`, written as an empty
@@ -14,8 +19,12 @@ use serde::Serialize;
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct RunSeries {
     pub slots: SlotSeries,
-    /// Width of the per-flow and event bins, seconds.
+    /// Width of the per-flow and event bins, seconds: the scenario's
+    /// `series_bin`, or for a run longer than 36 000 of them the smallest
+    /// whole multiple of it that keeps 36 000 bins.
     pub bin_s: f64,
+    /// The scenario's `series_bin`, seconds.
+    pub requested_bin_s: f64,
     pub flows: Vec<FlowSeries>,
     /// Drops and marks, one entry per (bin, layer, reason, what) that has any.
     pub events: Vec<EventCount>,
@@ -24,6 +33,33 @@ pub struct RunSeries {
     /// Changes that were asked for but refused (nothing changed); `what`
     /// ends with the error.
     pub failed_reconfigurations: Vec<Reconfiguration>,
+    /// Reconfigurations not listed above: each list keeps the first 10 000
+    /// (the summary counts them all).
+    pub reconfigurations_omitted: u64,
+}
+
+impl RunSeries {
+    /// Only the distributions: the flows' names, kinds and CDFs, nothing
+    /// per bin or slot (a few kB whatever the duration).
+    pub fn cdfs_only(&self) -> RunSeries {
+        RunSeries {
+            bin_s: self.bin_s,
+            requested_bin_s: self.requested_bin_s,
+            flows: self
+                .flows
+                .iter()
+                .map(|f| FlowSeries {
+                    name: f.name.clone(),
+                    kind: f.kind.clone(),
+                    delay_cdf: f.delay_cdf.clone(),
+                    rtt_cdf: f.rtt_cdf.clone(),
+                    layer_delay_cdf: f.layer_delay_cdf.clone(),
+                    ..FlowSeries::default()
+                })
+                .collect(),
+            ..RunSeries::default()
+        }
+    }
 }
 
 /// One sample per slot, for the whole cell (all UEs and DRBs). With a MAC
@@ -45,9 +81,9 @@ pub struct SlotSeries {
     pub prbs_used: Vec<u32>,
     /// PRBs available for the downlink in this slot (0 in UL slots).
     pub prbs_available: Vec<u32>,
-    /// One sample every `stride` slots: 1 unless the run has more than a
-    /// million slots (memory bound), then the smallest stride that keeps a
-    /// million samples. Each sample is one whole slot, never an average.
+    /// One sample every `stride` slots: 1 unless the run has more than
+    /// 200 000 slots (memory bound), then the smallest stride that keeps
+    /// 200 000 samples. Each sample is one whole slot, never an average.
     pub stride: u64,
 }
 
@@ -69,6 +105,9 @@ pub struct FlowSeries {
     /// Delay CDF after warm-up: (delay ms, fraction of packets <= it),
     /// at most 200 points, increasing in both.
     pub delay_cdf: Vec<(f64, f64)>,
+    /// Ping flows: the round-trip-time CDF after warm-up, like
+    /// `delay_cdf` (empty for other flows).
+    pub rtt_cdf: Vec<(f64, f64)>,
     /// The same for each layer of the delay (core, UPF queue, TC, RLC,
     /// air; summary `layers_ms`), after warm-up, at most 200 points each.
     pub layer_delay_cdf: LayerCdfs,

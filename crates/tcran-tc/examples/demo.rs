@@ -161,6 +161,7 @@ fn run(mut pipeline: Pipeline) -> Outcome {
                     pulled_bytes: pulled,
                     granted_bytes: LINK_BYTES_PER_TTI,
                     max_bytes: LINK_BYTES_PER_TTI,
+                    ..LowerLayerReport::default()
                 },
                 now,
             );

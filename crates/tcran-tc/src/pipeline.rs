@@ -500,6 +500,12 @@ impl Pipeline {
         self.pacer.on_report(report, now);
     }
 
+    /// Whether the pacer wants a report also for slots without downlink
+    /// ([`crate::stage::Pacer::wants_every_slot`]).
+    pub fn wants_every_slot(&self) -> bool {
+        self.pacer.wants_every_slot()
+    }
+
     /// An RLC SDU left the RLC buffer (fully sent in UM, acknowledged in AM).
     pub fn on_sdu_departed(&mut self, sojourn: Duration, now: Instant) {
         self.lower.sdus = self.lower.sdus.saturating_sub(1);

@@ -261,10 +261,32 @@ pub struct ShaperStats {
 /// from the RLC buffer (TC-RAN sec. IV-C: "just after the MAC scheduler has
 /// formed the TBS"). In a split gNB this is what F1-U Downlink Data Delivery
 /// Status carries.
+///
+/// Every pacer gets the same report. It comes for every slot (or
+/// scheduling period) that has downlink: a TDD slot without downlink
+/// symbols (U) has no pull, so it has no report, unless the pacer asks for
+/// one ([`Pacer::wants_every_slot`]). What the cell knows about what comes
+/// next is in the report for everyone: when the next pull is
+/// (`next_pull_in`), how the TDD pattern repeats (`pulls_per_pattern`),
+/// the grant (`granted_bytes`) and the MCS as bytes (`max_bytes`).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct LowerLayerReport {
-    /// Length of the period this report closes (slot or TTI duration).
+    /// Length of the slot or scheduling period this report closes (the
+    /// numerology's slot, or the MAC's period).
     pub tti: Duration,
+    /// Time from this pull to the MAC's next pull: `tti`, or more when
+    /// slots without downlink come first (DDDSU: two slots after the S
+    /// slot). Zero: not known (read as `tti`).
+    pub next_pull_in: Duration,
+    /// Reports per period of the cell's TDD pattern (DDDSU: 4, the U slot
+    /// having none); 1 in FDD, 0 when not known. A pacer that estimates per
+    /// phase compares a report with the one this many reports earlier.
+    pub pulls_per_pattern: u16,
+    /// Bytes of capacity the MAC still holds for this bearer's UE after
+    /// this pull (a capacity trace's unused bytes it carries over; 0 for
+    /// MCS channels and without carry-over): the next pull may use them
+    /// besides what its own slot offers.
+    pub carried_bytes: u64,
     /// Bytes left in the RLC buffer after the MAC pulled.
     pub backlog_bytes: u64,
     /// SDUs (whole or partly sent) left in the RLC buffer.
@@ -317,6 +339,13 @@ pub trait Pacer: std::fmt::Debug + Send {
     /// When the pacer will next change its mind without new events.
     fn next_wakeup(&self, _now: Instant) -> Option<Instant> {
         None
+    }
+    /// Whether the pacer wants a report also for slots without downlink
+    /// (TDD U slots: nothing pulled, `max_bytes = 0`). No built-in pacer
+    /// does: the report's `next_pull_in` and `pulls_per_pattern` say the
+    /// same thing without a report that reads as a zero-capacity slot.
+    fn wants_every_slot(&self) -> bool {
+        false
     }
     fn stats(&self) -> PacerStats;
 }

@@ -117,6 +117,7 @@ impl Driver {
                 pulled_bytes: pulled,
                 granted_bytes: self.capacity,
                 max_bytes: self.capacity,
+                ..LowerLayerReport::default()
             },
             self.now,
         );

@@ -9,21 +9,20 @@ use super::html::escape;
 use plotters::prelude::*;
 use std::fmt::Write as _;
 
-/// A colour of the palette (Tableau 10: tells ten series apart, also in
-/// grey-scale print).
+/// A colour of the palette: Okabe & Ito's colour-blind-safe set ("Color
+/// Universal Design", 2008), told apart with any of the common colour-vision
+/// deficiencies; yellow comes last as it is faint on white.
 pub type Rgb = (u8, u8, u8);
 
-pub const PALETTE: [Rgb; 10] = [
-    (0x4e, 0x79, 0xa7),
-    (0xf2, 0x8e, 0x2b),
-    (0xe1, 0x57, 0x59),
-    (0x76, 0xb7, 0xb2),
-    (0x59, 0xa1, 0x4f),
-    (0xed, 0xc9, 0x48),
-    (0xb0, 0x7a, 0xa1),
-    (0xff, 0x9d, 0xa7),
-    (0x9c, 0x75, 0x5f),
-    (0xba, 0xb0, 0xac),
+pub const PALETTE: [Rgb; 8] = [
+    (0x00, 0x72, 0xb2), // blue
+    (0xd5, 0x5e, 0x00), // vermillion
+    (0x00, 0x9e, 0x73), // bluish green
+    (0xcc, 0x79, 0xa7), // reddish purple
+    (0xe6, 0x9f, 0x00), // orange
+    (0x56, 0xb4, 0xe9), // sky blue
+    (0x00, 0x00, 0x00), // black
+    (0xf0, 0xe4, 0x42), // yellow
 ];
 
 /// The colour of the `i`-th series.
@@ -32,14 +31,41 @@ pub fn color(i: usize) -> Rgb {
 }
 
 const MARKER_COLOR: Rgb = (0x55, 0x55, 0x55);
+/// The plot's size in SVG pixels. The page shows it about 560 px wide (two
+/// per row), so fonts are sized for that: 15 px tick labels show at about
+/// 11 px.
 const WIDTH: u32 = 760;
-const HEIGHT: u32 = 300;
+const HEIGHT: u32 = 340;
+/// Font sizes (SVG px): tick labels, axis descriptions, title, markers.
+const TICK_FONT: u32 = 15;
+const AXIS_FONT: u32 = 16;
+const TITLE_FONT: u32 = 19;
+const SMALL_FONT: u32 = 14;
 
 /// How a series is drawn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Shape {
     Line,
     Dots(Glyph),
+    /// A shaded area between two lines: `segments[0]` is the lower edge,
+    /// `segments[1]` the upper one (e.g. a confidence band).
+    Band,
+}
+
+/// An error bar around a point: the x and y intervals.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ErrorBar {
+    pub x: (f64, f64),
+    pub y: (f64, f64),
+}
+
+/// A legend entry drawn instead of the series' own (a scatter's legend
+/// lists colours and markers apart).
+#[derive(Debug, Clone, PartialEq)]
+pub struct LegendEntry {
+    pub name: String,
+    pub color: Rgb,
+    pub shape: Shape,
 }
 
 /// Point markers, cycled to tell flows apart in scatter plots.
@@ -74,6 +100,8 @@ pub struct Series {
     pub color: Rgb,
     pub shape: Shape,
     pub segments: Vec<Vec<(f64, f64)>>,
+    /// Dots: an error bar per point (empty: none).
+    pub errors: Vec<ErrorBar>,
 }
 
 impl Series {
@@ -83,6 +111,22 @@ impl Series {
             color,
             shape: Shape::Line,
             segments,
+            errors: Vec::new(),
+        }
+    }
+    /// The area between `lower` and `upper` (same x values, in order).
+    pub fn band(
+        name: impl Into<String>,
+        color: Rgb,
+        lower: Vec<(f64, f64)>,
+        upper: Vec<(f64, f64)>,
+    ) -> Series {
+        Series {
+            name: name.into(),
+            color,
+            shape: Shape::Band,
+            segments: vec![lower, upper],
+            errors: Vec::new(),
         }
     }
     pub fn dots(name: impl Into<String>, color: Rgb, glyph: Glyph, pts: Vec<(f64, f64)>) -> Series {
@@ -91,13 +135,22 @@ impl Series {
             color,
             shape: Shape::Dots(glyph),
             segments: vec![pts],
+            errors: Vec::new(),
         }
     }
-    fn points(&self) -> impl Iterator<Item = (f64, f64)> + '_ {
+    /// Every finite point the series draws: its points, and the ends of
+    /// its error bars.
+    pub fn points(&self) -> impl Iterator<Item = (f64, f64)> + '_ {
+        let bars = self
+            .errors
+            .iter()
+            .zip(self.segments.iter().flatten())
+            .flat_map(|(e, (x, y))| [(e.x.0, *y), (e.x.1, *y), (*x, e.y.0), (*x, e.y.1)]);
         self.segments
             .iter()
             .flatten()
             .copied()
+            .chain(bars)
             .filter(|(x, y)| x.is_finite() && y.is_finite())
     }
 }
@@ -125,6 +178,11 @@ pub struct Chart {
     /// Write each dot series' name next to its points (scatter plots
     /// with one point per series).
     pub point_labels: bool,
+    /// The legend, when not one entry per series.
+    pub legend_entries: Option<Vec<LegendEntry>>,
+    /// Where the figure's own SVG and PDF files are, relative to the page
+    /// (`figures/<id>`, without extension), for the links under it.
+    pub files: Option<String>,
 }
 
 /// How many times the largest positive value must exceed the smallest for
@@ -190,7 +248,40 @@ impl Chart {
             x_log: false,
             y_log: false,
             point_labels: false,
+            legend_entries: None,
+            files: None,
         }
+    }
+
+    /// The legend: [`Chart::legend_entries`], or one entry per series
+    /// (bands share their line's entry and are left out).
+    pub fn legend_list(&self) -> Vec<LegendEntry> {
+        self.legend_entries.clone().unwrap_or_else(|| {
+            self.series
+                .iter()
+                .filter(|s| s.shape != Shape::Band)
+                .map(|s| LegendEntry {
+                    name: s.name.clone(),
+                    color: s.color,
+                    shape: s.shape,
+                })
+                .collect()
+        })
+    }
+
+    /// The axes' ranges, as drawn: `((x0, x1), (y0, y1))`.
+    pub fn axis_ranges(&self) -> ((f64, f64), (f64, f64)) {
+        self.ranges()
+    }
+
+    /// Every point the chart draws on its axes (non-finite values and, on
+    /// a log axis, values <= 0 are not drawn).
+    pub fn drawn_points(&self) -> Vec<(f64, f64)> {
+        self.series
+            .iter()
+            .flat_map(Series::points)
+            .filter(|p| self.drawable(*p))
+            .collect()
     }
 
     /// Logarithmic x axis if its positive values span more than two decades.
@@ -245,7 +336,7 @@ impl Chart {
                 (a.min(y), b.max(y))
             });
             let (lo, hi) = if lo.is_finite() {
-                (decade_below(lo), (hi * 1.25).max(lo * 10.0))
+                (decade_below(lo), (hi * 1.6).max(lo * 10.0))
             } else {
                 (1.0, 10.0)
             };
@@ -287,47 +378,50 @@ impl Chart {
 
     fn draw_standalone(&self, buf: &mut String) -> Result<(), Box<dyn std::error::Error>> {
         const COLS: usize = 3;
-        const ROW: u32 = 18;
+        const ROW: u32 = 22;
         let col_w = (WIDTH - 24) / COLS as u32;
-        let rows = self.series.len().div_ceil(COLS) as u32;
+        let entries = self.legend_list();
+        let rows = entries.len().div_ceil(COLS) as u32;
         let note_h = if self.note.is_some() { ROW + 4 } else { 0 };
         let legend_h = 8 + rows * ROW + note_h;
         let root = SVGBackend::with_string(buf, (WIDTH, HEIGHT + legend_h)).into_drawing_area();
         root.fill(&WHITE)?;
         let (plot, legend) = root.split_vertically(HEIGHT);
         self.draw_in(&plot)?;
-        let font = ("sans-serif", 12).into_font();
-        for (i, s) in self.series.iter().enumerate() {
+        let font = ("sans-serif", SMALL_FONT).into_font();
+        for (i, s) in entries.iter().enumerate() {
             let x = 12 + (i % COLS) as i32 * col_w as i32;
             let y = 4 + (i / COLS) as i32 * ROW as i32;
             let c = rgb(s.color);
-            let mid = (x + 8, y + 7);
+            let mid = (x + 8, y + 8);
             match s.shape {
-                Shape::Line => {
+                Shape::Line | Shape::Band => {
                     legend.draw(&PathElement::new(
-                        vec![(x, y + 7), (x + 16, y + 7)],
+                        vec![(x, y + 8), (x + 16, y + 8)],
                         c.stroke_width(3),
                     ))?;
                 }
-                Shape::Dots(Glyph::Circle) => legend.draw(&Circle::new(mid, 4, c.filled()))?,
+                Shape::Dots(Glyph::Circle) => legend.draw(&Circle::new(mid, 5, c.filled()))?,
                 Shape::Dots(Glyph::Triangle) => {
-                    legend.draw(&TriangleMarker::new(mid, 5, c.filled()))?
+                    legend.draw(&TriangleMarker::new(mid, 6, c.filled()))?
                 }
                 Shape::Dots(Glyph::Square) => legend.draw(&Rectangle::new(
-                    [(mid.0 - 4, mid.1 - 4), (mid.0 + 4, mid.1 + 4)],
+                    [(mid.0 - 5, mid.1 - 5), (mid.0 + 5, mid.1 + 5)],
                     c.filled(),
                 ))?,
-                Shape::Dots(Glyph::Cross) => legend.draw(&Cross::new(mid, 4, c.stroke_width(2)))?,
+                Shape::Dots(Glyph::Cross) => legend.draw(&Cross::new(mid, 5, c.stroke_width(2)))?,
             }
-            let name = shorten(&s.name, col_w as usize / 7 - 3);
+            let name = shorten(&s.name, col_w as usize / 8 - 3);
             legend.draw(&Text::new(name, (x + 22, y + 1), font.clone()))?;
         }
         if let Some(n) = &self.note {
             let y = 8 + rows as i32 * ROW as i32;
             legend.draw(&Text::new(
-                shorten(n, 125),
+                shorten(n, 100),
                 (12, y),
-                ("sans-serif", 11).into_font().color(&rgb(MARKER_COLOR)),
+                ("sans-serif", SMALL_FONT - 1)
+                    .into_font()
+                    .color(&rgb(MARKER_COLOR)),
             ))?;
         }
         root.present()?;
@@ -369,10 +463,10 @@ impl Chart {
         Y::CoordDescType: Ranged<ValueType = f64> + plotters::coord::ranged1d::ValueFormatter<f64>,
     {
         let mut chart = ChartBuilder::on(root)
-            .caption(&self.title, ("sans-serif", 17))
-            .margin(12)
-            .x_label_area_size(42)
-            .y_label_area_size(64)
+            .caption(&self.title, ("sans-serif", TITLE_FONT))
+            .margin(14)
+            .x_label_area_size(50)
+            .y_label_area_size(78)
             .build_cartesian_2d(xs, ys)?;
         let (x0, x1) = {
             let r = chart.x_range();
@@ -391,8 +485,10 @@ impl Chart {
             .max_light_lines(2)
             .light_line_style(RGBColor(0xf0, 0xf0, 0xf0))
             .bold_line_style(RGBColor(0xdd, 0xdd, 0xdd))
-            .label_style(("sans-serif", 12))
-            .axis_desc_style(("sans-serif", 13))
+            .x_labels(8)
+            .y_labels(7)
+            .label_style(("sans-serif", TICK_FONT))
+            .axis_desc_style(("sans-serif", AXIS_FONT))
             .draw()?;
         for (x, label) in &self.markers {
             let c = rgb(MARKER_COLOR);
@@ -400,13 +496,35 @@ impl Chart {
             chart.draw_series(std::iter::once(Text::new(
                 label.clone(),
                 (*x, y1),
-                ("sans-serif", 11).into_font().color(&c),
+                ("sans-serif", SMALL_FONT).into_font().color(&c),
             )))?;
         }
         let ok = |p: &(f64, f64)| self.drawable(*p);
+        // Bands under everything else.
+        for s in self.series.iter().filter(|s| s.shape == Shape::Band) {
+            if let [lo, hi] = s.segments.as_slice() {
+                let mut poly: Vec<(f64, f64)> = lo.iter().copied().filter(ok).collect();
+                poly.extend(hi.iter().rev().copied().filter(ok));
+                if poly.len() >= 3 {
+                    chart.draw_series(std::iter::once(Polygon::new(
+                        poly,
+                        rgb(s.color).mix(0.18).filled(),
+                    )))?;
+                }
+            }
+        }
         for s in &self.series {
             let c = rgb(s.color);
+            for (e, (x, y)) in s.errors.iter().zip(s.segments.iter().flatten()) {
+                let bar = c.mix(0.8).stroke_width(2);
+                for line in [[(e.x.0, *y), (e.x.1, *y)], [(*x, e.y.0), (*x, e.y.1)]] {
+                    if line.iter().all(|p| ok(p)) {
+                        chart.draw_series(LineSeries::new(line, bar))?;
+                    }
+                }
+            }
             match s.shape {
+                Shape::Band => {}
                 Shape::Line => {
                     for seg in &s.segments {
                         let pts = seg.iter().copied().filter(ok);
@@ -418,7 +536,8 @@ impl Chart {
                     }
                 }
                 Shape::Dots(g) => {
-                    let style = c.filled();
+                    // Slightly see-through, so overlapping points show.
+                    let style = c.mix(0.8).filled();
                     let pts = || s.points().filter(ok);
                     match g {
                         Glyph::Circle => {
@@ -438,7 +557,7 @@ impl Chart {
                         }
                     }
                     if self.point_labels {
-                        let font = ("sans-serif", 11).into_font().color(&c);
+                        let font = ("sans-serif", SMALL_FONT).into_font().color(&c);
                         chart.draw_series(pts().map(|p| {
                             EmptyElement::at(p) + Text::new(s.name.clone(), (7, -6), font.clone())
                         }))?;
@@ -457,7 +576,9 @@ impl Chart {
             chart.draw_series(std::iter::once(Text::new(
                 "no samples",
                 mid,
-                ("sans-serif", 16).into_font().color(&rgb(MARKER_COLOR)),
+                ("sans-serif", AXIS_FONT)
+                    .into_font()
+                    .color(&rgb(MARKER_COLOR)),
             )))?;
         }
         Ok(())
@@ -479,8 +600,19 @@ impl Chart {
             self.kind
         );
         out.push_str(&self.legend());
-        if let Some(n) = &self.note {
-            let _ = writeln!(out, "<figcaption>{}</figcaption>", escape(n));
+        let files = self.files.as_ref().map(|f| {
+            format!(
+                " <span class=\"save\">This figure alone: <a href=\"{0}.svg\">SVG</a>, <a href=\"{0}.pdf\">PDF</a>.</span>",
+                escape(f)
+            )
+        });
+        if self.note.is_some() || files.is_some() {
+            let _ = writeln!(
+                out,
+                "<figcaption>{}{}</figcaption>",
+                escape(self.note.as_deref().unwrap_or("")),
+                files.unwrap_or_default()
+            );
         }
         out.push_str("</figure>\n");
         out
@@ -488,9 +620,10 @@ impl Chart {
 
     fn legend(&self) -> String {
         let mut out = String::from("<ul class=\"legend\">");
-        for s in &self.series {
+        let entries = self.legend_list();
+        for s in &entries {
             let symbol = match s.shape {
-                Shape::Line => "\u{2501}",
+                Shape::Line | Shape::Band => "\u{2501}",
                 Shape::Dots(g) => g.symbol(),
             };
             let _ = write!(
@@ -507,7 +640,7 @@ impl Chart {
                 hex(MARKER_COLOR)
             );
         }
-        if self.series.is_empty() {
+        if entries.is_empty() {
             out.push_str("<li>nothing to show</li>");
         }
         out.push_str("</ul>\n");
@@ -528,6 +661,43 @@ fn shorten(text: &str, max: usize) -> String {
 
 fn rgb(c: Rgb) -> RGBColor {
     RGBColor(c.0, c.1, c.2)
+}
+
+/// An SVG document as a one-page PDF (`svg2pdf`; text is converted with
+/// the system's fonts, e.g. DejaVu Sans, loaded once into `fonts`).
+pub fn svg_to_pdf(
+    svg: &str,
+    fonts: &std::sync::Arc<svg2pdf::usvg::fontdb::Database>,
+) -> Result<Vec<u8>, String> {
+    let opt = svg2pdf::usvg::Options {
+        fontdb: fonts.clone(),
+        ..svg2pdf::usvg::Options::default()
+    };
+    let tree = svg2pdf::usvg::Tree::from_str(svg, &opt).map_err(|e| e.to_string())?;
+    svg2pdf::to_pdf(
+        &tree,
+        svg2pdf::ConversionOptions::default(),
+        svg2pdf::PageOptions::default(),
+    )
+    .map_err(|e| e.to_string())
+}
+
+/// The system's fonts, for [`svg_to_pdf`].
+pub fn system_fonts() -> std::sync::Arc<svg2pdf::usvg::fontdb::Database> {
+    let mut db = svg2pdf::usvg::fontdb::Database::new();
+    db.load_system_fonts();
+    // fontdb's generic sans-serif is Arial; use a sans-serif face this
+    // system has (Debian's fonts-dejavu-core is a Chromium dependency).
+    let sans = ["DejaVu Sans", "Liberation Sans", "Noto Sans", "Arial"]
+        .into_iter()
+        .find(|f| {
+            db.faces()
+                .any(|face| face.families.iter().any(|(n, _)| n == f))
+        });
+    if let Some(f) = sans {
+        db.set_sans_serif_family(f);
+    }
+    std::sync::Arc::new(db)
 }
 
 pub fn hex(c: Rgb) -> String {
@@ -659,9 +829,9 @@ mod tests {
         for text in ["vanilla", "e5g-bdp", "jit", "After warm-up."] {
             assert!(svg.contains(text), "{text}");
         }
-        // Two legend rows below the 300-px plot.
+        // Two legend rows and the note below the plot.
         assert!(
-            svg.contains(&format!("height=\"{}\"", HEIGHT + 8 + 2 * 18 + 22)),
+            svg.contains(&format!("height=\"{}\"", HEIGHT + 8 + 2 * 22 + 26)),
             "{}",
             &svg[..200]
         );

@@ -2,25 +2,31 @@
 //! what every variant of a scenario did (docs/report.md):
 //!
 //! - the summary table (per variant and flow: delay mean/p95/p99,
-//!   throughput, PRB use, losses and drops);
-//! - the delay-versus-PRB-utilisation scatter of all variants (thesis
-//!   Fig. 3.29, TC-RAN Fig. 15a) and, per flow, the delay CDFs of all
-//!   variants side by side;
+//!   throughput, PRB use, use of the capacity the channel offered, losses
+//!   and drops; with several seeds, means ± 95 % confidence half-widths);
+//! - the delay-versus-utilisation scatter of all variants (thesis
+//!   Fig. 3.29, TC-RAN Fig. 15a; error bars across seeds) and, per flow,
+//!   the delay CDFs of all variants side by side (ping: round-trip time;
+//!   shaded 95 % bands across seeds);
 //! - per variant: a drawing of each distinct DRB pipeline, RLC occupancy
 //!   against slot capacity, PRB utilisation, per-flow goodput and delay
 //!   over time, per-flow delay CDF, the drop/mark timeline, with every
 //!   reconfiguration marked on the time plots and listed.
 //!
-//! Plots are drawn by `plotters` (SVG backend). Long series are thinned to
-//! at most [`downsample::MAX_POINTS`] points per line, keeping extremes, so
-//! a 200 s run stays a few MB.
+//! Plots are drawn by `plotters` (SVG backend) in Okabe & Ito's
+//! colour-blind-safe palette, every axis labelled with its quantity and
+//! unit. Each plot can also be written on its own as SVG and PDF
+//! ([`write_figures`], `svg2pdf`), linked under the plot. Long series are
+//! thinned to at most [`downsample::MAX_POINTS`] points per line, keeping
+//! extremes, so a 200 s run stays a few MB.
 
 mod chart;
 mod downsample;
 pub mod html;
 mod pipeline;
 
-use chart::{color, Chart, Glyph, Series};
+pub use chart::Chart;
+use chart::{color, ErrorBar, Glyph, LegendEntry, Series, Shape};
 use downsample::{min_max, segments, MAX_POINTS};
 use html::escape;
 use std::collections::BTreeMap;
@@ -38,7 +44,20 @@ pub struct Report<'a> {
     pub runs: &'a [(String, SimConfig)],
     /// Per variant, the directory (relative to the page) of its CSV files.
     pub csv_dirs: Option<&'a [String]>,
+    /// With several seeds: per seed, per variant, the series with their
+    /// CDFs (`ScenarioOutput::seed_series`); empty with one seed.
+    pub seed_series: &'a [Vec<RunSeries>],
+    /// The directory (relative to the page) holding each figure alone as
+    /// SVG and PDF ([`write_figures`]): linked under each figure.
+    pub figure_dir: Option<&'a str>,
 }
+
+/// Where each figure goes alone, beside `report.html`.
+pub const FIGURE_DIR: &str = "figures";
+
+/// The plots that run over simulated time: they span the whole run and
+/// carry the reconfiguration markers.
+const TIME_PLOTS: [&str; 5] = ["rlc", "prb", "throughput", "delay", "events"];
 
 /// The plots of each variant section, in page order.
 const PLOT_KINDS: [&str; 7] = [
@@ -53,6 +72,45 @@ const PLOT_KINDS: [&str; 7] = [
 
 /// Most PRB-utilisation points per plot: slots are averaged in windows.
 const PRB_WINDOWS: usize = 500;
+
+impl Report<'_> {
+    /// `c` with the links to its own files, if the page has them.
+    fn linked(&self, mut c: Chart, id: &str) -> Chart {
+        c.files = self.figure_dir.map(|d| format!("{d}/{id}"));
+        c
+    }
+}
+
+/// Every plot of the page, in page order, with its element id (also the
+/// name of its own files): the overview, then each variant's.
+pub fn charts(r: &Report) -> Vec<(String, Chart)> {
+    let mut all = overview_charts(r);
+    for i in 0..r.summary.variants.len() {
+        all.extend(variant_charts(r, i));
+    }
+    all
+}
+
+/// Writes every plot of the page alone into `dir` as `<id>.svg` (legend and
+/// note inside the image) and `<id>.pdf`.
+pub fn write_figures(dir: &std::path::Path, r: &Report) -> Result<(), crate::error::CliError> {
+    use crate::error::CliError;
+    let other = |path: &std::path::Path, reason: String| CliError::Write {
+        file: path.display().to_string(),
+        reason,
+    };
+    std::fs::create_dir_all(dir).map_err(|e| CliError::write(dir, &e))?;
+    let fonts = chart::system_fonts();
+    for (id, c) in charts(r) {
+        let svg_path = dir.join(format!("{id}.svg"));
+        let svg = c.standalone_svg().map_err(|e| other(&svg_path, e))?;
+        std::fs::write(&svg_path, &svg).map_err(|e| CliError::write(&svg_path, &e))?;
+        let pdf_path = dir.join(format!("{id}.pdf"));
+        let pdf = chart::svg_to_pdf(&svg, &fonts).map_err(|e| other(&pdf_path, e))?;
+        std::fs::write(&pdf_path, pdf).map_err(|e| CliError::write(&pdf_path, &e))?;
+    }
+    Ok(())
+}
 
 /// The HTML page.
 pub fn render(r: &Report) -> String {
@@ -81,19 +139,20 @@ pub fn render(r: &Report) -> String {
     out.push_str("</nav>\n");
     out.push_str("<section id=\"overview\">\n<h2>All variants</h2>\n");
     out.push_str(&summary_table(s));
-    out.push_str(&scatter(s).figure("scatter"));
+    let mut overview = overview_charts(r).into_iter();
+    if let Some((id, c)) = overview.next() {
+        out.push_str(&r.linked(c, &id).figure(&id));
+    }
     out.push_str("<div class=\"grid\">\n");
-    for (k, c) in compare_cdfs(s, r.series).iter().enumerate() {
-        out.push_str(&c.figure(&format!("compare-cdf-{k}")));
+    for (id, c) in overview {
+        out.push_str(&r.linked(c, &id).figure(&id));
     }
     out.push_str("</div>\n");
     out.push_str("</section>\n");
     for (i, v) in s.variants.iter().enumerate() {
-        let empty = RunSeries::default();
-        let series = r.series.get(i).unwrap_or(&empty);
         let cfg = r.runs.get(i).map(|(_, c)| c);
         let csv = r.csv_dirs.and_then(|d| d.get(i)).map(String::as_str);
-        out.push_str(&variant_section(i, v, series, cfg, s.sim_s, csv));
+        out.push_str(&variant_section(r, i, v, cfg, csv));
     }
     let _ = write!(
         out,
@@ -104,16 +163,54 @@ pub fn render(r: &Report) -> String {
 }
 
 fn summary_table(s: &ScenarioSummary) -> String {
+    let seeds = !s.across_seeds.is_empty();
     let mut out = String::from(
-        "<table id=\"summary\">\n<tr><th class=\"name\">variant</th><th class=\"name\">flow</th><th>throughput (Mbit/s)</th><th>mean delay (ms)</th><th>p95 (ms)</th><th>p99 (ms)</th><th>lost packets</th><th>PRB use</th><th>mean RLC (kB)</th><th class=\"name\">drops by layer/reason</th></tr>\n",
+        "<table id=\"summary\">\n<tr><th class=\"name\">variant</th><th class=\"name\">flow</th><th>throughput (Mbit/s)</th><th>mean delay (ms)</th><th>p95 (ms)</th><th>p99 (ms)</th><th>lost packets</th><th>PRB use</th><th>capacity use</th><th>mean RLC (kB)</th><th class=\"name\">drops by layer/reason</th></tr>\n",
     );
-    for v in &s.variants {
+    // With seeds: "mean ± half-width" from the interval.
+    let ci = |i: &tcran_sim::seeds::Interval, scale: f64, prec: usize| {
+        format!(
+            "{:.prec$} ± {:.prec$}",
+            i.mean * scale,
+            i.half_width * scale
+        )
+    };
+    for (vi, v) in s.variants.iter().enumerate() {
+        let stats = s.across_seeds.get(vi);
         let drops = drops_text(v);
         let n = v.run.flows.len().max(1);
         for (i, f) in v.run.flows.iter().enumerate() {
+            let fs = stats.and_then(|st| st.flows.get(i));
             let (d, which) = match &f.rtt_ms {
                 Some(rtt) => (rtt, " (RTT)"),
                 None => (&f.delay_ms, ""),
+            };
+            let cells: [String; 5] = match fs {
+                Some(fs) => {
+                    let (mean, p95) = match (&fs.rtt_mean_ms, &fs.rtt_p95_ms) {
+                        (Some(m), Some(p)) => (m, p),
+                        _ => (&fs.delay_mean_ms, &fs.delay_p95_ms),
+                    };
+                    let p99 = if fs.rtt_mean_ms.is_some() {
+                        "–".to_string()
+                    } else {
+                        ci(&fs.delay_p99_ms, 1.0, 1)
+                    };
+                    [
+                        ci(&fs.throughput_mbps, 1.0, 2),
+                        ci(mean, 1.0, 1),
+                        ci(p95, 1.0, 1),
+                        p99,
+                        ci(&fs.lost_packets, 1.0, 1),
+                    ]
+                }
+                None => [
+                    format!("{:.2}", f.throughput_mbps),
+                    format!("{:.1}", d.mean),
+                    format!("{:.1}", d.p95),
+                    format!("{:.1}", d.p99),
+                    f.lost_packets.to_string(),
+                ],
             };
             out.push_str("<tr>");
             if i == 0 {
@@ -123,21 +220,24 @@ fn summary_table(s: &ScenarioSummary) -> String {
                     escape(&v.name)
                 );
             }
-            let _ = write!(
-                out,
-                "<td class=\"name\">{}{which}</td><td>{:.2}</td><td>{:.1}</td><td>{:.1}</td><td>{:.1}</td><td>{}</td>",
-                escape(&f.name),
-                f.throughput_mbps,
-                d.mean,
-                d.p95,
-                d.p99,
-                f.lost_packets
-            );
+            let _ = write!(out, "<td class=\"name\">{}{which}</td>", escape(&f.name));
+            for c in &cells {
+                let _ = write!(out, "<td>{c}</td>");
+            }
             if i == 0 {
+                let (prb, cap) = match stats {
+                    Some(st) => (
+                        format!("{} %", ci(&st.prb_utilization, 100.0, 1)),
+                        format!("{} %", ci(&st.capacity_utilization, 100.0, 1)),
+                    ),
+                    None => (
+                        format!("{:.1}%", 100.0 * v.run.prb_utilization),
+                        format!("{:.1}%", 100.0 * v.run.capacity_utilization),
+                    ),
+                };
                 let _ = write!(
                     out,
-                    "<td rowspan=\"{n}\">{:.1}%</td><td rowspan=\"{n}\">{:.1}</td><td class=\"name\" rowspan=\"{n}\">{}</td>",
-                    100.0 * v.run.prb_utilization,
+                    "<td rowspan=\"{n}\">{prb}</td><td rowspan=\"{n}\">{cap}</td><td rowspan=\"{n}\">{:.1}</td><td class=\"name\" rowspan=\"{n}\">{}</td>",
                     v.run.rlc.mean_bytes / 1e3,
                     escape(&drops)
                 );
@@ -145,7 +245,17 @@ fn summary_table(s: &ScenarioSummary) -> String {
             out.push_str("</tr>\n");
         }
     }
-    out.push_str("</table>\n<p class=\"note\">Delays are one-way, server to UE (ping flows: round trip), after warm-up; PRB use is PRBs used over PRBs available in downlink slots.</p>\n");
+    out.push_str("</table>\n<p class=\"note\">Delays are one-way, server to UE (ping flows: round trip), after warm-up. PRB use: PRBs used over PRBs available in downlink slots. Capacity use: the bytes the granted PRBs could carry over the bytes the channel offered (on a capacity trace, a slot without a delivery opportunity offers nothing).");
+    if seeds {
+        let _ = write!(
+            out,
+            " Seeds {}: each figure is the mean over the {} seeds ± the half-width of its 95 % confidence interval (Student t, {} degrees of freedom); RLC and drops are the first seed's.",
+            crate::simulate::seeds_label(&s.seeds),
+            s.seeds.len(),
+            s.seeds.len() - 1
+        );
+    }
+    out.push_str("</p>\n");
     out
 }
 
@@ -163,48 +273,146 @@ fn drops_text(v: &VariantSummary) -> String {
     }
 }
 
-/// Mean delay against PRB utilisation, one point per variant and flow:
-/// the ideal is bottom right (all PRBs used, unloaded delay).
+/// Mean delay against the use of the capacity the channel offered, one
+/// point per variant and flow (colour: variant, marker: flow; with seeds,
+/// the means with their 95 % intervals as error bars): the ideal is
+/// bottom right (all capacity used, unloaded delay).
 fn scatter(s: &ScenarioSummary) -> Chart {
     let mut c = Chart::new(
         "scatter",
-        "Mean delay vs PRB utilisation (all variants)",
-        "PRB utilisation (%)",
+        "Mean delay vs capacity utilisation (all variants)",
+        "utilisation of the capacity the channel offered (%)",
         "mean one-way delay (ms)",
     );
+    let mut flows: Vec<&str> = Vec::new();
     for (vi, v) in s.variants.iter().enumerate() {
+        let stats = s.across_seeds.get(vi);
         for (fi, f) in v.run.flows.iter().enumerate() {
             if f.delay_ms.count == 0 {
                 continue;
             }
-            c.series.push(Series::dots(
+            if !flows.contains(&f.name.as_str()) {
+                flows.push(&f.name);
+            }
+            let glyph = Glyph::nth(flows.iter().position(|n| *n == f.name).unwrap_or(fi));
+            let mut dot = Series::dots(
                 format!("{} / {}", v.name, f.name),
                 color(vi),
-                Glyph::nth(fi),
-                vec![(100.0 * v.run.prb_utilization, f.delay_ms.mean)],
-            ));
+                glyph,
+                vec![(100.0 * v.run.capacity_utilization, f.delay_ms.mean)],
+            );
+            if let Some((st, fs)) = stats.and_then(|st| Some((st, st.flows.get(fi)?))) {
+                let (u, d) = (&st.capacity_utilization, &fs.delay_mean_ms);
+                dot.segments = vec![vec![(100.0 * u.mean, d.mean)]];
+                dot.errors = vec![ErrorBar {
+                    x: (100.0 * u.low, 100.0 * u.high),
+                    y: (d.low, d.high),
+                }];
+            }
+            c.series.push(dot);
         }
     }
+    // The legend tells colours (variants) and markers (flows) apart, not
+    // every pair.
+    let mut legend: Vec<LegendEntry> = s
+        .variants
+        .iter()
+        .enumerate()
+        .map(|(vi, v)| LegendEntry {
+            name: v.name.clone(),
+            color: color(vi),
+            shape: Shape::Line,
+        })
+        .collect();
+    legend.extend(flows.iter().enumerate().map(|(k, f)| LegendEntry {
+        name: format!("flow {f}"),
+        color: (0x55, 0x55, 0x55),
+        shape: Shape::Dots(Glyph::nth(k)),
+    }));
+    c.legend_entries = Some(legend);
+    c.x_range = Some(utilisation_range(&c));
     c.log_y_if_wide();
     c.note = Some(format!(
-        "Colour: variant; marker: flow. Thesis Fig. 3.29, TC-RAN Fig. 15a: the best operating point uses all PRBs at the unloaded delay.{}",
+        "Colour: variant; marker: flow (one-way delay, ping included).{} Thesis Fig. 3.29, TC-RAN Fig. 15a: the best operating point uses all the capacity at the unloaded delay.{}",
+        if s.across_seeds.is_empty() {
+            ""
+        } else {
+            " Means over the seeds with 95 % confidence intervals (Student t) as error bars."
+        },
         log_note(c.y_log)
     ));
     c
 }
 
+/// The x range of a utilisation scatter: whole multiples of 5 % around
+/// the points and their error bars, with room so that no marker touches
+/// the frame.
+fn utilisation_range(c: &Chart) -> (f64, f64) {
+    let (lo, hi) = c
+        .series
+        .iter()
+        .flat_map(Series::points)
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), (x, _)| {
+            (a.min(x), b.max(x))
+        });
+    if !lo.is_finite() {
+        return (0.0, 100.0);
+    }
+    let lo = (((lo - 2.0) / 5.0).floor() * 5.0).max(0.0);
+    let hi = ((hi + 2.0) / 5.0).ceil() * 5.0;
+    (lo, hi.max(lo + 5.0))
+}
+
 /// The sentence that says an axis is logarithmic.
 fn log_note(log: bool) -> &'static str {
     if log {
-        " The delay axis is logarithmic: the variants' delays span more than two decades."
+        " The delay axis is logarithmic: the delays span more than two decades."
     } else {
         ""
     }
 }
 
+/// The CDF a flow's plots show: the round-trip time for a ping (as the
+/// summary reports it), else the one-way delay; and what it is.
+fn shown_cdf(f: &tcran_sim::series::FlowSeries) -> (&[(f64, f64)], &'static str) {
+    if f.kind == "ping" && !f.rtt_cdf.is_empty() {
+        (&f.rtt_cdf, "round-trip time")
+    } else {
+        (&f.delay_cdf, "one-way delay")
+    }
+}
+
+/// Fractions at which the CDFs of several seeds are compared.
+const BAND_LEVELS: usize = 100;
+
+/// The delay at which `cdf` reaches `q`: the first point with a fraction
+/// of at least `q` (the CDF is a step function through its points).
+fn quantile_of(cdf: &[(f64, f64)], q: f64) -> Option<f64> {
+    cdf.iter().find(|(_, f)| *f >= q - 1e-12).map(|(d, _)| *d)
+}
+
+/// Across seeds, at each of [`BAND_LEVELS`] fractions: the mean delay and
+/// its 95 % interval (Student t) as `(mean line, lower edge, upper edge)`.
+fn cdf_band(cdfs: &[&[(f64, f64)]]) -> Option<[Vec<(f64, f64)>; 3]> {
+    if cdfs.len() < 2 {
+        return None;
+    }
+    let mut out: [Vec<(f64, f64)>; 3] = Default::default();
+    for k in 1..=BAND_LEVELS {
+        let q = k as f64 / BAND_LEVELS as f64;
+        let xs: Option<Vec<f64>> = cdfs.iter().map(|c| quantile_of(c, q)).collect();
+        let i = tcran_sim::seeds::Interval::of(&xs?);
+        out[0].push((i.mean, q));
+        out[1].push((i.low, q));
+        out[2].push((i.high, q));
+    }
+    Some(out)
+}
+
 /// One delay CDF per flow name with every variant that has the flow, to
-/// compare variants directly (thesis Fig. 3.27 style).
-fn compare_cdfs(s: &ScenarioSummary, series: &[RunSeries]) -> Vec<Chart> {
+/// compare variants directly (thesis Fig. 3.27 style); with several
+/// seeds, each variant's mean across seeds with a shaded 95 % band.
+fn compare_cdfs(s: &ScenarioSummary, series: &[RunSeries], seeds: &[Vec<RunSeries>]) -> Vec<Chart> {
     let mut names: Vec<&str> = Vec::new();
     for f in s.variants.iter().flat_map(|v| &v.run.flows) {
         if !names.contains(&f.name.as_str()) {
@@ -214,23 +422,70 @@ fn compare_cdfs(s: &ScenarioSummary, series: &[RunSeries]) -> Vec<Chart> {
     names
         .into_iter()
         .map(|name| {
+            let what = series
+                .iter()
+                .flat_map(|r| &r.flows)
+                .find(|f| f.name == name)
+                .map_or("one-way delay", |f| shown_cdf(f).1);
             let mut c = Chart::new(
                 "compare-cdf",
-                format!("Delay CDF of {name}, all variants"),
-                "one-way delay (ms)",
-                "fraction of packets (≤ delay)",
+                format!("{} CDF of {name}, all variants", capitalised(what)),
+                &format!("{what} (ms)"),
+                "fraction of packets (≤ x)",
             );
-            for (vi, (v, r)) in s.variants.iter().zip(series).enumerate() {
-                if let Some(f) = r.flows.iter().find(|f| f.name == name) {
+            for (vi, v) in s.variants.iter().enumerate() {
+                let per_seed: Vec<&[(f64, f64)]> = seeds
+                    .iter()
+                    .filter_map(|runs| runs.get(vi)?.flows.iter().find(|f| f.name == name))
+                    .map(|f| shown_cdf(f).0)
+                    .collect();
+                if let Some([mean, lo, hi]) = cdf_band(&per_seed) {
                     c.series
-                        .push(Series::line(&v.name, color(vi), vec![f.delay_cdf.clone()]));
+                        .push(Series::band(format!("{} 95 %", v.name), color(vi), lo, hi));
+                    c.series.push(Series::line(&v.name, color(vi), vec![mean]));
+                } else if let Some(f) = series
+                    .get(vi)
+                    .and_then(|r| r.flows.iter().find(|f| f.name == name))
+                {
+                    c.series
+                        .push(Series::line(&v.name, color(vi), vec![shown_cdf(f).0.to_vec()]));
                 }
             }
             c.log_x_if_wide();
-            c.note = c.x_log.then(|| log_note(true).trim().to_string());
+            let mut note = Vec::new();
+            if !seeds.is_empty() {
+                note.push(format!(
+                    "Mean over {} seeds at each fraction, shaded: its 95 % confidence interval (Student t).",
+                    seeds.len()
+                ));
+            }
+            if c.x_log {
+                note.push(log_note(true).trim().to_string());
+            }
+            c.note = (!note.is_empty()).then(|| note.join(" "));
             c
         })
         .collect()
+}
+
+fn capitalised(s: &str) -> String {
+    let mut c = s.chars();
+    c.next()
+        .map(|f| f.to_uppercase().collect::<String>() + c.as_str())
+        .unwrap_or_default()
+}
+
+/// The overview's plots with their ids: the scatter, then one CDF
+/// comparison per flow.
+fn overview_charts(r: &Report) -> Vec<(String, Chart)> {
+    let mut out = vec![("scatter".to_string(), scatter(r.summary))];
+    for (k, c) in compare_cdfs(r.summary, r.series, r.seed_series)
+        .into_iter()
+        .enumerate()
+    {
+        out.push((format!("compare-cdf-{k}"), c));
+    }
+    out
 }
 
 /// The flow a scenario is about: the first flow that is not a bulk or web
@@ -296,8 +551,11 @@ pub fn figures(s: &ScenarioSummary, series: &[RunSeries]) -> Vec<Figure> {
     };
     let mut scatter = Chart::new(
         "scatter",
-        format!("{}: mean delay of {key} vs PRB utilisation", s.scenario),
-        "PRB utilisation (%)",
+        format!(
+            "{}: mean delay of {key} vs capacity utilisation",
+            s.scenario
+        ),
+        "utilisation of the capacity offered (%)",
         &format!("mean one-way delay of {key} (ms)"),
     );
     // Labels next to the points while they stay readable; the legend
@@ -310,32 +568,38 @@ pub fn figures(s: &ScenarioSummary, series: &[RunSeries]) -> Vec<Figure> {
                     &v.name,
                     color(vi),
                     Glyph::nth(vi / chart::PALETTE.len()),
-                    vec![(100.0 * v.run.prb_utilization, f.delay_ms.mean)],
+                    vec![(100.0 * v.run.capacity_utilization, f.delay_ms.mean)],
                 ));
             }
         }
     }
+    scatter.x_range = Some(utilisation_range(&scatter));
     scatter.log_y_if_wide();
     scatter.note = Some(format!(
-        "One point per variant. Best: bottom right (every PRB used at the unloaded delay).{}",
+        "One point per variant. Best: bottom right (all the capacity used at the unloaded delay).{}",
         if scatter.y_log {
             " Log delay axis."
         } else {
             ""
         }
     ));
+    let what = series
+        .iter()
+        .flat_map(|r| &r.flows)
+        .find(|f| f.name == key)
+        .map_or("one-way delay", |f| shown_cdf(f).1);
     let mut cdf = Chart::new(
         "cdf",
-        format!("{}: delay CDF of {key}, all variants", s.scenario),
-        &format!("one-way delay of {key} (ms)"),
-        "fraction of packets (≤ delay)",
+        format!("{}: {what} CDF of {key}, all variants", s.scenario),
+        &format!("{what} of {key} (ms)"),
+        "fraction of packets (≤ x)",
     );
     for (vi, (v, r)) in s.variants.iter().zip(series).enumerate() {
         if let Some(f) = r.flows.iter().find(|f| f.name == key) {
             cdf.series.push(Series::line(
                 &v.name,
                 color(vi),
-                vec![every_nth(&f.delay_cdf, FIGURE_CDF_POINTS)],
+                vec![every_nth(shown_cdf(f).0, FIGURE_CDF_POINTS)],
             ));
         }
     }
@@ -356,36 +620,24 @@ pub fn figures(s: &ScenarioSummary, series: &[RunSeries]) -> Vec<Figure> {
     ]
 }
 
-fn variant_section(
-    i: usize,
-    v: &VariantSummary,
-    s: &RunSeries,
-    cfg: Option<&SimConfig>,
-    sim_s: f64,
-    csv: Option<&str>,
-) -> String {
-    let mut out = format!(
-        "<section class=\"variant\" id=\"variant-{i}\" data-variant=\"{}\">\n<h2>Variant {}</h2>\n",
-        escape(&v.name),
-        escape(&v.name)
-    );
-    if let Some(dir) = csv {
-        let _ = writeln!(
-            out,
-            "<p class=\"note\">Time series as CSV: <a href=\"{0}/slots.csv\">slots</a>, <a href=\"{0}/flows.csv\">flows</a>, <a href=\"{0}/delay_cdf.csv\">delay CDF</a>, <a href=\"{0}/layer_delay_cdf.csv\">delay CDF per layer</a>, <a href=\"{0}/events.csv\">drops and marks</a>, <a href=\"{0}/reconfigurations.csv\">reconfigurations</a>.</p>",
-            escape(dir)
-        );
-    }
-    if let Some(cfg) = cfg {
-        out.push_str(&pipelines(i, cfg));
-    }
+/// The plots of variant `i` with their ids, in page order
+/// ([`PLOT_KINDS`]): time plots span the whole run and mark every
+/// reconfiguration; distributions have their own axes.
+fn variant_charts(r: &Report, i: usize) -> Vec<(String, Chart)> {
+    let empty = RunSeries::default();
+    let s = r.series.get(i).unwrap_or(&empty);
     let markers: Vec<(f64, String)> = s
         .reconfigurations
         .iter()
         .enumerate()
         .map(|(k, r)| (r.t_s, format!("R{}", k + 1)))
         .collect();
-    let time_axis = Some((0.0, sim_s.max(s.slots.t_s.last().copied().unwrap_or(0.0))));
+    let time_axis = Some((
+        0.0,
+        r.summary
+            .sim_s
+            .max(s.slots.t_s.last().copied().unwrap_or(0.0)),
+    ));
     let mut charts = vec![
         rlc_chart(&s.slots),
         prb_chart(&s.slots),
@@ -396,16 +648,55 @@ fn variant_section(
         events_chart(s),
     ];
     debug_assert!(charts.iter().map(|c| c.kind).eq(PLOT_KINDS));
-    out.push_str("<div class=\"grid\">\n");
     for c in &mut charts {
-        if c.kind != "delay-cdf" {
+        if TIME_PLOTS.contains(&c.kind) {
             c.x_range = time_axis;
             c.markers = markers.clone();
         }
-        out.push_str(&c.figure(&format!("{}-{i}", c.kind)));
+    }
+    charts
+        .into_iter()
+        .map(|c| (format!("{}-{i}", c.kind), c))
+        .collect()
+}
+
+fn variant_section(
+    r: &Report,
+    i: usize,
+    v: &VariantSummary,
+    cfg: Option<&SimConfig>,
+    csv: Option<&str>,
+) -> String {
+    let mut out = format!(
+        "<section class=\"variant\" id=\"variant-{i}\" data-variant=\"{}\">\n<h2>Variant {}</h2>\n",
+        escape(&v.name),
+        escape(&v.name)
+    );
+    if !r.summary.seeds.is_empty() {
+        let _ = writeln!(
+            out,
+            "<p class=\"note\">Plots of one seed ({}); the overview compares all {} seeds.</p>",
+            r.summary.seed,
+            r.summary.seeds.len()
+        );
+    }
+    if let Some(dir) = csv {
+        let _ = writeln!(
+            out,
+            "<p class=\"note\">Time series as CSV: <a href=\"{0}/slots.csv\">slots</a>, <a href=\"{0}/flows.csv\">flows</a>, <a href=\"{0}/delay_cdf.csv\">delay CDF</a>, <a href=\"{0}/layer_delay_cdf.csv\">delay CDF per layer</a>, <a href=\"{0}/events.csv\">drops and marks</a>, <a href=\"{0}/reconfigurations.csv\">reconfigurations</a>.</p>",
+            escape(dir)
+        );
+    }
+    if let Some(cfg) = cfg {
+        out.push_str(&pipelines(i, cfg));
+    }
+    out.push_str("<div class=\"grid\">\n");
+    for (id, c) in variant_charts(r, i) {
+        out.push_str(&r.linked(c, &id).figure(&id));
     }
     out.push_str("</div>\n");
-    out.push_str(&reconfiguration_table(s));
+    let empty = RunSeries::default();
+    out.push_str(&reconfiguration_table(r.series.get(i).unwrap_or(&empty)));
     out.push_str("</section>\n");
     out
 }
@@ -467,7 +758,7 @@ fn rlc_chart(slots: &SlotSeries) -> Chart {
         "rlc",
         "RLC occupancy and slot capacity",
         "time (s)",
-        "bytes (kB)",
+        "RLC bytes, slot capacity (kB)",
     );
     let rlc: Vec<(f64, f64)> = slots
         .t_s
@@ -495,44 +786,79 @@ fn rlc_chart(slots: &SlotSeries) -> Chart {
         color(1),
         vec![min_max(&cap, MAX_POINTS)],
     ));
+    // A bloated buffer (MB) next to one slot's capacity (kB): on a linear
+    // axis the capacity would be a flat line at zero.
+    c.log_y_if_wide();
+    let mut note = Vec::new();
     if rlc.len() > MAX_POINTS {
-        c.note = Some(format!(
+        note.push(format!(
             "{} slots, drawn as the minimum and maximum of each of {} windows.",
             rlc.len(),
             MAX_POINTS / 2
         ));
     }
+    if slots.stride > 1 {
+        note.push(format!("One slot in {} sampled.", slots.stride));
+    }
+    if c.y_log {
+        note.push("Log axis (the buffer and one slot's capacity differ by decades); empty buffers are not drawn.".into());
+    }
+    c.note = (!note.is_empty()).then(|| note.join(" "));
     c
 }
 
 fn prb_chart(slots: &SlotSeries) -> Chart {
-    let mut c = Chart::new("prb", "PRB utilisation", "time (s)", "PRBs used (%)");
+    let mut c = Chart::new(
+        "prb",
+        "PRB and capacity utilisation",
+        "time (s)",
+        "utilisation (%)",
+    );
     // The vectors have one length by contract; never slice past the shortest.
     let n = slots
         .t_s
         .len()
         .min(slots.prbs_used.len())
-        .min(slots.prbs_available.len());
+        .min(slots.prbs_available.len())
+        .min(slots.capacity_bytes.len());
     let w = n.div_ceil(PRB_WINDOWS).max(1);
-    let mut pts = Vec::new();
+    let (mut prb, mut cap) = (Vec::new(), Vec::new());
     for k in (0..n).step_by(w) {
         let end = (k + w).min(n);
-        let used: u64 = slots.prbs_used[k..end].iter().map(|&u| u as u64).sum();
-        let avail: u64 = slots.prbs_available[k..end].iter().map(|&a| a as u64).sum();
+        let (mut used, mut avail, mut offered, mut carried) = (0u64, 0u64, 0.0, 0.0);
+        for j in k..end {
+            let (u, a) = (slots.prbs_used[j], slots.prbs_available[j]);
+            used += u64::from(u);
+            avail += u64::from(a);
+            if a > 0 {
+                let b = slots.capacity_bytes[j] as f64;
+                offered += b;
+                carried += b * f64::from(u) / f64::from(a);
+            }
+        }
         if avail > 0 {
-            pts.push((slots.t_s[k], 100.0 * used as f64 / avail as f64));
+            prb.push((slots.t_s[k], 100.0 * used as f64 / avail as f64));
+        }
+        if offered > 0.0 {
+            cap.push((slots.t_s[k], 100.0 * carried / offered));
         }
     }
     c.series.push(Series::line(
         "PRBs used / PRBs available (%)",
-        color(4),
-        vec![pts],
+        color(0),
+        vec![prb],
+    ));
+    c.series.push(Series::line(
+        "capacity used / capacity offered (%)",
+        color(1),
+        vec![cap],
     ));
     if n > 1 {
-        let slot = slots.t_s[1] - slots.t_s[0];
+        let slot = (slots.t_s[1] - slots.t_s[0]) / slots.stride.max(1) as f64;
         c.note = Some(format!(
-            "Averaged over windows of {w} slot(s) ({:.1} ms).",
-            w as f64 * slot * 1e3
+            "Averaged over windows of {} slot(s) ({:.1} ms). Capacity: what the channel offered (a slot without a delivery opportunity offers nothing).",
+            w as u64 * slots.stride.max(1),
+            w as f64 * slots.stride.max(1) as f64 * slot * 1e3
         ));
     }
     c
@@ -558,7 +884,24 @@ fn throughput_chart(s: &RunSeries) -> Chart {
             vec![min_max(&pts, MAX_POINTS)],
         ));
     }
-    c.note = bin_note(s);
+    // A call (0.08 Mbit/s) next to a download (7 Mbit/s) is a flat line at
+    // zero on a linear axis: log when the flows' mean rates differ by more
+    // than a decade.
+    let means = s
+        .flows
+        .iter()
+        .map(|f| f.goodput_mbps.iter().sum::<f64>() / f.goodput_mbps.len().max(1) as f64);
+    let (lo, hi) = means
+        .filter(|m| *m > 0.0)
+        .fold((f64::INFINITY, 0.0f64), |(a, b), m| (a.min(m), b.max(m)));
+    c.y_log = lo.is_finite() && hi / lo > 10.0;
+    c.note = bin_note(s).map(|n| {
+        if c.y_log {
+            format!("{n} Log axis: the flows' rates differ by more than a decade; empty bins are not drawn.")
+        } else {
+            n
+        }
+    });
     c
 }
 
@@ -567,7 +910,7 @@ fn delay_chart(s: &RunSeries) -> Chart {
         "delay",
         "One-way delay per flow",
         "time (s)",
-        "mean delay in bin (ms)",
+        "mean one-way delay per bin (ms)",
     );
     for (k, f) in s.flows.iter().enumerate() {
         c.series.push(Series::line(
@@ -587,19 +930,54 @@ fn delay_chart(s: &RunSeries) -> Chart {
 }
 
 fn bin_note(s: &RunSeries) -> Option<String> {
-    (s.bin_s > 0.0).then(|| format!("Bins of {:.0} ms.", s.bin_s * 1e3))
+    (s.bin_s > 0.0).then(|| {
+        if s.requested_bin_s > 0.0 && s.bin_s > s.requested_bin_s * 1.000001 {
+            format!(
+                "Bins of {} (series_bin {} widened for this long run).",
+                duration_text(s.bin_s),
+                duration_text(s.requested_bin_s)
+            )
+        } else {
+            format!("Bins of {}.", duration_text(s.bin_s))
+        }
+    })
+}
+
+/// `100 ms`, `2.4 s`.
+fn duration_text(s: f64) -> String {
+    if s < 1.0 {
+        format!("{:.0} ms", s * 1e3)
+    } else {
+        format!("{} s", chart_tick(s))
+    }
+}
+
+fn chart_tick(v: f64) -> String {
+    let s = format!("{v:.3}");
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
 fn cdf_chart(s: &RunSeries) -> Chart {
+    let ping = s.flows.iter().any(|f| shown_cdf(f).1 == "round-trip time");
     let mut c = Chart::new(
         "delay-cdf",
         "Delay CDF per flow (after warm-up)",
-        "one-way delay (ms)",
-        "fraction of packets (≤ delay)",
+        if ping {
+            "delay (ms): one-way; ping: round trip"
+        } else {
+            "one-way delay (ms)"
+        },
+        "fraction of packets (≤ x)",
     );
     for (k, f) in s.flows.iter().enumerate() {
+        let (cdf, what) = shown_cdf(f);
+        let name = if what == "round-trip time" {
+            format!("{} (RTT)", f.name)
+        } else {
+            f.name.clone()
+        };
         c.series
-            .push(Series::line(&f.name, color(k), vec![f.delay_cdf.clone()]));
+            .push(Series::line(name, color(k), vec![cdf.to_vec()]));
     }
     c.log_x_if_wide();
     c.note = c.x_log.then(|| log_note(true).trim().to_string());
@@ -614,7 +992,7 @@ fn layer_cdf_chart(s: &RunSeries) -> Chart {
         "layer-cdf",
         "Delay CDF per layer (after warm-up)",
         "delay in the layer (ms)",
-        "fraction of packets (≤ delay)",
+        "fraction of packets (≤ x)",
     );
     let mut k = 0;
     for f in &s.flows {
@@ -630,14 +1008,21 @@ fn layer_cdf_chart(s: &RunSeries) -> Chart {
             k += 1;
         }
     }
-    c.note = Some(
-        "tc: TC queues; rlc: RLC buffer until the last byte is first sent; air: from then to delivery (HARQ, ARQ, reassembly); upf: the UPF queue.".into(),
-    );
+    c.log_x_if_wide();
+    c.note = Some(format!(
+        "tc: TC queues; rlc: RLC buffer until the last byte is first sent; air: from then to delivery (HARQ, ARQ, reassembly); upf: the UPF queue.{}",
+        log_note(c.x_log)
+    ));
     c
 }
 
 fn events_chart(s: &RunSeries) -> Chart {
-    let mut c = Chart::new("events", "Drops and marks", "time (s)", "packets per bin");
+    let mut c = Chart::new(
+        "events",
+        "Drops and marks",
+        "time (s)",
+        &format!("packets per {} bin", duration_text(s.bin_s.max(1e-3))),
+    );
     // (what, layer, reason) -> (bin start, packets), in a stable order.
     type Key<'a> = (&'a str, &'a str, &'a str);
     let mut groups: BTreeMap<Key, Vec<(f64, f64)>> = BTreeMap::new();
@@ -718,6 +1103,8 @@ mod tests {
             series,
             runs: &cfg.runs(),
             csv_dirs: Some(&["v".to_string()]),
+            seed_series: &[],
+            figure_dir: Some(FIGURE_DIR),
         })
     }
 
@@ -738,6 +1125,226 @@ mod tests {
         assert!(html.contains("No reconfiguration during the run."));
     }
 
+    /// A bloated variant (seconds of RLC delay) beside a paced one whose
+    /// pacer changes during the run, a call and a ping, on the demo's
+    /// capacity trace, over two seeds.
+    const MIXED: &str = r#"
+        duration = "12s"
+        warmup = "2s"
+        seeds = [1, 2]
+        [cell]
+        bandwidth_mhz = 5
+        [[ues]]
+        rnti = 1
+        channel = { kind = "trace", path = "builtin:thesis-pedestrian" }
+        [[flows]]
+        name = "bulk"
+        ue = 1
+        kind = "tcp"
+        [[flows]]
+        name = "voip"
+        ue = 1
+        kind = "voip"
+        start = "1s"
+        [[flows]]
+        name = "ping"
+        ue = 1
+        kind = "ping"
+        interval = "100ms"
+        start = "1s"
+        [[variants]]
+        name = "vanilla"
+        [[variants]]
+        name = "priority+e5g-bdp"
+        [variants.pipeline]
+        default_queue = 1
+        classifier = { kind = "filter", rules = [
+          { priority = 1, protocol = "udp", queue = 0 },
+          { priority = 2, protocol = "icmp", queue = 0 },
+        ] }
+        scheduler = { kind = "priority" }
+        pacer = { kind = "e5g_bdp" }
+        [[variants.pipeline.queues]]
+        id = 0
+        kind = "fifo"
+        [[variants.pipeline.queues]]
+        id = 1
+        kind = "codel"
+        priority = 1
+        [[variants.events]]
+        at = "6s"
+        ue = 1
+        drb = 1
+        control = { op = "set_pacer", pacer = { kind = "bdp" } }
+    "#;
+
+    fn mixed() -> (tcran_sim::ScenarioOutput, SimConfig) {
+        let cfg: SimConfig = toml::from_str(MIXED).unwrap();
+        let out = tcran_sim::run_scenario("mixed", &cfg, Path::new(".")).unwrap();
+        (out, cfg)
+    }
+
+    /// How much of an axis `[a0, a1]` the values `[v0, v1]` span, in the
+    /// axis' own measure (log or linear).
+    fn fill(log: bool, (a0, a1): (f64, f64), (v0, v1): (f64, f64)) -> f64 {
+        if log {
+            (v1 / v0).ln() / (a1 / a0).ln()
+        } else {
+            (v1 - v0) / (a1 - a0)
+        }
+    }
+
+    /// Every plot's axes hold every point (and error bar, band, marker) it
+    /// draws; time plots span the run; distributions and scatters are not
+    /// lost in a wide axis; each line reaches a visible height (no flat
+    /// line at zero under a curve a thousand times higher).
+    #[test]
+    fn every_plot_axis_range_fits_the_data_it_draws() {
+        let (out, cfg) = mixed();
+        let runs = cfg.runs();
+        let r = Report {
+            summary: &out.summary,
+            series: &out.series,
+            runs: &runs,
+            csv_dirs: None,
+            seed_series: &out.seed_series,
+            figure_dir: None,
+        };
+        let all = charts(&r);
+        assert_eq!(all.len(), 1 + 3 + 2 * PLOT_KINDS.len());
+        for (id, c) in &all {
+            let ((x0, x1), (y0, y1)) = c.axis_ranges();
+            let pts = c.drawn_points();
+            assert!(!pts.is_empty(), "{id}: draws nothing");
+            let eps = 1e-9 * (x1 - x0).abs().max(1.0);
+            for (x, y) in &pts {
+                assert!(
+                    *x >= x0 - eps && *x <= x1 + eps,
+                    "{id}: x {x} outside {x0}..{x1}"
+                );
+                assert!(
+                    *y >= y0 - eps && *y <= y1 + eps,
+                    "{id}: y {y} outside {y0}..{y1}"
+                );
+            }
+            for (m, _) in &c.markers {
+                assert!(*m >= x0 && *m <= x1, "{id}: marker {m}");
+            }
+            let ext = |f: fn(&(f64, f64)) -> f64| {
+                pts.iter()
+                    .map(f)
+                    .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
+                        (a.min(v), b.max(v))
+                    })
+            };
+            let (dx, dy) = (ext(|p| p.0), ext(|p| p.1));
+            if TIME_PLOTS.contains(&c.kind) {
+                assert_eq!((x0, x1), (0.0, 12.0), "{id}: the run's time axis");
+            } else if c.kind == "scatter" {
+                // No point on the frame.
+                for (x, _) in &pts {
+                    assert!(
+                        fill(false, (x0, x1), (x0, *x)) > 0.02,
+                        "{id}: {x} at the left edge"
+                    );
+                    assert!(
+                        fill(false, (x0, x1), (*x, x1)) > 0.02,
+                        "{id}: {x} at the right edge"
+                    );
+                }
+            } else if dx.1 > dx.0 {
+                let f = fill(c.x_log, (x0, x1), dx);
+                assert!(f > 0.5, "{id}: the data spans {f:.3} of the x axis");
+            }
+            assert!(
+                fill(c.y_log, (y0, y1), (y0, dy.1)) > 0.5,
+                "{id}: the highest point {} is low on the axis {y0}..{y1}",
+                dy.1
+            );
+            for s in &c.series {
+                let top = s
+                    .points()
+                    .filter(|p| c.drawn_points().contains(p))
+                    .map(|p| p.1)
+                    .fold(f64::NEG_INFINITY, f64::max);
+                if top > 0.0 {
+                    let f = fill(c.y_log, (y0, y1), (y0, top));
+                    assert!(f > 0.005, "{id}: {} is flat at the bottom ({f:.4})", s.name);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_overview_shows_seeds_as_error_bars_and_bands_and_ping_as_rtt() {
+        let (out, cfg) = mixed();
+        let runs = cfg.runs();
+        let r = Report {
+            summary: &out.summary,
+            series: &out.series,
+            runs: &runs,
+            csv_dirs: None,
+            seed_series: &out.seed_series,
+            figure_dir: Some(FIGURE_DIR),
+        };
+        let all = charts(&r);
+        let scatter = &all[0].1;
+        // 2 variants x 3 flows with error bars; the legend: 2 colours, 3
+        // markers.
+        assert_eq!(scatter.series.len(), 6);
+        assert!(scatter.series.iter().all(|s| s.errors.len() == 1));
+        assert_eq!(scatter.legend_list().len(), 5);
+        let ping = all
+            .iter()
+            .find(|(_, c)| c.kind == "compare-cdf" && c.title.contains("ping"))
+            .map(|(_, c)| c)
+            .unwrap();
+        assert!(
+            ping.title.starts_with("Round-trip time CDF") && ping.x_label.contains("round-trip")
+        );
+        assert_eq!(
+            ping.series
+                .iter()
+                .filter(|s| s.shape == Shape::Band)
+                .count(),
+            2,
+            "a band per variant"
+        );
+        let html = render(&r);
+        assert!(
+            html.contains("href=\"figures/scatter.svg\"")
+                && html.contains("href=\"figures/layer-cdf-1.pdf\"")
+        );
+        assert!(html.contains(" ± "), "table with intervals");
+        assert!(html.contains("capacity use"));
+    }
+
+    /// Each figure alone: an SVG with its legend inside, and a PDF.
+    #[test]
+    fn figures_are_written_alone_as_svg_and_pdf() {
+        let (out, cfg) = mixed();
+        let runs = cfg.runs();
+        let r = Report {
+            summary: &out.summary,
+            series: &out.series,
+            runs: &runs,
+            csv_dirs: None,
+            seed_series: &out.seed_series,
+            figure_dir: Some(FIGURE_DIR),
+        };
+        let dir = std::env::temp_dir().join(format!("tcran-figures-{}", std::process::id()));
+        write_figures(&dir, &r).unwrap();
+        let svg = std::fs::read_to_string(dir.join("scatter.svg")).unwrap();
+        assert!(svg.starts_with("<svg") && svg.contains("vanilla"));
+        let pdf = std::fs::read(dir.join("delay-cdf-0.pdf")).unwrap();
+        assert!(pdf.starts_with(b"%PDF-"), "a PDF");
+        assert_eq!(
+            std::fs::read_dir(&dir).unwrap().count(),
+            2 * charts(&r).len()
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
     #[test]
     fn prb_utilisation_is_used_over_available_per_window() {
         let mut s = SlotSeries::default();
@@ -755,6 +1362,7 @@ mod tests {
             s.rlc_bytes.push(0);
             s.capacity_bytes.push(0);
         }
+        s.stride = 1;
         let c = prb_chart(&s);
         let pts = &c.series[0].segments[0];
         assert_eq!(pts.len(), 500, "windows of 2 slots");

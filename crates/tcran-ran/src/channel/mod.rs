@@ -7,11 +7,14 @@
 //!   ramp helper for the TC-RAN Fig. 12 profile "MCS 6 -> 18 over 60 s"), or a
 //!   CQI series from the UCC 5G dataset. The MAC turns the MCS and the PRBs it
 //!   grants into bytes with [`crate::phy::tbs`].
-//! - **Capacity traces** give bytes directly: mahimahi delivery traces, the
-//!   thesis packets-per-10-ms traces, and the UCC `DL_bitrate` column. They
-//!   already include scheduling, retransmissions and sharing, so the MAC
-//!   should use the bytes as the grant (summed over whatever it serves) and
-//!   not apply a TBS on top.
+//! - **Capacity traces** give bytes directly: mahimahi delivery traces and
+//!   the thesis packets-per-10-ms traces ([`RateSeries`] reads the UCC
+//!   `DL_bitrate` column, but scenarios use a UCC CSV through its CQI
+//!   column, as an MCS channel). They already include scheduling,
+//!   retransmissions and sharing, so the MAC uses the bytes as the grant
+//!   (summed over whatever it serves, with mahimahi's unused bytes carried
+//!   over a short window, [`AnyChannel::default_carry_over`]) and does not
+//!   apply a TBS on top.
 //!
 //! [`ChannelSample`] carries either. The MAC asks once per scheduling
 //! decision for the interval it covers: one slot, or the whole scheduling
@@ -34,7 +37,7 @@ mod series;
 mod thesis;
 mod ucc;
 
-pub use mahimahi::{MahimahiTrace, MAHIMAHI_PACKET_BYTES};
+pub use mahimahi::{MahimahiTrace, MAHIMAHI_CARRY_OVER, MAHIMAHI_PACKET_BYTES};
 pub use series::McsSeries;
 pub use thesis::{ThesisTrace, THESIS_PACKET_BYTES, THESIS_TICK, THESIS_TICKS_PER_SAMPLE};
 pub use ucc::{CqiSeries, RateSeries, UccTrace};
@@ -99,6 +102,21 @@ impl AnyChannel {
                 .to_mcs(cqi)?
                 .map_or(ChannelSample::Outage, ChannelSample::Mcs),
         ))
+    }
+}
+
+impl AnyChannel {
+    /// How long the MAC keeps a capacity trace's unused bytes usable when
+    /// the scenario does not say ([`crate::mac::Mac::set_carry_over`]):
+    /// [`MAHIMAHI_CARRY_OVER`] for mahimahi delivery traces (the module docs
+    /// of [`crate::mac`] say why), zero for everything else (the thesis
+    /// traces replay an emulator whose MAC lost what a TTI left unused; MCS
+    /// channels have nothing to carry).
+    pub fn default_carry_over(&self) -> Duration {
+        match self {
+            AnyChannel::Mahimahi(_) => MAHIMAHI_CARRY_OVER,
+            _ => Duration::ZERO,
+        }
     }
 }
 
@@ -441,11 +459,17 @@ mod tests {
         assert_eq!(TraceFormat::guess("0\n1\nx\n2\n"), TraceFormat::Mahimahi);
         assert_eq!(TraceFormat::guess("5\n3\n1\n"), TraceFormat::Mahimahi);
         // The thesis count line matches the lines that follow, one is bad.
-        assert_eq!(TraceFormat::guess("3\n1\n-\n1\n"), TraceFormat::ThesisPackets);
+        assert_eq!(
+            TraceFormat::guess("3\n1\n-\n1\n"),
+            TraceFormat::ThesisPackets
+        );
         // A CSV without the columns UCC needs.
         assert_eq!(TraceFormat::guess("a,b\n1,2\n"), TraceFormat::Ucc5g);
         // What detect tells, guess keeps.
-        assert_eq!(TraceFormat::guess("3\n1\n2\n1\n"), TraceFormat::ThesisPackets);
+        assert_eq!(
+            TraceFormat::guess("3\n1\n2\n1\n"),
+            TraceFormat::ThesisPackets
+        );
         assert_eq!(TraceFormat::guess("hello"), TraceFormat::Mahimahi);
     }
 

@@ -18,6 +18,27 @@
 //!   ([`crate::phy::tbs::TbsInput`]); `Bytes(b)` (capacity trace) -> the UE
 //!   could send b bytes with the whole cell, so n of N PRBs carry
 //!   ⌊b·n/N⌋; `Outage` -> nothing.
+//! - **Carry-over of a capacity trace's unused bytes** ([`Mac::set_carry_over`],
+//!   off unless set; the RAN node turns it on for mahimahi delivery traces):
+//!   bytes a decision offered a UE and its grant did not carry (no data, or
+//!   padding up to whole RBGs) stay usable for `window` (then they expire),
+//!   oldest first. Each carried chunk keeps the
+//!   bytes-per-PRB of the decision that offered it (b of its whole-cell
+//!   bytes need b/b_full of the N PRBs), so a buffer that uses a 15-kB burst
+//!   in ten 1.5-kB pieces spends the same PRBs as one that takes it at once,
+//!   and a slot never carries more than its N PRBs hold. A buffer that takes
+//!   every offer at once (an unpaced, backlogged one) never has anything to
+//!   carry and sees exactly the trace. Why the window is physical: a
+//!   delivery trace (mahimahi, recorded by Saturator at the receiver) shows
+//!   *when packets reached the UE*, after HARQ retransmissions (LTE: 8-ms
+//!   round trip, TS 36.213 §8/§10, commonly 4 transmissions) and RLC
+//!   in-sequence delivery bunched the TTIs of up to (4 - 1) x 8 = 24 ms into
+//!   one millisecond; and an eNB's proportional-fair scheduler serves a UE
+//!   that left its turn unused sooner afterwards (its average rate fell), so
+//!   its share is kept over a few tens of ms, not lost at the millisecond.
+//!   `mm-link` itself wastes an unused opportunity at once (window 0);
+//!   per-TTI capacity replays (the thesis emulator, whose MAC lost what a
+//!   TTI did not use) keep window 0 too.
 //! - **Logical channel prioritization** (TS 38.321 §5.4.3.1, simplified):
 //!   no prioritised bit rate / Bj buckets; the TB is shared strictly by
 //!   logical channel priority (lower value first), each LC taking up to its
@@ -64,6 +85,8 @@
 //!   HARQ processes is not limited.
 
 pub mod eqp;
+
+const BEST_RATE_FIRST: bool = false;
 
 use crate::channel::ChannelSample;
 use crate::phy::bandwidth::{lte_n_rb, max_n_rb, FrequencyRange};
@@ -557,11 +580,39 @@ struct HarqTb {
     due: u64,
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct UeState {
     avg: f64,
     slice: Option<usize>,
     harq: Vec<HarqTb>,
+    /// Slots a capacity trace's unused bytes stay usable (0: not at all).
+    carry_slots: u64,
+    /// Unused capacity, oldest first (only with `carry_slots > 0`).
+    credit: std::collections::VecDeque<Credit>,
+}
+
+impl UeState {
+    fn new(slice: Option<usize>) -> UeState {
+        UeState {
+            avg: 1.0,
+            slice,
+            harq: Vec::new(),
+            carry_slots: 0,
+            credit: std::collections::VecDeque::new(),
+        }
+    }
+}
+
+/// Bytes a capacity trace offered and no grant used yet.
+#[derive(Debug, Clone, Copy)]
+struct Credit {
+    /// First slot at which it can no longer be used.
+    expires: u64,
+    /// Bytes left.
+    bytes: u64,
+    /// Whole-cell bytes of the decision that offered it (its bytes per
+    /// PRB times N).
+    full: u64,
 }
 
 /// The downlink slots of one scheduling decision, by PDSCH symbols: at
@@ -601,6 +652,12 @@ pub(crate) enum Rate {
     Tbs(usize),
     /// Capacity trace: whole-cell bytes.
     Bytes(u64),
+    /// Capacity trace with carried bytes: `(bytes, whole-cell bytes)`
+    /// chunks `credit_view[start..start + len]`, oldest first.
+    Credit {
+        start: usize,
+        len: usize,
+    },
 }
 
 /// The scheduler of one cell.
@@ -623,6 +680,9 @@ pub struct Mac {
     busy: Vec<bool>,
     /// A UE's logical channels in priority order (per-slot scratch).
     lc_order: Vec<usize>,
+    /// Carried capacity of this decision's UEs, `(bytes, whole-cell bytes)`
+    /// (per-slot scratch, see [`Rate::Credit`]).
+    credit_view: Vec<(u64, u64)>,
     last_slot: Option<u64>,
 }
 
@@ -650,6 +710,7 @@ impl Mac {
             rbgs,
             busy: Vec::new(),
             lc_order: Vec::new(),
+            credit_view: Vec::new(),
             last_slot: None,
         }
     }
@@ -741,6 +802,44 @@ impl Mac {
         self.tbs_cache.len() - 1
     }
 
+    /// Whether the decision starting at `slot` (one slot, or the period
+    /// from it) has a slot with PDSCH symbols.
+    pub fn decision_has_dl(&self, slot: u64) -> bool {
+        (slot..slot + u64::from(self.p.period_slots)).any(|s| self.pdsch_symbols(s) > 0)
+    }
+
+    /// Slots from the decision at `slot` to the next decision with
+    /// downlink (the next MAC pull): the period in FDD, more before TDD
+    /// slots without downlink (DDDSU, from the S slot: 2). A pattern
+    /// without any downlink answers one period.
+    pub fn slots_to_next_pull(&self, slot: u64) -> u64 {
+        let k = u64::from(self.p.period_slots);
+        let cycle = self.p.pattern.period_slots() as u64;
+        (1..=cycle)
+            .map(|i| i * k)
+            .find(|&d| self.decision_has_dl(slot + d))
+            .unwrap_or(k)
+    }
+
+    /// Decisions with downlink per repetition of the slot pattern as the
+    /// MAC's decisions see it: DDDSU slot by slot 4; FDD 1; a 10-slot
+    /// period over DDDSU 1. This is how many reports back the same TDD
+    /// phase was.
+    pub fn pulls_per_pattern(&self) -> u16 {
+        let k = self.p.period_slots as usize;
+        let l = self.p.pattern.period_slots().max(1);
+        // Decisions until the (slot mod l) phase repeats: l / gcd(l, k).
+        let (mut a, mut b) = (l, k);
+        while b != 0 {
+            (a, b) = (b, a % b);
+        }
+        let decisions = (l / a) as u64;
+        let n = (0..decisions)
+            .filter(|&i| self.decision_has_dl(i * k as u64))
+            .count();
+        n.clamp(1, usize::from(u16::MAX)) as u16
+    }
+
     /// Slots per scheduling decision.
     pub fn period_slots(&self) -> u32 {
         self.p.period_slots
@@ -757,15 +856,33 @@ impl Mac {
             Rate::Tbs(i) => self.tbs_cache[i].1[usize::from(n.min(self.p.n_prb))],
             Rate::Bytes(b) => (b * u64::from(n.min(self.p.n_prb)) / u64::from(self.p.n_prb))
                 .min(u64::from(u32::MAX)) as u32,
+            Rate::Credit { start, len } => {
+                // Oldest chunk first, each at its own bytes per PRB: chunk
+                // (b, f) needs b·N/f of the n PRBs.
+                let big_n = f64::from(self.p.n_prb);
+                let mut prbs = f64::from(n.min(self.p.n_prb));
+                let mut total = 0u64;
+                for &(b, f) in &self.credit_view[start..start + len] {
+                    let need = b as f64 * big_n / f as f64;
+                    if need <= prbs + 1e-9 {
+                        total += b;
+                        prbs -= need;
+                    } else {
+                        total += (prbs.max(0.0) * f as f64 / big_n).floor() as u64;
+                        break;
+                    }
+                }
+                total.min(u64::from(u32::MAX)) as u32
+            }
         }
     }
 
-    /// Smallest PRB count whose bytes cover `demand` (N if none does).
+    /// Smallest PRB count whose bytes cover `demand`, or if no count
+    /// does, the smallest that carries as much as all N PRBs (N unless
+    /// carried bytes fill fewer PRBs than the slot has).
     pub(crate) fn prbs_for(&self, rate: &Rate, demand: u64) -> u16 {
         let (mut lo, mut hi) = (0u16, self.p.n_prb);
-        if u64::from(self.bytes(rate, hi)) <= demand {
-            return hi;
-        }
+        let demand = demand.min(u64::from(self.bytes(rate, hi)));
         while lo < hi {
             let mid = (lo + hi) / 2;
             if u64::from(self.bytes(rate, mid)) >= demand {
@@ -791,14 +908,7 @@ impl Mac {
         for u in ues {
             if !self.ues.contains_key(&u.rnti) {
                 let slice = self.slice_of(u.rnti);
-                self.ues.insert(
-                    u.rnti,
-                    UeState {
-                        avg: 1.0,
-                        slice,
-                        harq: Vec::new(),
-                    },
-                );
+                self.ues.insert(u.rnti, UeState::new(slice));
             }
         }
         let k = u64::from(self.p.period_slots);
@@ -832,6 +942,7 @@ impl Mac {
             };
             self.rates.push(r);
         }
+        self.apply_credit(slot, ues);
         // HARQ retransmissions due.
         self.busy.clear();
         self.busy.resize(ues.len(), false);
@@ -946,6 +1057,100 @@ impl Mac {
             }
             let st = self.ues.get_mut(&u.rnti).expect("registered");
             st.avg = (1.0 - self.p.pf_alpha) * st.avg + self.p.pf_alpha * f64::from(served);
+            // The bytes the grant carried leave the carried capacity,
+            // oldest first; padding (a grant rounded up to whole RBGs
+            // beyond the buffer) costs PRBs but no trace bytes: the trace
+            // counts delivered bytes.
+            let mut used = u64::from(served) - left_bytes;
+            while used > 0 {
+                // The order of `apply_credit`'s view: best rate first,
+                // oldest first among equals.
+                let Some(i) = (0..st.credit.len())
+                    .filter(|&i| st.credit[i].bytes > 0)
+                    .min_by_key(|&i| {
+                        let f = if BEST_RATE_FIRST {
+                            st.credit[i].full
+                        } else {
+                            0
+                        };
+                        (std::cmp::Reverse(f), i)
+                    })
+                else {
+                    break;
+                };
+                let c = &mut st.credit[i];
+                let take = used.min(c.bytes);
+                c.bytes -= take;
+                used -= take;
+            }
+            st.credit.retain(|c| c.bytes > 0);
+        }
+    }
+
+    /// Lets a capacity trace's unused bytes of `rnti` stay usable for
+    /// `window` (rounded up to whole slots; zero: not at all, the default).
+    /// See the module docs.
+    pub fn set_carry_over(&mut self, rnti: Rnti, window: Duration) {
+        let slot = self.slot_duration().as_nanos().max(1);
+        let slots = window.as_nanos().div_ceil(slot);
+        let slice = self.slice_of(rnti);
+        let st = self.ues.entry(rnti).or_insert_with(|| UeState::new(slice));
+        st.carry_slots = slots;
+        if slots == 0 {
+            st.credit.clear();
+        }
+    }
+
+    /// Bytes of capacity `rnti` carries over from earlier decisions (not
+    /// counting what the current one offered and used).
+    pub fn carried_bytes(&self, rnti: Rnti) -> u64 {
+        self.ues
+            .get(&rnti)
+            .map_or(0, |u| u.credit.iter().map(|c| c.bytes).sum())
+    }
+
+    /// Carry-over (module docs): expires old credit, adds this decision's
+    /// trace bytes, and turns the rate of a UE holding older credit into
+    /// [`Rate::Credit`].
+    fn apply_credit(&mut self, slot: u64, ues: &[UeInput<'_>]) {
+        self.credit_view.clear();
+        for (k, u) in ues.iter().enumerate() {
+            let st = self.ues.get_mut(&u.rnti).expect("registered");
+            if st.carry_slots == 0 {
+                continue;
+            }
+            while st.credit.front().is_some_and(|c| c.expires <= slot) {
+                st.credit.pop_front();
+            }
+            let new = match self.rates[k] {
+                Rate::Bytes(b) => b,
+                // No DL in this decision or an outage: only time passes.
+                _ => continue,
+            };
+            if new > 0 {
+                st.credit.push_back(Credit {
+                    expires: slot + st.carry_slots.max(1),
+                    bytes: new,
+                    full: new,
+                });
+            }
+            // Nothing carried (no credit, or only this decision's): the
+            // plain rate, identical to no carry-over.
+            if st.credit.is_empty() || (new > 0 && st.credit.len() == 1) {
+                continue;
+            }
+            let start = self.credit_view.len();
+            self.credit_view
+                .extend(st.credit.iter().map(|c| (c.bytes, c.full)));
+            // Best bytes-per-PRB first (most bytes in the slot's N PRBs),
+            // oldest first among equals (stable sort).
+            if BEST_RATE_FIRST {
+                self.credit_view[start..].sort_by_key(|&(_, f)| std::cmp::Reverse(f));
+            }
+            self.rates[k] = Rate::Credit {
+                start,
+                len: st.credit.len(),
+            };
         }
     }
 
@@ -1073,7 +1278,11 @@ impl Mac {
         } else if self.p.max_harq_tx <= 1 {
             out.lost.push(tb);
         } else {
-            let st = self.ues.entry(grant.rnti).or_default();
+            let slice = self.slice_of(grant.rnti);
+            let st = self
+                .ues
+                .entry(grant.rnti)
+                .or_insert_with(|| UeState::new(slice));
             st.harq.push(HarqTb {
                 tb,
                 prbs: grant.prbs,

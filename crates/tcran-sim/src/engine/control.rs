@@ -248,23 +248,29 @@ impl Sim {
 
     fn applied(&mut self, by: &str, rnti: u16, drb: u8, what: String) {
         self.reconfig_counts.applied += 1;
-        self.series.reconfigurations.push(Reconfiguration {
-            t_s: self.now.as_secs_f64(),
-            by: by.to_string(),
-            rnti,
-            drb,
-            what,
-        });
+        self.series.reconfiguration(
+            false,
+            Reconfiguration {
+                t_s: self.now.as_secs_f64(),
+                by: by.to_string(),
+                rnti,
+                drb,
+                what,
+            },
+        );
     }
 
     fn refused(&mut self, by: &str, rnti: u16, drb: u8, what: String, error: String) {
         self.reconfig_counts.failed += 1;
-        self.series.failed.push(Reconfiguration {
-            t_s: self.now.as_secs_f64(),
-            by: by.to_string(),
-            rnti,
-            drb,
-            what: format!("{what}: {error}"),
-        });
+        self.series.reconfiguration(
+            true,
+            Reconfiguration {
+                t_s: self.now.as_secs_f64(),
+                by: by.to_string(),
+                rnti,
+                drb,
+                what: format!("{what}: {error}"),
+            },
+        );
     }
 }

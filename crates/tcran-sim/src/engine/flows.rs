@@ -120,6 +120,9 @@ pub(super) struct Flow {
     server_wake: Option<Instant>,
     client_wake: Option<Instant>,
     pub delay: DelayRecorder,
+    /// Ping flows: round-trip times measured after warm-up (moved here from
+    /// the pinger at every series bin, so the pinger keeps none for long).
+    pub rtt: DelayRecorder,
     pub layers: LayerDelays,
     pub delivered_bytes: u64,
     pub lost: u64,
@@ -152,6 +155,7 @@ impl Flow {
             server_wake: None,
             client_wake: None,
             delay: DelayRecorder::default(),
+            rtt: DelayRecorder::default(),
             layers: LayerDelays::default(),
             delivered_bytes: 0,
             lost: 0,
@@ -163,6 +167,32 @@ impl Flow {
             total_bytes: 0,
             total_delay_ns: 0,
             total_packets: 0,
+        }
+    }
+}
+
+impl Flow {
+    /// Whether the flow measures round-trip times (a ping).
+    pub(super) fn is_ping(&self) -> bool {
+        match &self.ends {
+            Endpoints::Ping { .. } => true,
+            Endpoints::Live(_) => self.kind == "ping",
+            _ => false,
+        }
+    }
+
+    /// Moves the round-trip times the pinger measured into [`Flow::rtt`],
+    /// those measured from `warmup_end` on.
+    pub(super) fn take_rtts(&mut self, warmup_end: Instant) {
+        let rtts = match &mut self.ends {
+            Endpoints::Ping { pinger, .. } => &mut pinger.rtts,
+            Endpoints::Live(ends) => &mut ends.rtts,
+            _ => return,
+        };
+        for (at, rtt) in rtts.drain(..) {
+            if at >= warmup_end {
+                self.rtt.record(rtt);
+            }
         }
     }
 }
@@ -335,6 +365,7 @@ fn build_flow(
         server_wake: None,
         client_wake: None,
         delay: DelayRecorder::default(),
+        rtt: DelayRecorder::default(),
         layers: LayerDelays::default(),
         delivered_bytes: 0,
         lost: 0,

@@ -3,7 +3,7 @@
 use super::flows::{Endpoints, TcpServer};
 use super::Sim;
 use crate::metrics::DelayRecorder;
-use crate::recorder::CDF_POINTS;
+use crate::recorder::{FlowLabel, CDF_POINTS};
 use crate::report::{FlowSummary, PacketCounts, RlcSummary, RunSummary};
 use crate::RunOutput;
 use std::collections::BTreeMap;
@@ -14,16 +14,19 @@ impl Sim {
         self.gnb.collect_marks(self.end);
         self.drain_outputs();
         self.series.cut_at(self.end);
+        let warmup_end = self.warmup_end;
         let names = self
             .flows
             .iter_mut()
             .map(|f| {
-                (
-                    f.name.clone(),
-                    f.kind.to_string(),
-                    f.delay.cdf(CDF_POINTS - 1),
-                    f.layers.cdfs(CDF_POINTS - 1),
-                )
+                f.take_rtts(warmup_end);
+                FlowLabel {
+                    name: f.name.clone(),
+                    kind: f.kind.to_string(),
+                    delay_cdf: f.delay.cdf(CDF_POINTS - 1),
+                    rtt_cdf: f.rtt.cdf(CDF_POINTS - 1),
+                    layer_delay_cdf: f.layers.cdfs(CDF_POINTS - 1),
+                }
             })
             .collect();
         let summary = self.summary();
@@ -42,27 +45,8 @@ impl Sim {
             .iter_mut()
             .zip(&ledger.by_flow)
             .map(|(f, &in_flight)| {
-                let rtt = match &f.ends {
-                    Endpoints::Ping { pinger, .. } => {
-                        let mut r = DelayRecorder::default();
-                        for (at, rtt) in &pinger.rtts {
-                            if *at >= warmup_end {
-                                r.record(*rtt);
-                            }
-                        }
-                        Some(r.summary())
-                    }
-                    Endpoints::Live(ends) if f.kind == "ping" => {
-                        let mut r = DelayRecorder::default();
-                        for (at, rtt) in &ends.rtts {
-                            if *at >= warmup_end {
-                                r.record(*rtt);
-                            }
-                        }
-                        Some(r.summary())
-                    }
-                    _ => None,
-                };
+                f.take_rtts(warmup_end);
+                let rtt = f.is_ping().then(|| f.rtt.summary());
                 let pages = match &f.ends {
                     Endpoints::Tcp { tx, .. } => match tx.as_ref() {
                         TcpServer::Web(w) => {
@@ -98,10 +82,8 @@ impl Sim {
         let mut status_pdus = 0;
         for (m, d) in self.drbs.iter().zip(self.gnb.drbs()) {
             status_pdus += d.rlc_rx().stats().status_pdus;
-            for (_, x) in m.occupancy.means() {
-                occ_sum += x;
-                occ_n += 1;
-            }
+            occ_sum += m.occupancy.sum_of_means();
+            occ_n += m.occupancy.bins();
             occ_max = occ_max.max(m.occupancy_max);
             // Weighted by SDUs, so the mean is over every SDU of every DRB.
             let (c, w) = (d.counters(), &m.at_warmup);
@@ -119,6 +101,11 @@ impl Sim {
                 0.0
             } else {
                 self.prbs_used as f64 / self.prbs_available as f64
+            },
+            capacity_utilization: if self.capacity_offered > 0.0 {
+                self.capacity_used / self.capacity_offered
+            } else {
+                0.0
             },
             rlc: RlcSummary {
                 mean_bytes: if occ_n == 0 {

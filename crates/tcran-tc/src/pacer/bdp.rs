@@ -21,7 +21,14 @@
 //!   clamp a late or missing report (a DU hiccup, F1-U loss) would let the
 //!   allowance grow without bound and flood the RLC — the bufferbloat the
 //!   algorithm exists to prevent.
-//! - `TTI` is the `tti` of the last report (1 ms before the first).
+//! - `TTI` is the time from the last report to the next MAC pull (the
+//!   report's `next_pull_in`, else its `tti`; 1 ms before the first): the
+//!   interval Alg. 2 spreads `bytes_to_send` over. In DDDSU the S slot's
+//!   allowance spreads over the S and the U slot, which has no pull and no
+//!   report.
+//!
+//! Reads from the report: `granted_bytes`, `backlog_bytes`, `tti`,
+//! `next_pull_in`.
 //! - Before the first report `bytes_to_send = 0` (line 2), so nothing goes
 //!   down until the MAC has reported once.
 //! - `offset` default 0.33 (thesis sec. 3.6.1, `NORMALIZED_OFFSET`); the
@@ -34,7 +41,7 @@
 //!   only applies to packets the allowance could not admit at all in this
 //!   TTI, so wherever Alg. 2 works it paces exactly as written.
 
-use super::{settle, tti_of, DEFAULT_TTI};
+use super::{pull_gap, settle, DEFAULT_TTI};
 use crate::stage::{LowerLayerReport, LowerState, Pacer, PacerStats};
 use serde::{Deserialize, Serialize};
 use tcran_core::config::check_f64;
@@ -119,7 +126,7 @@ impl Pacer for Bdp {
         self.pending = None;
     }
     fn on_report(&mut self, report: &LowerLayerReport, now: Instant) {
-        self.tti = tti_of(report, self.tti);
+        self.tti = pull_gap(report, self.tti);
         // Lines 4-8.
         self.bytes_to_send = report.granted_bytes.saturating_sub(report.backlog_bytes);
         self.bytes_tx = 0; // line 9
@@ -171,6 +178,7 @@ mod tests {
             pulled_bytes: granted,
             granted_bytes: granted,
             max_bytes: granted,
+            ..LowerLayerReport::default()
         }
     }
 

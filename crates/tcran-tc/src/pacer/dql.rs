@@ -24,6 +24,8 @@
 //! The pacer ignores `lower`: DQL keeps its own account of bytes in flight.
 //! Nothing changes with time alone (the slack hold is checked on completion),
 //! so `next_wakeup` is `None`.
+//!
+//! Reads from the report: `pulled_bytes` (and `tti` for its statistics).
 
 use super::PulledRate;
 use crate::stage::{LowerLayerReport, LowerState, Pacer, PacerStats};

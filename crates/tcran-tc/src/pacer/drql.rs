@@ -37,6 +37,9 @@
 //!
 //! Defaults from sec. 3.6.1: MAX_VAL_LIMIT = 1024 packets = 1 536 000 B,
 //! `T` = the TTI of the reports, floor = one MTU (1500 B).
+//!
+//! Reads from the report: `pulled_bytes`, `backlog_bytes`, `tti`
+//! (`LowerState` for the RLC occupancy between reports).
 
 use super::{tti_of, PulledRate, DEFAULT_MTU, DEFAULT_TTI, MAX_1024_PACKETS};
 use crate::stage::{LowerLayerReport, LowerState, Pacer, PacerStats};
@@ -206,6 +209,7 @@ mod tests {
             pulled_bytes: pulled,
             granted_bytes: 3000,
             max_bytes: 3000,
+            ..LowerLayerReport::default()
         }
     }
 

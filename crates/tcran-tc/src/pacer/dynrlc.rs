@@ -25,6 +25,11 @@
 //! `t_prev = t_now` at start (line 1) is taken at the first event the pacer
 //! sees, since it is built without a clock. Nothing changes with time alone,
 //! so `next_wakeup` is `None`.
+//!
+//! Reads from the report: `pulled_bytes` and `tti`, for the bandwidth
+//! statistic only; the algorithm reads the SDU sojourns
+//! (`on_sdu_departed`), the RLC AM status PDUs (`on_status_pdu`, DLT
+//! estimator) and the SDU count of `LowerState`.
 
 use super::PulledRate;
 use crate::stage::{LowerLayerReport, LowerState, Pacer, PacerStats};

@@ -60,8 +60,32 @@
 //!   one packet per TTI through to bootstrap the estimate. A report with
 //!   `max_bytes = 0` is taken literally (nothing more once anything is
 //!   queued): the RLC/MAC must fill it.
+//! - The TTI of `elapsed/TTI` is the time from the report to the next MAC
+//!   pull (`next_pull_in`; the thesis' TTI is the interval between "RLC to
+//!   MAC forwarding events"): in DDDSU the S slot's allowance is spread
+//!   over the S and U slots, since the U slot has no pull (and no report,
+//!   so no zero sample enters the bandwidth average). The EWMA is per pull.
+//!
+//! Deviation (named, on by default): **`lockup_guard`**. Alg. 5 falls back
+//! to MTU/4 only when the estimate is exactly 0. An estimate above 0 but
+//! below `(MTU/5 - MTU/7) / 1.33` bytes per TTI (64.4 B at MTU 1500)
+//! deadlocks: even at the end of a TTI with an empty RLC buffer,
+//! `paced_bytes = 1.33 x bandwidth + MTU/7 < MTU/5`, so line 15 refuses
+//! every MTU-sized packet; the estimate is the pull (Alg. 4), so it is fed
+//! only by the small packets line 15 still admits (a 200-B game or VoIP
+//! packet needs 40 B) and never rises. After an outage with such traffic
+//! the bulk flow stops for good. The guard treats an estimate in that band
+//! as zero, so the MTU/4 fallback (RLC empty, past half a TTI) lets one
+//! packet through per TTI and the estimate recovers from its pull. Above
+//! the band Alg. 3-5 run as written. `lockup_guard = false` is the
+//! pseudo-code; the test `without_the_guard_small_packets_lock_out_the_bulk_flow`
+//! shows the deadlock.
+//!
+//! Reads from the report: `pulled_bytes` (or `backlog_bytes` with
+//! `bandwidth_from = "inferred"`), `backlog_bytes`, `max_bytes`, `tti`,
+//! `next_pull_in`.
 
-use super::{settle, tti_of, DEFAULT_MTU, DEFAULT_TTI};
+use super::{pull_gap, settle, tti_of, DEFAULT_MTU, DEFAULT_TTI};
 use crate::stage::{LowerLayerReport, LowerState, Pacer, PacerStats};
 use serde::{Deserialize, Serialize};
 use tcran_core::config::{check_f64, check_range};
@@ -91,6 +115,9 @@ pub struct E5gBdpConfig {
     pub reduce_const: f64,
     /// Source of the MAC pull sample.
     pub bandwidth_from: BandwidthSource,
+    /// Treat an estimate too small to ever admit an MTU-sized packet as
+    /// zero (module docs: the deviation that avoids Alg. 5's lock-up).
+    pub lockup_guard: bool,
 }
 
 impl Default for E5gBdpConfig {
@@ -100,6 +127,7 @@ impl Default for E5gBdpConfig {
             ewma_gain: 0.125,
             reduce_const: 1.0,
             bandwidth_from: BandwidthSource::Pulled,
+            lockup_guard: true,
         }
     }
 }
@@ -112,7 +140,9 @@ impl E5gBdpConfig {
             gain: check_f64("ewma_gain", self.ewma_gain, 0.001, 1.0)?,
             reduce_const: check_f64("reduce_const", self.reduce_const, 0.01, 1.0)?,
             source: self.bandwidth_from,
+            lockup_guard: self.lockup_guard,
             tti: DEFAULT_TTI,
+            gap: DEFAULT_TTI,
             bandwidth: 0.0,
             srs_bytes: 0,
             last_acc_bytes: 0,
@@ -130,7 +160,10 @@ pub struct E5gBdp {
     gain: f64,
     reduce_const: f64,
     source: BandwidthSource,
+    lockup_guard: bool,
     tti: Duration,
+    /// Time from the last report to the next pull: the TTI of `elapsed/TTI`.
+    gap: Duration,
     /// EWMA of the MAC pull, bytes per TTI (of `tti`).
     bandwidth: f64,
     /// Bytes SDAP->RLC since the last report.
@@ -159,6 +192,7 @@ impl E5gBdp {
         self.last_acc_bytes = last_acc_bytes;
         self.max_bytes = max_bytes;
         self.tti = tti;
+        self.gap = tti;
         self.last_tti = Some(last_tti);
         self.srs_bytes = 0;
         self
@@ -177,14 +211,26 @@ impl E5gBdp {
         self.bandwidth >= 1.0
     }
 
+    /// The estimate below which no MTU-sized packet can ever pass line 15
+    /// into an empty RLC buffer: `1.33 x bw + MTU/7 < MTU/5`.
+    pub fn lockup_bandwidth(&self) -> f64 {
+        (self.mtu / 5.0 - self.mtu / 7.0) / 1.33
+    }
+
+    /// Alg. 5 line 5's `bandwidth != 0`, with the lock-up guard (module
+    /// docs) reading the dead band below [`Self::lockup_bandwidth`] as 0.
+    fn uses_bandwidth(&self) -> bool {
+        self.has_bandwidth() && !(self.lockup_guard && self.bandwidth < self.lockup_bandwidth())
+    }
+
     /// Alg. 5 `CALCULATE_PACED_BYTES(now)`.
     pub fn paced_bytes(&self, now: Instant) -> f64 {
         let Some(t0) = self.last_tti else {
             return 0.0;
         };
-        let e = now.saturating_since(t0).ratio(self.tti); // elapsed in TTIs
+        let e = now.saturating_since(t0).ratio(self.gap); // elapsed in TTIs
         let incr = if e <= 0.5 { 1.2 } else { 1.33 };
-        if self.has_bandwidth() {
+        if self.uses_bandwidth() {
             incr * e * self.bandwidth + self.mtu / 7.0
         } else if self.last_acc_bytes == 0 && e > 0.5 {
             self.mtu / 4.0
@@ -239,6 +285,7 @@ impl E5gBdp {
             self.bandwidth *= tti.ratio(self.tti);
             self.tti = tti;
         }
+        self.gap = pull_gap(report, self.tti);
         self.bandwidth = if self.has_bandwidth() {
             self.bandwidth + self.gain * (rms_bytes - self.bandwidth)
         } else {
@@ -279,7 +326,7 @@ impl Pacer for E5gBdp {
         let need = ((len as f64 + self.srs_bytes as f64) / self.reduce_const)
             .min(self.threshold(len as f64));
         let half = 0.5;
-        let e = if self.has_bandwidth() {
+        let e = if self.uses_bandwidth() {
             let m7 = self.mtu / 7.0;
             let e1 = (need - m7) / (1.2 * self.bandwidth);
             if e1 <= half {
@@ -294,7 +341,7 @@ impl Pacer for E5gBdp {
         } else {
             return None;
         };
-        let at = t0 + Duration::from_nanos((e * self.tti.as_nanos() as f64).ceil() as u64);
+        let at = t0 + Duration::from_nanos((e * self.gap.as_nanos() as f64).ceil() as u64);
         Some(settle(at.max(now), |t| !self.limit_reached(len, t)))
     }
     fn stats(&self) -> PacerStats {
@@ -396,6 +443,7 @@ mod tests {
             pulled_bytes: 1000,
             granted_bytes: 1000,
             max_bytes: 1_000_000,
+            ..LowerLayerReport::default()
         };
         p.on_report(&r, T0);
         assert_eq!(p.bandwidth_per_tti(), 1000.0);
@@ -536,5 +584,102 @@ mod tests {
                 link.assert_steady(link.max_bytes + 1500 - capacity, 0.0);
             }
         }
+    }
+
+    /// The lock-up of the module docs, on a link that carries 1500 B every
+    /// TTI: a bulk flow always has a 1500-B packet waiting and a game sends
+    /// 200 B every 20 TTIs, served first. After an outage the estimate sits
+    /// at 20 B per TTI (inside the dead band below 64.4 B). Alg. 3-5 as
+    /// written never admit a bulk packet again (line 15 needs 300 B of
+    /// paced bytes, a TTI gives at most 1.33 x 20 + 214 = 241) while the
+    /// game's pulls keep the estimate above the 1-byte fallback; with the
+    /// guard the bulk flow gets the link back: at least 90 % of it over the
+    /// last second (the thesis' e5G-BDP leaves no RBs unused, sec. 3.6.4).
+    fn run_after_outage(guard: bool) -> (u64, u64, f64) {
+        let mut p = E5gBdpConfig {
+            lockup_guard: guard,
+            ..E5gBdpConfig::default()
+        }
+        .build()
+        .unwrap()
+        .with_state(20.0, 0, 1500, TTI, T0);
+        let cap = 1500u64;
+        let (mut rlc, mut bulk_late, mut game) = (0u64, 0u64, 0u64);
+        let mut game_waiting = false;
+        let ttis = 2000u64;
+        for n in 0..ttis {
+            let start = T0 + Duration::from_nanos(TTI.as_nanos() * n);
+            game_waiting |= n % 20 == 0;
+            for k in 0..10u64 {
+                let t = start + Duration::from_nanos(TTI.as_nanos() * k / 10);
+                // The game's queue is served first (priority scheduler).
+                if game_waiting {
+                    if !p.admits(200, t, &lower()) {
+                        continue;
+                    }
+                    p.on_forwarded(200, t);
+                    rlc += 200;
+                    game += 200;
+                    game_waiting = false;
+                }
+                while p.admits(1500, t, &lower()) {
+                    p.on_forwarded(1500, t);
+                    rlc += 1500;
+                    if n >= ttis - 1000 {
+                        bulk_late += 1500;
+                    }
+                }
+            }
+            let pulled = rlc.min(cap);
+            rlc -= pulled;
+            let r = LowerLayerReport {
+                tti: TTI,
+                backlog_bytes: rlc,
+                pulled_bytes: pulled,
+                granted_bytes: cap,
+                max_bytes: cap,
+                ..LowerLayerReport::default()
+            };
+            p.on_report(&r, start + TTI);
+        }
+        (bulk_late, game, p.bandwidth_per_tti())
+    }
+
+    #[test]
+    fn without_the_guard_small_packets_lock_out_the_bulk_flow() {
+        let (bulk, game, bw) = run_after_outage(false);
+        assert_eq!(bulk, 0, "Alg. 3-5 as written admitted bulk packets");
+        assert!(game > 0, "the game still gets through");
+        assert!(
+            (1.0..64.4).contains(&bw),
+            "the estimate stays in the dead band: {bw}"
+        );
+        let (bulk, _, bw) = run_after_outage(true);
+        assert!(
+            bulk as f64 >= 0.9 * 1500.0 * 1000.0,
+            "with the guard the bulk flow recovers: {bulk} B in 1000 TTIs"
+        );
+        assert!(bw > 1000.0, "{bw}");
+    }
+
+    #[test]
+    fn the_guard_leaves_a_working_estimate_alone() {
+        // Above the dead band (here 100 B per TTI) Alg. 5 is untouched.
+        let on = E5gBdpConfig::default()
+            .build()
+            .unwrap()
+            .with_state(100.0, 0, 1_000_000, TTI, T0);
+        let off = E5gBdpConfig {
+            lockup_guard: false,
+            ..E5gBdpConfig::default()
+        }
+        .build()
+        .unwrap()
+        .with_state(100.0, 0, 1_000_000, TTI, T0);
+        for k in 0..=10 {
+            let t = at_frac(k, 10);
+            assert_eq!(on.paced_bytes(t), off.paced_bytes(t));
+        }
+        assert!((on.lockup_bandwidth() - 64.44).abs() < 0.01);
     }
 }

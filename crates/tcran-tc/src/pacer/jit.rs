@@ -18,16 +18,15 @@
 //!    slots of the same TDD phase: it forgets a fade exactly `window` slots
 //!    later (an EWMA never quite does) and counts the empty slots of a
 //!    bursty channel as what they are.
-//! 2. **The TDD pattern.** A slot whose report has `max_bytes = 0` had no
-//!    downlink resource for the bearer (a U slot; or a capacity trace
-//!    offering nothing). The pacer keeps a 128-slot history of those flags
-//!    and takes the shortest period `P <= 40` that repeats exactly over it
-//!    and contains both kinds; then `G` for the next slot is the mean over
-//!    the samples `P, 2P, ..` slots back, so the pull before a U slot asks
-//!    for nothing, an S slot for its smaller grant, and U slots never drag
-//!    a D slot's estimate down. Without a period (FDD, traces) `P = 1`.
-//! 3. **The slot clock.** Reports arrive at the pull; the next pull is one
-//!    `tti` later. Bytes that will surely leave in the next pull gain
+//! 2. **The TDD pattern.** The report says how many reports one repetition
+//!    of the cell's TDD pattern spans (`pulls_per_pattern`, `P`; DDDSU: 4,
+//!    the U slot has no pull and no report; FDD: 1). `G` for the next pull
+//!    is the mean over the samples `P, 2P, ..` reports back, so an S slot
+//!    asks for its smaller grant and a D slot is not averaged with it.
+//!    Random empty slots (a mahimahi trace) are not in the pattern: they
+//!    are fades, and count in the mean.
+//! 3. **The slot clock.** Reports arrive at the pull; the next pull is
+//!    `next_pull_in` later (one `tti`, or more before a U slot). Bytes that will surely leave in the next pull gain
 //!    nothing by waiting, but the packet that makes the buffer exceed `G`
 //!    pushes whatever arrives after it into a later slot; so it goes down
 //!    only `lead x tti` before the next pull, letting a packet that arrives
@@ -42,7 +41,7 @@
 //!   - `c + len <= G` (it leaves in the next pull), or
 //!   - `c + len <= G + (mtu - len)` (a packet smaller than the MTU takes
 //!     that much of the one-MTU headroom at once), or
-//!   - `c < max(G, 1)` and `now >= t0 + (1 - lead) x tti` (the last packet
+//!   - `c < max(G, 1)` and `now >= t0 + next_pull_in - lead x tti` (the last packet
 //!     needed to fill the next pull; any size, so a slot that carries less
 //!     than one packet is never starved, and the buffer is never left empty
 //!     at a pull, so an unexpected grant finds something), or
@@ -50,25 +49,27 @@
 //!     has spoken).
 //!
 //!   Hence right after any admission `c < G + mtu` (for packets up to the MTU).
-//! - `next_wakeup` is `t0 + (1 - lead) x tti` when a refused candidate would
+//! - `next_wakeup` is `t0 + next_pull_in - lead x tti` when a refused candidate would
 //!   pass then, else `None` (only a report changes `G` and `c`).
 //! - After a missing report nothing more than one slot's worth is released:
 //!   no rule depends on elapsed time beyond the lead instant.
 //! - `on_sdu_departed` and `on_status_pdu` are not used: the backlog is
 //!   bounded by `G` plus one MTU by construction, so an SDU's sojourn is
 //!   the time its slot's grant needs to carry it, not an error to correct.
+//!
+//! Reads from the report: `pulled_bytes`, `granted_bytes`, `backlog_bytes`,
+//! `tti`, `next_pull_in`, `pulls_per_pattern` (the same report every pacer
+//! gets).
 
-use super::{tti_of, DEFAULT_MTU, DEFAULT_TTI};
+use super::{pull_gap, tti_of, DEFAULT_MTU, DEFAULT_TTI};
 use crate::stage::{LowerLayerReport, LowerState, Pacer, PacerStats};
 use serde::{Deserialize, Serialize};
 use tcran_core::config::{check_f64, check_range};
 use tcran_core::{ByteSize, ConfigError, Duration, Instant};
 
-/// Slots of DL/UL history the period detector looks at.
-const HISTORY: u32 = 128;
-/// Longest TDD period recognised, slots: TS 38.331 `dl-UL-TransmissionPeriodicity`
-/// goes up to 10 ms, i.e. 40 slots at 60 kHz (µ = 2); 40 also leaves 88
-/// slots (over two periods) to check the repetition on.
+/// Longest TDD pattern used, in reports: TS 38.331 `dl-UL-TransmissionPeriodicity`
+/// goes up to 10 ms, i.e. 40 slots at 60 kHz (µ = 2). A longer one is
+/// treated as no pattern.
 pub const MAX_PERIOD: u32 = 40;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -83,6 +84,10 @@ pub struct JitConfig {
     pub lead: f64,
     /// MTU of the bearer: the headroom above the estimate (default 1500 B).
     pub mtu: ByteSize,
+    /// Hold every packet larger than half the MTU until the lead instant,
+    /// even one that fits in the next pull (default true): a small packet
+    /// that arrives meanwhile then goes ahead of it into the same pull.
+    pub hold: bool,
 }
 
 impl Default for JitConfig {
@@ -91,6 +96,7 @@ impl Default for JitConfig {
             window: 16,
             lead: 0.2,
             mtu: ByteSize(DEFAULT_MTU as u64),
+            hold: true,
         }
     }
 }
@@ -104,10 +110,12 @@ impl JitConfig {
             window,
             lead,
             mtu: mtu.0,
+            hold: self.hold,
+            carried: 0,
             tti: DEFAULT_TTI,
+            gap: DEFAULT_TTI,
             service: vec![0; (window * MAX_PERIOD) as usize],
             slots: 0,
-            dl_history: 0,
             period: 1,
             target: 0,
             committed: 0,
@@ -123,15 +131,18 @@ pub struct Jit {
     window: u32,
     lead: f64,
     mtu: u64,
+    hold: bool,
+    /// `carried_bytes` of the last report.
+    carried: u64,
     tti: Duration,
-    /// Service of the last `window x MAX_PERIOD` slots, a ring indexed by
-    /// slot number.
+    /// Time from the last report to the next pull.
+    gap: Duration,
+    /// Service of the last `window x MAX_PERIOD` reports, a ring indexed by
+    /// report number.
     service: Vec<u64>,
     /// Reports seen.
     slots: u64,
-    /// Bit i: the slot i reports ago had DL resources (bit 0 = latest).
-    dl_history: u128,
-    /// The TDD period in slots (1 = none found).
+    /// The TDD pattern in reports (1 = none).
     period: u32,
     /// `G`: the estimated service of the next slot.
     target: u64,
@@ -148,7 +159,7 @@ impl Jit {
         self.target
     }
 
-    /// The TDD period in slots (1 when none is found).
+    /// The TDD pattern in reports (1 when there is none).
     pub fn period(&self) -> u32 {
         self.period
     }
@@ -156,8 +167,8 @@ impl Jit {
     /// The instant from which the overfilling packet may go down.
     fn lead_instant(&self) -> Option<Instant> {
         let t0 = self.last_report?;
-        let wait = (1.0 - self.lead) * self.tti.as_nanos() as f64;
-        Some(t0 + Duration::from_nanos(wait.round() as u64))
+        let wait = self.gap.as_nanos() as f64 - self.lead * self.tti.as_nanos() as f64;
+        Some(t0 + Duration::from_nanos(wait.max(0.0).round() as u64))
     }
 
     fn admits_at(&self, len: u32, now: Instant) -> bool {
@@ -165,22 +176,14 @@ impl Jit {
             return self.committed == 0;
         };
         let (c, len, g) = (self.committed, len as u64, self.target);
-        c + len <= g || c + len + len <= g + self.mtu || (c < g.max(1) && now >= lead_at)
-    }
-
-    /// The shortest period `p` in 2..=MAX_PERIOD over which the DL/UL
-    /// history repeats exactly, if the history is full and holds both kinds.
-    fn detect_period(&self) -> u32 {
-        let h = self.dl_history;
-        if self.slots < HISTORY as u64 || h == 0 || h == u128::MAX {
-            return 1;
+        let at_lead = now >= lead_at;
+        if self.hold {
+            // Only small packets go at once; everything else fills the
+            // next pull at the lead instant.
+            (2 * len <= self.mtu && c + len + len <= g + self.mtu) || (c < g.max(1) && at_lead)
+        } else {
+            c + len <= g || c + len + len <= g + self.mtu || (c < g.max(1) && at_lead)
         }
-        (2..=MAX_PERIOD)
-            .find(|&p| {
-                let mask = u128::MAX >> p; // the HISTORY - p overlapping bits
-                (h ^ (h >> p)) & mask == 0
-            })
-            .unwrap_or(1)
     }
 
     /// `G` for slot number `next`: the mean service of the last `window`
@@ -214,17 +217,26 @@ impl Pacer for Jit {
 
     fn on_report(&mut self, report: &LowerLayerReport, now: Instant) {
         self.tti = tti_of(report, self.tti);
-        let service = if report.backlog_bytes > 0 {
+        self.gap = pull_gap(report, self.tti);
+        let service = if report.carried_bytes > 0 || self.carried > 0 {
+            // A capacity trace with carry-over: what this slot newly
+            // offered is what it carried plus the change of the credit.
+            (report.pulled_bytes + report.carried_bytes).saturating_sub(self.carried)
+        } else if report.backlog_bytes > 0 {
             report.pulled_bytes
         } else {
             report.pulled_bytes.max(report.granted_bytes)
         };
+        self.carried = report.carried_bytes;
         let n = self.service.len() as u64;
         self.service[(self.slots % n) as usize] = service;
         self.slots += 1;
-        self.dl_history = (self.dl_history << 1) | u128::from(report.max_bytes > 0);
-        self.period = self.detect_period();
-        self.target = self.estimate(self.slots);
+        self.period = match u32::from(report.pulls_per_pattern) {
+            p @ 1..=MAX_PERIOD => p,
+            _ => 1,
+        };
+        // The next pull can also take what the MAC carries over.
+        self.target = self.estimate(self.slots).max(self.carried);
         self.committed = report.backlog_bytes;
         self.last_report = Some(now);
     }
@@ -260,20 +272,50 @@ mod tests {
             pulled_bytes: pulled,
             granted_bytes: granted,
             max_bytes: max,
+            ..LowerLayerReport::default()
         }
     }
 
+    /// Without `hold`: a packet that fits in the next pull goes at once.
     fn jit() -> Jit {
-        JitConfig::default().build().unwrap()
+        JitConfig {
+            hold: false,
+            ..JitConfig::default()
+        }
+        .build()
+        .unwrap()
     }
 
     fn with_window(window: u32) -> Jit {
         JitConfig {
             window,
+            hold: false,
             ..JitConfig::default()
         }
         .build()
         .unwrap()
+    }
+
+    /// With `hold` (the default), a full-size packet waits for the lead
+    /// instant even when it fits in the next pull, and a 200-B packet that
+    /// arrives meanwhile goes at once, ahead of it.
+    #[test]
+    fn hold_keeps_full_size_packets_for_the_lead_instant() {
+        let mut p = JitConfig::default().build().unwrap();
+        let t0 = Instant::from_millis(10);
+        p.on_report(&report(4000, 4000, 0, 4000), t0);
+        assert!(!p.admits(1500, t0, &lower()));
+        let w = p.next_wakeup(t0).unwrap();
+        assert_eq!(w, t0 + Duration::from_micros(800));
+        let t = t0 + Duration::from_micros(300);
+        assert!(p.admits(200, t, &lower()));
+        p.on_forwarded(200, t);
+        for _ in 0..3 {
+            assert!(p.admits(1500, w, &lower()));
+            p.on_forwarded(1500, w);
+        }
+        // 4700 >= 4000: the pull is full.
+        assert!(!p.admits(1500, w, &lower()));
     }
 
     fn lower() -> LowerState {
@@ -428,50 +470,65 @@ mod tests {
         assert_eq!(p.target(), 5000, "ran dry: the grant is the service");
     }
 
-    /// DDDSU: D slots carry 5000 B, S 2000 B, U nothing (max_bytes 0).
-    /// Before the period is known the mean over 16 slots (three patterns of
-    /// 17000 B and one more slot) lies in 51000/16 = 3187..=56000/16 = 3500.
-    /// Once 128 slots show period 5, each slot's estimate is its own phase:
-    /// a D slot after the U slot gets 5000, the U slot is not a fade.
+    /// DDDSU: D slots carry 5000 B, S 2000 B, U has no report. With the
+    /// report's `pulls_per_pattern = 4` each pull's estimate is its own
+    /// phase from the first pattern on: after the S slot's report the next
+    /// pull is a D slot (5000), after the third D slot's the S slot (2000);
+    /// and the overfilling packet after the S slot waits for the pull two
+    /// slots later (`next_pull_in`).
     #[test]
-    fn a_tdd_pattern_is_learnt_and_ul_slots_are_not_fades() {
+    fn the_tdd_pattern_of_the_report_keeps_phases_apart() {
         let mut p = jit();
-        let grant = |slot: u64| match slot % 5 {
-            0..=2 => 5000,
-            3 => 2000,
-            _ => 0,
-        };
+        // Pull phases D D D S (the U slot has none).
+        let grant = |pull: u64| if pull % 4 == 3 { 2000 } else { 5000 };
         let mut t = Instant::ZERO;
-        for slot in 0..200u64 {
-            let g = grant(slot);
-            p.on_report(&report(g, g, 100, g), t);
-            t += TTI;
-            // The estimate is for slot + 1.
-            if slot >= 127 {
-                assert_eq!(p.period(), 5, "slot {slot}");
-                assert_eq!(p.target(), grant(slot + 1), "slot {slot}");
+        for pull in 0..40u64 {
+            let g = grant(pull);
+            let gap = if pull % 4 == 3 {
+                2 * TTI.as_nanos()
             } else {
-                assert_eq!(p.period(), 1);
-                if slot >= 15 {
-                    assert!((3187..=3500).contains(&p.target()), "slot {slot}");
-                }
+                TTI.as_nanos()
+            };
+            let r = LowerLayerReport {
+                next_pull_in: Duration::from_nanos(gap),
+                pulls_per_pattern: 4,
+                ..report(g, g, 0, g)
+            };
+            p.on_report(&r, t);
+            assert_eq!(p.period(), 4);
+            if pull >= 4 {
+                assert_eq!(p.target(), grant(pull + 1), "pull {pull}");
             }
+            if pull == 39 {
+                // After the S slot: the lead instant is 2 ms - 0.2 ms on.
+                let w = t + Duration::from_micros(1800);
+                assert!(p.admits(1500, t, &lower()));
+                p.on_forwarded(1500, t);
+                assert!(p.admits(1500, t, &lower()));
+                p.on_forwarded(1500, t);
+                assert!(p.admits(1500, t, &lower()));
+                p.on_forwarded(1500, t);
+                assert!(!p.admits(1500, t, &lower()), "4500 + 1500 > 5000");
+                assert_eq!(p.next_wakeup(t), Some(w));
+            }
+            t += Duration::from_nanos(gap);
         }
     }
 
-    /// Empty slots that are not periodic (as in a mahimahi trace) find no
-    /// period: they are fades, and count in the mean.
+    /// Empty slots that are not in the pattern (as in a mahimahi trace) are
+    /// fades, and count in the mean.
     #[test]
-    fn irregular_empty_slots_are_no_period() {
+    fn empty_slots_of_an_fdd_cell_count_in_the_mean() {
         let mut p = jit();
         let mut x: u32 = 12345;
         for slot in 0..300u64 {
             x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
             let g = if (x >> 16).is_multiple_of(3) { 0 } else { 3000 };
-            p.on_report(
-                &report(g, g, 0, g),
-                Instant::ZERO + Duration::from_millis(slot),
-            );
+            let r = LowerLayerReport {
+                pulls_per_pattern: 1,
+                ..report(g, g, 0, g)
+            };
+            p.on_report(&r, Instant::ZERO + Duration::from_millis(slot));
         }
         assert_eq!(p.period(), 1);
         assert!(p.target() < 3000 && p.target() > 0, "{}", p.target());

@@ -21,7 +21,9 @@
 //!   pacer changes its mind with time alone (5G-BDP, e5G-BDP, USP); pacers
 //!   that only change on events return `None`.
 //! - `on_forwarded` follows every admitted packet that actually went down.
-//! - `on_report` arrives once per TTI, right after the MAC pulled.
+//! - `on_report` arrives once per TTI with downlink, right after the MAC
+//!   pulled; every pacer gets the same [`LowerLayerReport`] (its docs),
+//!   and each pacer's module doc says which of its fields it reads.
 //! - No clock, no hash map, no allocation after `build()`.
 //!
 //! Each config is serde, kind-tagged in [`PacerConfig`], rejects unknown
@@ -186,6 +188,9 @@ impl Pacer for AnyPacer {
     fn next_wakeup(&self, now: Instant) -> Option<Instant> {
         fwd!(self, p => p.next_wakeup(now), none => None)
     }
+    fn wants_every_slot(&self) -> bool {
+        fwd!(self, p => p.wants_every_slot(), none => false)
+    }
     fn stats(&self) -> PacerStats {
         fwd!(self, p => p.stats(), none => PacerStats::default())
     }
@@ -227,6 +232,16 @@ pub(crate) fn tti_of(report: &LowerLayerReport, previous: Duration) -> Duration 
         previous
     } else {
         report.tti
+    }
+}
+
+/// Time from the report to the next MAC pull: `next_pull_in`, or the
+/// report's TTI (`previous` before any) when the report does not say.
+pub(crate) fn pull_gap(report: &LowerLayerReport, previous: Duration) -> Duration {
+    if report.next_pull_in.is_zero() {
+        tti_of(report, previous)
+    } else {
+        report.next_pull_in
     }
 }
 
@@ -316,6 +331,7 @@ mod tests {
                 window: 4,
                 lead: 0.1,
                 mtu: tcran_core::ByteSize(9000),
+                hold: false,
             }),
         ];
         for pacer in all {
@@ -418,6 +434,7 @@ mod tests {
                         pulled_bytes: C - budget,
                         granted_bytes: C,
                         max_bytes: C,
+                        ..LowerLayerReport::default()
                     },
                     now,
                 );

@@ -8,6 +8,9 @@
 //! buffer always admits, so a packet larger than `limit_bytes` goes down
 //! alone instead of blocking the bearer forever. Nothing changes with time
 //! alone, so `next_wakeup` is `None`.
+//!
+//! Reads from the report: `pulled_bytes` and `tti`, for its bandwidth
+//! statistic only; the limit reads `LowerState` (RLC bytes and SDUs).
 
 use super::PulledRate;
 use crate::stage::{LowerLayerReport, LowerState, Pacer, PacerStats};

@@ -99,6 +99,7 @@ impl FakeLink {
             pulled_bytes: pulled,
             granted_bytes: self.capacity,
             max_bytes: self.max_bytes,
+            ..LowerLayerReport::default()
         };
         self.lower = LowerState {
             bytes: self.rlc_bytes,

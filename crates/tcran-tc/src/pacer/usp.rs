@@ -47,6 +47,9 @@
 //!
 //! Defaults (sec. 3.6.1): MAX_OCC = 1024 packets = 1 536 000 B, `incr` 2
 //! ("doubled"), `T` = the TTI of the reports, `min_occ` one MTU.
+//!
+//! Reads from the report (of the UPF queue's lower layer, the UE's TC
+//! pipelines): `pulled_bytes`, `backlog_bytes`, `tti`.
 
 use super::{settle, tti_of, DEFAULT_MTU, DEFAULT_TTI, MAX_1024_PACKETS};
 use crate::stage::{LowerLayerReport, LowerState, Pacer, PacerStats};
@@ -260,6 +263,7 @@ mod tests {
             pulled_bytes: pulled,
             granted_bytes: pulled,
             max_bytes: pulled,
+            ..LowerLayerReport::default()
         }
     }
 

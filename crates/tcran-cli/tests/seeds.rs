@@ -1,0 +1,129 @@
+//! `tcran run --seeds`: every variant per seed, the summary's means and
+//! 95 % intervals across seeds, seeds.csv, the table with intervals.
+
+use std::path::{Path, PathBuf};
+
+fn fixture(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("tcran-seeds-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn tcran(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_tcran"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn three_seeds_give_per_seed_runs_and_intervals() {
+    let dir = temp_dir("run");
+    let d = dir.display().to_string();
+    let out = tcran(&[
+        "run",
+        &fixture("small_scenario.toml"),
+        "--seeds",
+        "1..3",
+        "--json",
+        "--out",
+        &d,
+    ]);
+    assert!(out.status.success(), "{out:?}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["seeds"], serde_json::json!([1, 2, 3]));
+    assert_eq!(v["seed"], 1);
+    let runs = v["seed_runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 3);
+    assert_eq!(runs[0]["variants"], v["variants"], "the first seed's runs");
+    let stats = &v["across_seeds"][0];
+    let thr = &stats["flows"][0]["throughput_mbps"];
+    assert_eq!(thr["n"], 3);
+    // The mean is the mean of the seeds' values; the interval is around it.
+    let per_seed: Vec<f64> = runs
+        .iter()
+        .map(|r| {
+            r["variants"][0]["flows"][0]["throughput_mbps"]
+                .as_f64()
+                .unwrap()
+        })
+        .collect();
+    let mean = per_seed.iter().sum::<f64>() / 3.0;
+    assert!((thr["mean"].as_f64().unwrap() - mean).abs() < 1e-9);
+    let (lo, hi) = (thr["low"].as_f64().unwrap(), thr["high"].as_f64().unwrap());
+    assert!(lo <= mean && mean <= hi);
+    assert!(stats["flows"][1]["rtt_mean_ms"]["n"] == 3, "ping RTT");
+    let csv = std::fs::read_to_string(dir.join("seeds.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 1 + 3 * 2, "header, 3 seeds x 2 flows");
+    assert!(csv.starts_with("seed,variant,flow,throughput_mbps"));
+    let html = std::fs::read_to_string(dir.join("report.html")).unwrap();
+    assert!(html.contains("Seeds 1..3"));
+    // The table: means with half-widths.
+    let table = tcran(&[
+        "run",
+        &fixture("small_scenario.toml"),
+        "--seeds",
+        "1,2",
+        "--out",
+        &d,
+    ]);
+    assert!(table.status.success());
+    let text = String::from_utf8_lossy(&table.stdout);
+    assert!(
+        text.contains("x 2 seeds (1..2)") && text.contains(" ±"),
+        "{text}"
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn bad_seed_lists_are_one_line_errors() {
+    for (args, want) in [
+        (vec!["--seeds", "5..1"], "ends before it starts"),
+        (vec!["--seeds", "3"], "at least 2"),
+        (
+            vec!["--seeds", "1..3", "--seed", "4"],
+            "cannot be used with",
+        ),
+    ] {
+        let mut a = vec!["run", "x.toml"];
+        a.extend(args);
+        let out = tcran(&a);
+        assert_eq!(out.status.code(), Some(2), "{a:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.contains(want), "{a:?}: {err}");
+    }
+    let dir = temp_dir("bad");
+    let file = dir.join("s.toml");
+    let text = std::fs::read_to_string(fixture("small_scenario.toml"))
+        .unwrap()
+        .replace("duration = \"3s\"", "duration = \"3s\"\nseeds = [1, 1]")
+        .replace(
+            "../../../../data/traces/mahimahi/Verizon-LTE-short.down",
+            "builtin:verizon-lte-short",
+        );
+    std::fs::write(&file, text).unwrap();
+    let out = tcran(&[
+        "run",
+        &file.display().to_string(),
+        "--out",
+        &dir.display().to_string(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("s.toml:2:") && err.contains("seed 1 is listed twice"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}
