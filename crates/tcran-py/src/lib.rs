@@ -790,6 +790,9 @@ impl PyPipeline {
             pulled_bytes,
             granted_bytes,
             max_bytes,
+            // Not known from Python: the next pull one `tti` later, no TDD
+            // pattern, no carried-over capacity (the report's "unknown").
+            ..LowerLayerReport::default()
         };
         st.pipeline.on_report(&r, now);
         st.collect_drops();
