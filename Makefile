@@ -7,7 +7,7 @@ CARGO ?= cargo
 export CARGO_TERM_COLOR ?= never
 
 
-.PHONY: demo test fmt lint unit fuzz-smoke bench speed build browser reproduce golden golden-record capi capi-header capi-test capi-bench emu-test emu-bench
+.PHONY: demo test fmt lint unit fuzz-smoke bench speed build browser reproduce golden golden-record capi capi-header capi-test capi-bench emu-test emu-bench python python-test python-bench
 
 build:
 	$(CARGO) build --release --workspace
@@ -18,7 +18,7 @@ demo:
 # The stages of `make test`, in order: add a stage by adding its target
 # here. scripts/stages.sh runs them one by one, stops at the first failure
 # (with its exit code) and ends with a table of the time each took.
-TEST_STAGES = fmt lint unit fuzz-smoke capi-test emu-test
+TEST_STAGES = fmt lint unit fuzz-smoke capi-test emu-test python-test
 
 test:
 	@MAKE="$(MAKE)" ./scripts/stages.sh $(TEST_STAGES)
@@ -102,3 +102,23 @@ emu-test:
 # per packet (docs/performance.md); needs root and an idle machine.
 emu-bench:
 	./scripts/emu-bench.sh
+
+# The Python package (docs/python.md): a virtualenv in target/venv with
+# the pinned tools of python/requirements-dev.txt, and `tcran` built by
+# maturin from crates/tcran-py and installed into it.
+VENV ?= target/venv
+python:
+	VENV=$(VENV) ./scripts/python-env.sh
+
+# The pytest suite of the package (runs, pipelines, sweeps on the local,
+# Dask and Ray backends, the example notebook); it compares errors and
+# files with the `tcran` binary.
+python-test: python
+	$(CARGO) build --release -q -p tcran-cli
+	$(VENV)/bin/python -m pytest -q python/tests
+
+# tcran.run against the CLI, batched pipeline ns/packet, sweep runs/s per
+# backend (docs/performance.md); needs an idle machine.
+python-bench: python
+	$(CARGO) build --release -q -p tcran-cli
+	$(VENV)/bin/python python/bench/bench.py

@@ -81,6 +81,15 @@ pub enum CliError {
     #[error("--set {arg}: {message}")]
     Set { arg: String, message: String },
 
+    /// A variant asked for by name (the Python API's `variants=`) that the
+    /// scenario does not have.
+    #[error("{file}: variants: no variant named `{name}` (the scenario has: {known})")]
+    UnknownVariant {
+        file: String,
+        name: String,
+        known: String,
+    },
+
     /// The live emulator failed while setting up or running.
     #[error("emulation: {0}")]
     Emulation(String),

@@ -74,108 +74,143 @@ struct LayerCdfRow<'a> {
     fraction: f64,
 }
 
+/// The CSV files of a variant, by stem (`DIR/<variant>/<stem>.csv`), in
+/// the order they are written.
+pub const FILES: [&str; 6] = [
+    "slots",
+    "flows",
+    "delay_cdf",
+    "layer_delay_cdf",
+    "events",
+    "reconfigurations",
+];
+
 /// Writes the CSV files of one variant into `dir` (created if needed).
 pub fn write(dir: &Path, s: &RunSeries) -> Result<(), csv::Error> {
     std::fs::create_dir_all(dir)?;
-    let mut w = csv::Writer::from_path(dir.join("slots.csv"))?;
-    let sl = &s.slots;
-    if sl.t_s.is_empty() {
-        w.write_record([
-            "t_s",
-            "rlc_bytes",
-            "capacity_bytes",
-            "prbs_used",
-            "prbs_available",
-        ])?;
+    for stem in FILES {
+        let file = std::fs::File::create(dir.join(format!("{stem}.csv")))?;
+        write_one(stem, s, file)?;
     }
-    for i in 0..sl.t_s.len() {
-        w.serialize(SlotRow {
-            t_s: sl.t_s[i],
-            rlc_bytes: sl.rlc_bytes.get(i).copied().unwrap_or(0),
-            capacity_bytes: sl.capacity_bytes.get(i).copied().unwrap_or(0),
-            prbs_used: sl.prbs_used.get(i).copied().unwrap_or(0),
-            prbs_available: sl.prbs_available.get(i).copied().unwrap_or(0),
-        })?;
-    }
-    w.flush()?;
+    Ok(())
+}
 
-    let mut w = csv::Writer::from_path(dir.join("flows.csv"))?;
-    let mut cdf = csv::Writer::from_path(dir.join("delay_cdf.csv"))?;
-    // A file of its own, so delay_cdf.csv keeps its columns.
-    let mut layer_cdf = csv::Writer::from_path(dir.join("layer_delay_cdf.csv"))?;
-    let mut any_bin = false;
-    let mut any_cdf = false;
-    let mut any_layer_cdf = false;
-    for f in &s.flows {
-        for (i, t) in f.t_s.iter().enumerate() {
-            any_bin = true;
-            let at = |v: &Vec<Option<f64>>| v.get(i).copied().flatten();
-            w.serialize(FlowRow {
-                flow: &f.name,
-                kind: &f.kind,
-                t_s: *t,
-                goodput_mbps: f.goodput_mbps.get(i).copied(),
-                delay_ms: at(&f.delay_ms),
-                cwnd_bytes: at(&f.cwnd_bytes),
-                srtt_ms: at(&f.srtt_ms),
-            })?;
-        }
-        for (d, p) in &f.delay_cdf {
-            any_cdf = true;
-            cdf.serialize(CdfRow {
-                flow: &f.name,
-                delay_ms: *d,
-                fraction: *p,
-            })?;
-        }
-        for (layer, points) in f.layer_delay_cdf.iter() {
-            for (d, p) in points {
-                any_layer_cdf = true;
-                layer_cdf.serialize(LayerCdfRow {
-                    flow: &f.name,
-                    layer,
-                    delay_ms: *d,
-                    fraction: *p,
+/// Writes the series `stem` (one of [`FILES`]) of one variant as CSV into
+/// `out`: exactly the bytes of `<stem>.csv` (other front ends, such as the
+/// Python package, read the same text). An unknown stem is an
+/// `InvalidInput` error naming the allowed ones.
+pub fn write_one<W: std::io::Write>(stem: &str, s: &RunSeries, out: W) -> Result<(), csv::Error> {
+    let mut w = csv::Writer::from_writer(out);
+    match stem {
+        "slots" => {
+            let sl = &s.slots;
+            if sl.t_s.is_empty() {
+                w.write_record([
+                    "t_s",
+                    "rlc_bytes",
+                    "capacity_bytes",
+                    "prbs_used",
+                    "prbs_available",
+                ])?;
+            }
+            for i in 0..sl.t_s.len() {
+                w.serialize(SlotRow {
+                    t_s: sl.t_s[i],
+                    rlc_bytes: sl.rlc_bytes.get(i).copied().unwrap_or(0),
+                    capacity_bytes: sl.capacity_bytes.get(i).copied().unwrap_or(0),
+                    prbs_used: sl.prbs_used.get(i).copied().unwrap_or(0),
+                    prbs_available: sl.prbs_available.get(i).copied().unwrap_or(0),
                 })?;
             }
         }
-    }
-    if !any_bin {
-        w.write_record([
-            "flow",
-            "kind",
-            "t_s",
-            "goodput_mbps",
-            "delay_ms",
-            "cwnd_bytes",
-            "srtt_ms",
-        ])?;
-    }
-    if !any_cdf {
-        cdf.write_record(["flow", "delay_ms", "fraction"])?;
-    }
-    if !any_layer_cdf {
-        layer_cdf.write_record(["flow", "layer", "delay_ms", "fraction"])?;
-    }
-    w.flush()?;
-    cdf.flush()?;
-    layer_cdf.flush()?;
-
-    let mut w = csv::Writer::from_path(dir.join("events.csv"))?;
-    if s.events.is_empty() {
-        w.write_record(["t_s", "what", "layer", "reason", "count"])?;
-    }
-    for e in &s.events {
-        w.serialize(e)?;
-    }
-    w.flush()?;
-
-    let mut w = csv::Writer::from_path(dir.join("reconfigurations.csv"))?;
-    if s.reconfigurations.is_empty() {
-        w.write_record(["t_s", "by", "rnti", "drb", "what"])?;
-    }
-    for r in &s.reconfigurations {
-        w.serialize(r)?;
+        "flows" => {
+            let mut any = false;
+            for f in &s.flows {
+                for (i, t) in f.t_s.iter().enumerate() {
+                    any = true;
+                    let at = |v: &Vec<Option<f64>>| v.get(i).copied().flatten();
+                    w.serialize(FlowRow {
+                        flow: &f.name,
+                        kind: &f.kind,
+                        t_s: *t,
+                        goodput_mbps: f.goodput_mbps.get(i).copied(),
+                        delay_ms: at(&f.delay_ms),
+                        cwnd_bytes: at(&f.cwnd_bytes),
+                        srtt_ms: at(&f.srtt_ms),
+                    })?;
+                }
+            }
+            if !any {
+                w.write_record([
+                    "flow",
+                    "kind",
+                    "t_s",
+                    "goodput_mbps",
+                    "delay_ms",
+                    "cwnd_bytes",
+                    "srtt_ms",
+                ])?;
+            }
+        }
+        "delay_cdf" => {
+            let mut any = false;
+            for f in &s.flows {
+                for (d, p) in &f.delay_cdf {
+                    any = true;
+                    w.serialize(CdfRow {
+                        flow: &f.name,
+                        delay_ms: *d,
+                        fraction: *p,
+                    })?;
+                }
+            }
+            if !any {
+                w.write_record(["flow", "delay_ms", "fraction"])?;
+            }
+        }
+        // A file of its own, so delay_cdf.csv keeps its columns.
+        "layer_delay_cdf" => {
+            let mut any = false;
+            for f in &s.flows {
+                for (layer, points) in f.layer_delay_cdf.iter() {
+                    for (d, p) in points {
+                        any = true;
+                        w.serialize(LayerCdfRow {
+                            flow: &f.name,
+                            layer,
+                            delay_ms: *d,
+                            fraction: *p,
+                        })?;
+                    }
+                }
+            }
+            if !any {
+                w.write_record(["flow", "layer", "delay_ms", "fraction"])?;
+            }
+        }
+        "events" => {
+            if s.events.is_empty() {
+                w.write_record(["t_s", "what", "layer", "reason", "count"])?;
+            }
+            for e in &s.events {
+                w.serialize(e)?;
+            }
+        }
+        "reconfigurations" => {
+            if s.reconfigurations.is_empty() {
+                w.write_record(["t_s", "by", "rnti", "drb", "what"])?;
+            }
+            for r in &s.reconfigurations {
+                w.serialize(r)?;
+            }
+        }
+        other => {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                format!("no series `{other}` (series: {})", FILES.join(", ")),
+            )
+            .into())
+        }
     }
     w.flush()?;
     Ok(())

@@ -58,6 +58,23 @@ impl Override {
         })
     }
 
+    /// An override from a KEY and a value that is already typed (the
+    /// Python API's `set={"duration": "20s", "ues[0].channel.mcs": 10}`),
+    /// so no TOML parsing guesses its type; `arg` reads as the KEY=VALUE
+    /// the command line would take.
+    pub fn from_value(key: &str, value: Value) -> Result<Override, String> {
+        let path = parse_key(key.trim())?;
+        let shown = match &value {
+            Value::String(s) => s.clone(),
+            v => v.to_string(),
+        };
+        Ok(Override {
+            arg: format!("{key}={shown}"),
+            path,
+            value,
+        })
+    }
+
     /// Sets the value in `doc`.
     pub fn apply(&self, doc: &mut Value) -> Result<(), String> {
         let mut cur = doc;
@@ -230,6 +247,24 @@ mod tests {
         assert_eq!(d["seed"], 7);
         assert_eq!(d["cell"]["bandwidth_mhz"], 10, "missing tables are created");
         assert_eq!(d["ues"][0]["name"], "quoted");
+    }
+
+    #[test]
+    fn typed_values_are_taken_as_they_are() {
+        let mut d = doc();
+        Override::from_value("ues[0].channel.mcs", json!(12))
+            .unwrap()
+            .apply(&mut d)
+            .unwrap();
+        // A string stays a string even where TOML would read a number.
+        let o = Override::from_value("variants[0].name", json!("10")).unwrap();
+        assert_eq!(o.arg, "variants[0].name=10");
+        o.apply(&mut d).unwrap();
+        assert_eq!(d["ues"][0]["channel"]["mcs"], 12);
+        assert_eq!(d["variants"][0]["name"], "10");
+        assert!(Override::from_value("ues[x]", json!(1))
+            .unwrap_err()
+            .starts_with("bad key"));
     }
 
     #[test]

@@ -44,7 +44,7 @@ pub fn run_text(
         text: text.to_string(),
         syntax: crate::load::Syntax::Toml,
     };
-    run_source(name, &src, base, opts)
+    run_source(name, &src, base, opts, None)
 }
 
 /// The scenario's name: its file name without the extension.
@@ -57,7 +57,7 @@ pub fn scenario_name(path: &Path) -> String {
 pub fn run_file(path: &Path, opts: Options) -> Result<Outcome, CliError> {
     let src = read_config(path)?;
     let base = path.parent().unwrap_or(Path::new("."));
-    run_source(&scenario_name(path), &src, base, opts)
+    run_source(&scenario_name(path), &src, base, opts, None)
 }
 
 /// Reads the scenario in `path` and builds every variant (channels and
@@ -79,12 +79,18 @@ pub fn check_file(path: &Path, opts: Options) -> Result<(), CliError> {
         })
 }
 
+/// Runs a scenario read into `src` (a file, or text from another front
+/// end such as the Python package); `base` resolves relative trace paths.
+/// With `only`, just the variants named there run, in the scenario's
+/// order; a name the scenario does not have is an error listing those it
+/// has.
 #[allow(clippy::disallowed_types, clippy::disallowed_methods)] // wall_s is a wall-clock measurement
-fn run_source(
+pub fn run_source(
     name: &str,
     src: &crate::load::Source,
     base: &Path,
     opts: Options,
+    only: Option<&[String]>,
 ) -> Result<Outcome, CliError> {
     let mut cfg: SimConfig =
         src.parse_checked(opts.sets, |c| tcran_sim::build_scenario(c, base).map(drop))?;
@@ -94,6 +100,13 @@ fn run_source(
     }
     if let Some(s) = opts.seeds {
         cfg.seeds = Some(s.clone());
+    }
+    if let Some(only) = only {
+        select_variants(&mut cfg, only).map_err(|(name, known)| CliError::UnknownVariant {
+            file: src.name.clone(),
+            name,
+            known,
+        })?;
     }
     let runs = cfg.runs();
     let seeds = cfg.seed_list().len();
@@ -115,6 +128,20 @@ fn run_source(
     })?;
     output.summary.wall_s = started.elapsed().as_secs_f64();
     Ok(Outcome { output, runs })
+}
+
+/// Keeps only the variants named in `only`. A scenario without variants
+/// has one run named `default`. Errors with the unknown name and the
+/// names there are.
+fn select_variants(cfg: &mut SimConfig, only: &[String]) -> Result<(), (String, String)> {
+    let known: Vec<String> = cfg.runs().into_iter().map(|(n, _)| n).collect();
+    if let Some(bad) = only.iter().find(|n| !known.contains(n)) {
+        return Err((bad.clone(), known.join(", ")));
+    }
+    if !cfg.variants.is_empty() {
+        cfg.variants.retain(|v| only.contains(&v.name));
+    }
+    Ok(())
 }
 
 /// One row per flow and variant, then the cell and drop figures; with

@@ -1,0 +1,35 @@
+//! Records the git commit tcran is built from (`TCRAN_GIT_COMMIT`, for
+//! the sweep store's manifest), or `unknown` outside a git checkout.
+
+use std::process::Command;
+
+fn git(args: &[&str]) -> Option<String> {
+    let out = Command::new("git").args(args).output().ok()?;
+    if !out.status.success() {
+        return None;
+    }
+    let s = String::from_utf8(out.stdout).ok()?.trim().to_string();
+    (!s.is_empty()).then_some(s)
+}
+
+fn main() {
+    let commit = git(&["rev-parse", "HEAD"]).unwrap_or_else(|| "unknown".into());
+    let dirty = git(&["status", "--porcelain", "--untracked-files=no"]).is_some();
+    let value = if dirty && commit != "unknown" {
+        format!("{commit}-dirty")
+    } else {
+        commit
+    };
+    println!("cargo:rustc-env=TCRAN_GIT_COMMIT={value}");
+    // Rebuild when HEAD moves (a commit, a checkout) or the index changes.
+    for path in ["HEAD", "index"] {
+        if let Some(p) = git(&["rev-parse", "--git-path", path]) {
+            println!("cargo:rerun-if-changed={p}");
+        }
+    }
+    if let Some(r) = git(&["symbolic-ref", "-q", "HEAD"]) {
+        if let Some(p) = git(&["rev-parse", "--git-path", &r]) {
+            println!("cargo:rerun-if-changed={p}");
+        }
+    }
+}

@@ -1,0 +1,877 @@
+//! `tcran._native`: the compiled half of the `tcran` Python package
+//! (python/tcran, docs/python.md). The public API is the Python package;
+//! this module is what it calls.
+//!
+//! Contract:
+//! - Runs go through the command line's own code (`tcran_cli::simulate`,
+//!   `load`, `set`, `series_csv`, `report`), so a scenario, a `--set`
+//!   override or a bad value behaves and fails exactly as with `tcran run`,
+//!   and the files written are the same.
+//! - Errors are the command line's one-line messages: a user mistake (exit
+//!   code 2 on the command line) raises `ConfigError` (a `ValueError`), a
+//!   file that cannot be written `OutputError` (an `OSError`).
+//! - The GIL is released while a simulation runs, so other Python threads
+//!   (a progress display, a Dask worker's heartbeat) keep going.
+//! - Pipelines take time as integer nanoseconds (`now_ns`) that never go
+//!   backwards, and packet sizes in bytes (1..=9000, a PDCP SDU's maximum,
+//!   TS 38.323 sec. 4.3.1); every drop is handed back with its reason.
+
+use pyo3::create_exception;
+use pyo3::exceptions::{PyOSError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+use std::net::{IpAddr, Ipv4Addr};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Mutex;
+use tcran_cli::error::{CliError, EXIT_USAGE};
+use tcran_cli::load::{Source, Syntax};
+use tcran_cli::set::Override;
+use tcran_cli::simulate::{self, Options, Outcome};
+use tcran_cli::{series_csv, stages};
+use tcran_core::{DropReason, Dscp, Ecn, FiveTuple, Instant, Packet, PacketId, Protocol};
+use tcran_tc::{Control, LowerLayerReport, PipelineConfig, PushOutcome};
+
+create_exception!(
+    _native,
+    ConfigError,
+    PyValueError,
+    "A scenario, configuration, override or argument that tcran refuses; the message is the command line's one line (file, line or field, value, what is allowed)."
+);
+create_exception!(
+    _native,
+    OutputError,
+    PyOSError,
+    "An output file or directory that cannot be written."
+);
+
+/// The command line's error as the matching Python exception.
+fn py_err(e: CliError) -> PyErr {
+    if e.exit_code() == EXIT_USAGE {
+        ConfigError::new_err(e.one_line())
+    } else {
+        OutputError::new_err(e.one_line())
+    }
+}
+
+/// A scenario as the Python side hands it over.
+struct Job {
+    /// `path`, `toml` or `json`.
+    kind: String,
+    /// The path, or the document's text.
+    text: String,
+    /// The scenario's name (ignored for a path: its file stem).
+    name: String,
+    /// What error messages call the document (ignored for a path: the
+    /// path), e.g. `<string>` or the path it was read from.
+    display: String,
+    /// Directory that relative trace paths start from (ignored for a path:
+    /// the file's directory).
+    base: String,
+    /// `KEY=VALUE` overrides, as on the command line.
+    sets: Vec<String>,
+    /// `(KEY, JSON value)` overrides with typed values.
+    typed_sets: Vec<(String, String)>,
+    seed: Option<u64>,
+    variants: Option<Vec<String>>,
+}
+
+/// The scenario read and the overrides parsed, ready to run.
+struct Prepared {
+    name: String,
+    src: Source,
+    base: PathBuf,
+    sets: Vec<Override>,
+    seed: Option<u64>,
+    variants: Option<Vec<String>>,
+}
+
+impl Job {
+    fn prepare(self) -> Result<Prepared, CliError> {
+        let (name, src, base) = match self.kind.as_str() {
+            "path" => {
+                let path = Path::new(&self.text);
+                let src = tcran_cli::load::read_config(path)?;
+                let base = path.parent().unwrap_or(Path::new(".")).to_path_buf();
+                (simulate::scenario_name(path), src, base)
+            }
+            kind => {
+                let syntax = if kind == "json" {
+                    Syntax::Json
+                } else {
+                    Syntax::Toml
+                };
+                let src = Source {
+                    name: self.display,
+                    text: self.text,
+                    syntax,
+                };
+                (self.name, src, PathBuf::from(self.base))
+            }
+        };
+        let mut sets = Vec::with_capacity(self.sets.len() + self.typed_sets.len());
+        for a in &self.sets {
+            sets.push(Override::parse(a).map_err(|message| CliError::Set {
+                arg: a.clone(),
+                message,
+            })?);
+        }
+        for (key, json) in &self.typed_sets {
+            let value: serde_json::Value =
+                serde_json::from_str(json).map_err(|e| CliError::Set {
+                    arg: format!("{key}={json}"),
+                    message: format!("not a value: {e}"),
+                })?;
+            sets.push(
+                Override::from_value(key, value).map_err(|message| CliError::Set {
+                    arg: format!("{key}={json}"),
+                    message,
+                })?,
+            );
+        }
+        Ok(Prepared {
+            name,
+            src,
+            base,
+            sets,
+            seed: self.seed,
+            variants: self.variants,
+        })
+    }
+}
+
+impl Prepared {
+    fn run(&self, progress: bool) -> Result<Outcome, CliError> {
+        let opts = Options {
+            seed: self.seed,
+            sets: &self.sets,
+            progress,
+            ..Options::default()
+        };
+        simulate::run_source(
+            &self.name,
+            &self.src,
+            &self.base,
+            opts,
+            self.variants.as_deref(),
+        )
+    }
+}
+
+/// What one `run` produced: the summary, every variant's time series and
+/// configuration (for the report).
+#[pyclass(module = "tcran._native", name = "Outcome", frozen)]
+#[derive(Debug)]
+struct PyOutcome {
+    outcome: Outcome,
+}
+
+#[pymethods]
+impl PyOutcome {
+    /// The summary as JSON text (the CLI's summary.json).
+    fn summary_json(&self) -> String {
+        serde_json::to_string(&self.outcome.output.summary).expect("summary serializes")
+    }
+
+    /// The CLI's table for this run.
+    fn table(&self) -> String {
+        simulate::to_text(&self.outcome.output.summary)
+    }
+
+    /// `(variant, CSV bytes)` of the series `stem` for every variant: the
+    /// bytes of `<variant>/<stem>.csv` the CLI writes.
+    fn series_csv<'py>(
+        &self,
+        py: Python<'py>,
+        stem: &str,
+    ) -> PyResult<Vec<(String, Bound<'py, PyBytes>)>> {
+        let o = &self.outcome.output;
+        let mut out = Vec::with_capacity(o.series.len());
+        for (v, s) in o.summary.variants.iter().zip(&o.series) {
+            let mut buf = Vec::new();
+            series_csv::write_one(stem, s, &mut buf)
+                .map_err(|e| ConfigError::new_err(format!("series: {e}")))?;
+            out.push((v.name.clone(), PyBytes::new(py, &buf)));
+        }
+        Ok(out)
+    }
+
+    /// Writes summary.json, the CSV series and report.html into `dir`.
+    fn write(&self, py: Python<'_>, dir: PathBuf) -> PyResult<()> {
+        py.detach(|| simulate::write_outputs(&dir, &self.outcome))
+            .map_err(py_err)
+    }
+}
+
+/// Runs a scenario (see `Job` for the arguments) with the GIL released.
+#[pyfunction]
+#[pyo3(signature = (kind, text, name, display, base, sets, typed_sets, seed=None, variants=None, progress=false))]
+#[allow(clippy::too_many_arguments)]
+fn run(
+    py: Python<'_>,
+    kind: String,
+    text: String,
+    name: String,
+    display: String,
+    base: String,
+    sets: Vec<String>,
+    typed_sets: Vec<(String, String)>,
+    seed: Option<u64>,
+    variants: Option<Vec<String>>,
+    progress: bool,
+) -> PyResult<PyOutcome> {
+    let job = Job {
+        kind,
+        text,
+        name,
+        display,
+        base,
+        sets,
+        typed_sets,
+        seed,
+        variants,
+    };
+    let outcome = py
+        .detach(|| job.prepare().and_then(|p| p.run(progress)))
+        .map_err(py_err)?;
+    Ok(PyOutcome { outcome })
+}
+
+type JobTuple = (
+    String,
+    String,
+    String,
+    String,
+    String,
+    Vec<String>,
+    Vec<(String, String)>,
+    Option<u64>,
+    Option<Vec<String>>,
+);
+
+/// Runs many scenarios on `threads` threads (0: one per core) with the GIL
+/// released, calling `on_done(index, summary_json)` (with the GIL) as each
+/// one finishes, in completion order. The first error (a bad scenario, or
+/// an exception from `on_done`, or Ctrl-C) stops new runs from starting;
+/// runs already going finish and are reported; then it is raised.
+#[pyfunction]
+fn run_many(
+    py: Python<'_>,
+    jobs: Vec<JobTuple>,
+    threads: usize,
+    on_done: Py<PyAny>,
+) -> PyResult<()> {
+    let jobs: Vec<Mutex<Option<Job>>> = jobs
+        .into_iter()
+        .map(
+            |(kind, text, name, display, base, sets, typed_sets, seed, variants)| {
+                Mutex::new(Some(Job {
+                    kind,
+                    text,
+                    name,
+                    display,
+                    base,
+                    sets,
+                    typed_sets,
+                    seed,
+                    variants,
+                }))
+            },
+        )
+        .collect();
+    let threads = match threads {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        n => n,
+    }
+    .min(jobs.len())
+    .max(1);
+    let next = AtomicUsize::new(0);
+    let running = AtomicUsize::new(threads);
+    let stop = AtomicBool::new(false);
+    let first_error: Mutex<Option<PyErr>> = Mutex::new(None);
+    let fail = |e: PyErr| {
+        stop.store(true, Ordering::Relaxed);
+        let mut slot = first_error.lock().expect("never poisoned");
+        if slot.is_none() {
+            *slot = Some(e);
+        }
+    };
+    py.detach(|| {
+        std::thread::scope(|scope| {
+            for _ in 0..threads {
+                scope.spawn(|| {
+                    let _running = Running(&running);
+                    while !stop.load(Ordering::Relaxed) {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(cell) = jobs.get(i) else { break };
+                        let job = cell.lock().expect("never poisoned").take();
+                        let Some(job) = job else { continue };
+                        let result = job.prepare().and_then(|p| p.run(false));
+                        match result {
+                            Ok(o) => {
+                                let json = serde_json::to_string(&o.output.summary)
+                                    .expect("summary serializes");
+                                let called = Python::attach(|py| on_done.call1(py, (i, json)));
+                                if let Err(e) = called {
+                                    fail(e);
+                                }
+                            }
+                            Err(e) => fail(py_err(e)),
+                        }
+                    }
+                });
+            }
+            // Python runs signal handlers only on the main thread: look
+            // for Ctrl-C while the workers run.
+            while running.load(Ordering::Relaxed) > 0 {
+                std::thread::sleep(std::time::Duration::from_millis(10));
+                if let Err(e) = Python::attach(|py| py.check_signals()) {
+                    fail(e);
+                }
+            }
+        });
+    });
+    match first_error.into_inner().expect("never poisoned") {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+/// Counts a worker out when it ends, even by a panic (a bug), so the
+/// thread watching for Ctrl-C stops waiting.
+struct Running<'a>(&'a AtomicUsize);
+
+impl Drop for Running<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+/// Checks a scenario without running it; returns its run names.
+#[pyfunction]
+#[pyo3(signature = (kind, text, name, display, base, sets, typed_sets))]
+fn validate(
+    kind: String,
+    text: String,
+    name: String,
+    display: String,
+    base: String,
+    sets: Vec<String>,
+    typed_sets: Vec<(String, String)>,
+) -> PyResult<Vec<String>> {
+    let job = Job {
+        kind,
+        text,
+        name,
+        display,
+        base,
+        sets,
+        typed_sets,
+        seed: None,
+        variants: None,
+    };
+    let p = job.prepare().map_err(py_err)?;
+    // As `run` reads it (simulate::run_source), so the messages match.
+    let cfg: tcran_sim::SimConfig = p
+        .src
+        .parse_checked(&p.sets, |c| tcran_sim::build_scenario(c, &p.base).map(drop))
+        .map_err(py_err)?;
+    tcran_sim::build_scenario(&cfg, &p.base)
+        .map(|sims| sims.into_iter().map(|(n, _)| n).collect())
+        .map_err(|error| {
+            py_err(CliError::Config {
+                file: p.src.name.clone(),
+                error,
+            })
+        })
+}
+
+/// `tcran stages --json` as text.
+#[pyfunction]
+fn stages_json() -> String {
+    stages::to_json(&stages::catalog()).to_string()
+}
+
+/// The series file stems, in the CLI's order.
+#[pyfunction]
+fn series_names() -> Vec<&'static str> {
+    series_csv::FILES.to_vec()
+}
+
+/// The drop reasons' labels, by index.
+#[pyfunction]
+fn drop_reasons() -> Vec<&'static str> {
+    DropReason::ALL.iter().map(|r| r.label()).collect()
+}
+
+/// The largest packet a pipeline takes, bytes: a PDCP SDU is at most 9000
+/// octets (TS 38.323 sec. 4.3.1), as in the C API.
+const MAX_PACKET: u32 = 9000;
+
+/// Push outcome codes: 0 queued, 1 queued and CE-marked, 2 + i dropped
+/// for `DropReason::ALL[i]`.
+const QUEUED: u8 = 0;
+const MARKED: u8 = 1;
+const DROPPED_BASE: u8 = 2;
+
+#[derive(Debug)]
+struct PipeState {
+    pipeline: tcran_tc::Pipeline,
+    now: Instant,
+    next_id: u64,
+    /// Every drop not handed out yet: packet id and reason index.
+    dropped_ids: Vec<u64>,
+    dropped_reasons: Vec<u8>,
+}
+
+impl PipeState {
+    fn clock(&mut self, now_ns: u64, what: &str) -> PyResult<Instant> {
+        let t = Instant::from_nanos(now_ns);
+        if t < self.now {
+            return Err(ConfigError::new_err(format!(
+                "{what} = {now_ns} ns is before the pipeline's time {} ns: time never goes backwards",
+                self.now.as_nanos()
+            )));
+        }
+        self.now = t;
+        Ok(t)
+    }
+
+    fn collect_drops(&mut self) {
+        if self.pipeline.has_dropped() {
+            for d in self.pipeline.drain_dropped() {
+                self.dropped_ids.push(d.packet.id.0);
+                self.dropped_reasons.push(d.reason.index() as u8);
+            }
+        }
+    }
+
+    fn push_one(&mut self, p: Packet, now: Instant) -> u8 {
+        let marks = self.pipeline.marked_packets();
+        let outcome = self.pipeline.push(p, now);
+        self.collect_drops();
+        match outcome {
+            PushOutcome::Dropped(r) => DROPPED_BASE + r.index() as u8,
+            PushOutcome::Enqueued(_) if self.pipeline.marked_packets() > marks => MARKED,
+            PushOutcome::Enqueued(_) => QUEUED,
+        }
+    }
+}
+
+fn size_ok(what: &str, size: u32) -> PyResult<()> {
+    if (1..=MAX_PACKET).contains(&size) {
+        Ok(())
+    } else {
+        Err(ConfigError::new_err(format!(
+            "{what} = {size}: a packet is 1..={MAX_PACKET} bytes (TS 38.323 sec. 4.3.1)"
+        )))
+    }
+}
+
+fn dscp_ecn(what: &str, dscp: u8, ecn: u8) -> PyResult<(Dscp, Ecn)> {
+    if dscp > 63 {
+        return Err(ConfigError::new_err(format!(
+            "{what}dscp = {dscp}: must be 0..=63 (RFC 2474)"
+        )));
+    }
+    if ecn > 3 {
+        return Err(ConfigError::new_err(format!(
+            "{what}ecn = {ecn}: must be 0..=3 (the IP header's 2-bit ECN field, RFC 3168)"
+        )));
+    }
+    Ok((Dscp(dscp), Ecn::from_bits(ecn)))
+}
+
+/// Reads a pipeline config or a control from TOML or JSON text with the
+/// command line's error messages (`<config>:line:col: ...`).
+fn parse_doc<T: serde::de::DeserializeOwned>(what: &str, text: &str) -> PyResult<T> {
+    let syntax = if text.trim_start().starts_with('{') {
+        Syntax::Json
+    } else {
+        Syntax::Toml
+    };
+    let src = Source {
+        name: format!("<{what}>"),
+        text: text.to_string(),
+        syntax,
+    };
+    src.parse().map_err(py_err)
+}
+
+fn le_u32(what: &str, b: &[u8], n: usize) -> PyResult<Vec<u32>> {
+    if b.len() != 4 * n {
+        return Err(ConfigError::new_err(format!(
+            "{what}: {} bytes, expected {n} little-endian uint32 values",
+            b.len()
+        )));
+    }
+    Ok(b.chunks_exact(4)
+        .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")))
+        .collect())
+}
+
+fn le_u64(what: &str, b: &[u8]) -> PyResult<Vec<u64>> {
+    if !b.len().is_multiple_of(8) {
+        return Err(ConfigError::new_err(format!(
+            "{what}: {} bytes, not a whole number of uint64 values",
+            b.len()
+        )));
+    }
+    Ok(b.chunks_exact(8)
+        .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
+        .collect())
+}
+
+fn le_u16(what: &str, b: &[u8], n: usize) -> PyResult<Vec<u16>> {
+    if b.len() != 2 * n {
+        return Err(ConfigError::new_err(format!(
+            "{what}: {} bytes, expected {n} little-endian uint16 values",
+            b.len()
+        )));
+    }
+    Ok(b.chunks_exact(2)
+        .map(|c| u16::from_le_bytes(c.try_into().expect("2 bytes")))
+        .collect())
+}
+
+fn u8s(what: &str, b: &[u8], n: usize) -> PyResult<()> {
+    if b.len() != n {
+        return Err(ConfigError::new_err(format!(
+            "{what}: {} values, expected {n}",
+            b.len()
+        )));
+    }
+    Ok(())
+}
+
+fn to_bytes<T: Copy, const N: usize>(v: &[T], f: impl Fn(T) -> [u8; N]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(v.len() * N);
+    for &x in v {
+        out.extend_from_slice(&f(x));
+    }
+    out
+}
+
+/// A pulled packet: id, size, sojourn ns, DSCP, ECN bits.
+type PulledTuple = (u64, u32, u64, u8, u8);
+
+/// One TC pipeline (one UE bearer) driven from Python.
+#[pyclass(module = "tcran._native", name = "Pipeline", frozen)]
+#[derive(Debug)]
+struct PyPipeline {
+    state: Mutex<PipeState>,
+}
+
+impl PyPipeline {
+    fn lock(&self) -> std::sync::MutexGuard<'_, PipeState> {
+        // A panic inside tcran is a bug; the state is still the last
+        // consistent one, so later calls may go on.
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+#[pymethods]
+impl PyPipeline {
+    /// Builds a pipeline from a TOML or JSON config text.
+    #[new]
+    fn new(config: &str) -> PyResult<Self> {
+        let cfg: PipelineConfig = parse_doc("config", config)?;
+        let pipeline = cfg.build().map_err(|error| {
+            py_err(CliError::Config {
+                file: "<config>".into(),
+                error,
+            })
+        })?;
+        Ok(PyPipeline {
+            state: Mutex::new(PipeState {
+                pipeline,
+                now: Instant::ZERO,
+                next_id: 0,
+                dropped_ids: Vec::new(),
+                dropped_reasons: Vec::new(),
+            }),
+        })
+    }
+
+    /// Pushes one packet; returns (packet id, outcome code).
+    #[pyo3(signature = (size, now_ns, src, dst, sport, dport, proto, dscp, ecn))]
+    #[allow(clippy::too_many_arguments)]
+    fn push(
+        &self,
+        size: u32,
+        now_ns: u64,
+        src: &str,
+        dst: &str,
+        sport: u16,
+        dport: u16,
+        proto: u8,
+        dscp: u8,
+        ecn: u8,
+    ) -> PyResult<(u64, u8)> {
+        size_ok("size", size)?;
+        let (dscp, ecn) = dscp_ecn("", dscp, ecn)?;
+        let addr = |what: &str, s: &str| {
+            s.parse::<IpAddr>().map_err(|_| {
+                ConfigError::new_err(format!("{what} = {s:?}: not an IPv4 or IPv6 address"))
+            })
+        };
+        let tuple = FiveTuple {
+            src: addr("src", src)?,
+            dst: addr("dst", dst)?,
+            sport,
+            dport,
+            proto: Protocol(proto),
+        };
+        let mut st = self.lock();
+        let now = st.clock(now_ns, "now_ns")?;
+        let id = st.next_id;
+        st.next_id += 1;
+        let mut p = Packet::new(PacketId(id), size, tuple, now);
+        p.dscp = dscp;
+        p.ecn = ecn;
+        Ok((id, st.push_one(p, now)))
+    }
+
+    /// Pushes `n` packets (IPv4) from little-endian arrays; returns (first
+    /// packet id, outcome codes as bytes).
+    #[pyo3(signature = (n, sizes, times_ns, src, dst, sport, dport, proto, dscp, ecn))]
+    #[allow(clippy::too_many_arguments)]
+    fn push_many<'py>(
+        &self,
+        py: Python<'py>,
+        n: usize,
+        sizes: &[u8],
+        times_ns: &[u8],
+        src: &[u8],
+        dst: &[u8],
+        sport: &[u8],
+        dport: &[u8],
+        proto: &[u8],
+        dscp: &[u8],
+        ecn: &[u8],
+    ) -> PyResult<(u64, Bound<'py, PyBytes>)> {
+        let sizes = le_u32("sizes", sizes, n)?;
+        let times = le_u64("times_ns", times_ns)?;
+        if times.len() != n {
+            return Err(ConfigError::new_err(format!(
+                "times_ns: {} values, expected {n}",
+                times.len()
+            )));
+        }
+        let src = le_u32("src", src, n)?;
+        let dst = le_u32("dst", dst, n)?;
+        let sport = le_u16("sport", sport, n)?;
+        let dport = le_u16("dport", dport, n)?;
+        u8s("proto", proto, n)?;
+        u8s("dscp", dscp, n)?;
+        u8s("ecn", ecn, n)?;
+        // Check everything first, so a bad value changes nothing.
+        let mut st = self.lock();
+        let mut last = st.now.as_nanos();
+        for i in 0..n {
+            // Messages are formatted only for a bad value.
+            if !(1..=MAX_PACKET).contains(&sizes[i]) {
+                size_ok(&format!("sizes[{i}]"), sizes[i])?;
+            }
+            if dscp[i] > 63 || ecn[i] > 3 {
+                dscp_ecn(&format!("[{i}] "), dscp[i], ecn[i])?;
+            }
+            if times[i] < last {
+                return Err(ConfigError::new_err(format!(
+                    "times_ns[{i}] = {} ns is before {last} ns: times must not decrease",
+                    times[i]
+                )));
+            }
+            last = times[i];
+        }
+        let first = st.next_id;
+        let st: &mut PipeState = &mut st;
+        let out = py.detach(|| {
+            let mut out = Vec::with_capacity(n);
+            for i in 0..n {
+                let now = Instant::from_nanos(times[i]);
+                st.now = now;
+                let id = st.next_id;
+                st.next_id += 1;
+                let tuple = FiveTuple {
+                    src: IpAddr::V4(Ipv4Addr::from(src[i])),
+                    dst: IpAddr::V4(Ipv4Addr::from(dst[i])),
+                    sport: sport[i],
+                    dport: dport[i],
+                    proto: Protocol(proto[i]),
+                };
+                let mut p = Packet::new(PacketId(id), sizes[i], tuple, now);
+                p.dscp = Dscp(dscp[i]);
+                p.ecn = Ecn::from_bits(ecn[i]);
+                out.push(st.push_one(p, now));
+            }
+            out
+        });
+        Ok((first, PyBytes::new(py, &out)))
+    }
+
+    /// Pulls one packet: (id, size, sojourn ns, dscp, ecn bits) or None.
+    fn pull(&self, now_ns: u64) -> PyResult<Option<PulledTuple>> {
+        let mut st = self.lock();
+        let now = st.clock(now_ns, "now_ns")?;
+        let p = st.pipeline.pull(now);
+        st.collect_drops();
+        Ok(p.map(|p| {
+            (
+                p.id.0,
+                p.len,
+                now.saturating_since(p.enqueued_at).as_nanos(),
+                p.dscp.0,
+                p.ecn.bits(),
+            )
+        }))
+    }
+
+    /// Pulls up to `max_packets` packets at `now_ns`; returns (ids u64,
+    /// sizes u32, sojourns ns u64, ecn bits u8) as little-endian bytes.
+    #[allow(clippy::type_complexity)]
+    fn pull_many<'py>(
+        &self,
+        py: Python<'py>,
+        now_ns: u64,
+        max_packets: usize,
+    ) -> PyResult<(
+        Bound<'py, PyBytes>,
+        Bound<'py, PyBytes>,
+        Bound<'py, PyBytes>,
+        Bound<'py, PyBytes>,
+    )> {
+        let mut st = self.lock();
+        let now = st.clock(now_ns, "now_ns")?;
+        let (mut ids, mut sizes, mut soj, mut ecn) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        while ids.len() < max_packets {
+            let Some(p) = st.pipeline.pull(now) else {
+                break;
+            };
+            ids.push(p.id.0);
+            sizes.push(p.len);
+            soj.push(now.saturating_since(p.enqueued_at).as_nanos());
+            ecn.push(p.ecn.bits());
+        }
+        st.collect_drops();
+        Ok((
+            PyBytes::new(py, &to_bytes(&ids, u64::to_le_bytes)),
+            PyBytes::new(py, &to_bytes(&sizes, u32::to_le_bytes)),
+            PyBytes::new(py, &to_bytes(&soj, u64::to_le_bytes)),
+            PyBytes::new(py, &ecn),
+        ))
+    }
+
+    /// The per-TTI RLC/MAC report (after the MAC pulled).
+    #[pyo3(signature = (now_ns, tti_ns, backlog_bytes, backlog_sdus, pulled_bytes, granted_bytes, max_bytes))]
+    #[allow(clippy::too_many_arguments)]
+    fn report(
+        &self,
+        now_ns: u64,
+        tti_ns: u64,
+        backlog_bytes: u64,
+        backlog_sdus: u32,
+        pulled_bytes: u64,
+        granted_bytes: u64,
+        max_bytes: u64,
+    ) -> PyResult<()> {
+        if tti_ns == 0 {
+            return Err(ConfigError::new_err(
+                "tti_ns = 0: a report closes a TTI of at least 1 ns (e.g. 1000000 for a 1 ms slot)",
+            ));
+        }
+        let mut st = self.lock();
+        let now = st.clock(now_ns, "now_ns")?;
+        let r = LowerLayerReport {
+            tti: tcran_core::Duration::from_nanos(tti_ns),
+            backlog_bytes,
+            backlog_sdus,
+            pulled_bytes,
+            granted_bytes,
+            max_bytes,
+            // Not known from Python: the next pull one `tti` later, no TDD
+            // pattern, no carried-over capacity (the report's "unknown").
+            ..LowerLayerReport::default()
+        };
+        st.pipeline.on_report(&r, now);
+        st.collect_drops();
+        Ok(())
+    }
+
+    /// Applies a control (TOML or JSON text); nothing changes if refused.
+    fn control(&self, control: &str, now_ns: u64) -> PyResult<()> {
+        let c: Control = parse_doc("control", control)?;
+        let mut st = self.lock();
+        let now = st.clock(now_ns, "now_ns")?;
+        let r = st.pipeline.apply(c, now);
+        st.collect_drops();
+        r.map_err(|error| {
+            py_err(CliError::Config {
+                file: "<control>".into(),
+                error,
+            })
+        })
+    }
+
+    /// Per-stage statistics as JSON text.
+    fn stats_json(&self, now_ns: u64) -> PyResult<String> {
+        let mut st = self.lock();
+        let now = st.clock(now_ns, "now_ns")?;
+        Ok(serde_json::to_string(&st.pipeline.stats(now)).expect("stats serialize"))
+    }
+
+    /// The running configuration as JSON text.
+    fn config_json(&self) -> String {
+        serde_json::to_string(&self.lock().pipeline.config()).expect("config serializes")
+    }
+
+    /// Conservation counters as JSON text.
+    fn totals_json(&self) -> String {
+        serde_json::to_string(&self.lock().pipeline.totals()).expect("totals serialize")
+    }
+
+    /// When `pull` may next release a packet it refuses now (ns), or None.
+    fn next_wakeup(&self, now_ns: u64) -> Option<u64> {
+        let st = self.lock();
+        st.pipeline
+            .next_wakeup(Instant::from_nanos(now_ns))
+            .map(|t| t.as_nanos())
+    }
+
+    /// Every drop since the last call: (ids u64, reason indices u8) bytes.
+    fn drain_dropped<'py>(&self, py: Python<'py>) -> (Bound<'py, PyBytes>, Bound<'py, PyBytes>) {
+        let mut st = self.lock();
+        let ids = std::mem::take(&mut st.dropped_ids);
+        let reasons = std::mem::take(&mut st.dropped_reasons);
+        (
+            PyBytes::new(py, &to_bytes(&ids, u64::to_le_bytes)),
+            PyBytes::new(py, &reasons),
+        )
+    }
+
+    /// Packets and bytes queued now.
+    fn backlog(&self) -> (usize, u64) {
+        let st = self.lock();
+        (st.pipeline.queued_packets(), st.pipeline.queued_bytes())
+    }
+}
+
+/// The native module.
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("ConfigError", m.py().get_type::<ConfigError>())?;
+    m.add("OutputError", m.py().get_type::<OutputError>())?;
+    m.add("VERSION", env!("CARGO_PKG_VERSION"))?;
+    m.add("GIT_COMMIT", env!("TCRAN_GIT_COMMIT"))?;
+    m.add("MAX_PACKET", MAX_PACKET)?;
+    m.add_class::<PyOutcome>()?;
+    m.add_class::<PyPipeline>()?;
+    m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(run_many, m)?)?;
+    m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(stages_json, m)?)?;
+    m.add_function(wrap_pyfunction!(series_names, m)?)?;
+    m.add_function(wrap_pyfunction!(drop_reasons, m)?)?;
+    Ok(())
+}
