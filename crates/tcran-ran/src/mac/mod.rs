@@ -86,6 +86,12 @@
 
 pub mod eqp;
 
+/// Order in which carried trace bytes fill a slot's PRBs: oldest first
+/// (false, so nothing expires that a later chunk could have waited for),
+/// or best bytes-per-PRB first (true: more bytes per slot, fewer PRBs, but
+/// old chunks expire). Measured on T-Mobile with a 10-ms MAC (30 s, seed
+/// 1): best-rate-first lowered jit's PRB use to 90 % of the unpaced
+/// buffer's; oldest first keeps PRB use and throughput at ~100 %.
 const BEST_RATE_FIRST: bool = false;
 
 use crate::channel::ChannelSample;
