@@ -86,6 +86,13 @@
 
 pub mod eqp;
 
+/// Order in which carried trace bytes fill a slot's PRBs: oldest first
+/// (false, so nothing expires that a later chunk could have waited for),
+/// or best bytes-per-PRB first (true: more bytes per slot, fewer PRBs, but
+/// old chunks expire). Measured on T-Mobile with a 10-ms MAC (30 s, seed
+/// 1, jit before it read `carried_bytes`): best-rate-first gave jit 90 % of the unpaced
+/// buffer's PRB use and 91 % of its throughput, oldest first 92 % and 84 %;
+/// with `carried_bytes` and oldest first jit has ~100 % of both (docs sec. 8).
 const BEST_RATE_FIRST: bool = false;
 
 use crate::channel::ChannelSample;
