@@ -1218,7 +1218,11 @@ mod tests {
         for (id, c) in &all {
             let ((x0, x1), (y0, y1)) = c.axis_ranges();
             let pts = c.drawn_points();
-            assert!(!pts.is_empty(), "{id}: draws nothing");
+            if pts.is_empty() {
+                // Only a timeline without any drop or mark may be empty.
+                assert_eq!(c.kind, "events", "{id}: draws nothing");
+                continue;
+            }
             let eps = 1e-9 * (x1 - x0).abs().max(1.0);
             for (x, y) in &pts {
                 assert!(
