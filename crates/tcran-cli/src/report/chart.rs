@@ -518,7 +518,7 @@ impl Chart {
             for (e, (x, y)) in s.errors.iter().zip(s.segments.iter().flatten()) {
                 let bar = c.mix(0.8).stroke_width(2);
                 for line in [[(e.x.0, *y), (e.x.1, *y)], [(*x, e.y.0), (*x, e.y.1)]] {
-                    if line.iter().all(|p| ok(p)) {
+                    if line.iter().all(ok) {
                         chart.draw_series(LineSeries::new(line, bar))?;
                     }
                 }
