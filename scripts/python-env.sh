@@ -5,15 +5,17 @@
 # installed into it. Re-running only rebuilds what changed.
 #
 # The native module is the cdylib cargo builds with the rest of the
-# workspace: `cargo build --release --workspace --lib --bins --tests`
+# workspace: `cargo build --release --workspace --lib --bins --examples`
 # resolves features as `cargo test --workspace --release` (the `unit`
-# stage of `make test`) does, so after that stage it compiles nothing but
-# tcran-py. `maturin develop` would resolve features for tcran-py alone,
-# which differ (dev-dependencies such as jsonschema turn on serde_json's
-# float_roundtrip, syn's `full`, ...), and rebuild every crate a second
-# time (docs/python.md, "Build"). PYO3_BUILD_EXTENSION_MODULE (set in
-# .cargo/config.toml, as maturin sets it) makes that cdylib an extension
-# module; the copy is stripped of debug information.
+# stage of `make test`) does (selecting examples turns on the workspace's
+# dev-dependencies, as tests do), so after that stage it compiles nothing.
+# `maturin develop` would resolve features for tcran-py alone, which
+# differ (dev-dependencies such as jsonschema turn on serde_json's
+# float_roundtrip, ...), and compile 56 of its 198 packages, every tcran
+# crate among them, a second time (docs/performance.md).
+# PYO3_BUILD_EXTENSION_MODULE (set in .cargo/config.toml, as maturin sets
+# it) makes that cdylib an extension module; the copy is stripped (debug
+# information and local symbols).
 #
 # TCRAN_PY_BUILD=maturin builds and installs with `maturin develop
 # --release` instead (what a wheel gets, see docs/python.md).
@@ -41,12 +43,12 @@ if [ "${TCRAN_PY_BUILD:-cargo}" = maturin ]; then
         "$root/$VENV/bin/maturin" develop --release --quiet
     exit 0
 fi
-"$CARGO" build --release -q --workspace --lib --bins --tests
+"$CARGO" build --release -q --workspace --lib --bins --examples
 so="target/release/lib_native.so"
 dest="python/tcran/_native.abi3.so"
 if [ "$so" -nt "$dest" ]; then
     if command -v strip >/dev/null; then
-        strip --strip-debug -o "$dest.tmp" "$so"
+        strip --strip-unneeded -o "$dest.tmp" "$so"
     else
         cp "$so" "$dest.tmp"
     fi

@@ -353,7 +353,11 @@ impl PySubscription {
     /// ever). `(None, True)` once the node is gone (or the subscription
     /// closed) and every indication was read; `(None, False)` on timeout.
     #[pyo3(signature = (timeout_s=None))]
-    fn next_json(&self, py: Python<'_>, timeout_s: Option<f64>) -> PyResult<(Option<String>, bool)> {
+    fn next_json(
+        &self,
+        py: Python<'_>,
+        timeout_s: Option<f64>,
+    ) -> PyResult<(Option<String>, bool)> {
         // Taken without waiting: a second reader blocking here with the
         // GIL would keep the first one from ever getting it back.
         let mut guard = match self.sub.try_lock() {
