@@ -8,6 +8,7 @@ import csv
 import importlib.util
 import subprocess
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -176,3 +177,28 @@ def test_bad_arguments() -> None:
             xapp.Xapp(x.address)
         with pytest.raises(TimeoutError, match="within 0.2 s"):
             x.wait_for_nodes(1, timeout=0.2)
+
+
+def test_waiting_releases_the_gil() -> None:
+    # A thread that notes the time every millisecond gets to run while the
+    # main thread waits for a node; with the GIL held it could not.
+    stamps: list[float] = []
+    stop = threading.Event()
+
+    def tick() -> None:
+        while not stop.is_set():
+            stamps.append(time.monotonic())
+            time.sleep(0.001)
+
+    with xapp.Xapp("127.0.0.1:0") as x:
+        t = threading.Thread(target=tick)
+        t.start()
+        try:
+            t0 = time.monotonic()
+            with pytest.raises(TimeoutError):
+                x.wait_for_nodes(1, timeout=0.6)
+            t1 = time.monotonic()
+        finally:
+            stop.set()
+            t.join()
+    assert any(t0 + 0.2 < s < t1 - 0.2 for s in stamps)
