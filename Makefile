@@ -122,7 +122,7 @@ python-test: python
 # A wheel of the package (target/wheels), built by maturin (release, abi3,
 # stripped).
 python-wheel: python
-	cd python && ../$(VENV)/bin/maturin build --release --quiet
+	cd python && $(abspath $(VENV))/bin/maturin build --release --quiet
 
 # tcran.run against the CLI, batched pipeline ns/packet, sweep runs/s per
 # backend (docs/performance.md); needs an idle machine.

@@ -21,7 +21,7 @@ use serde_json::json;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use tcran_tc::{Control, PipelineConfig};
 use tcran_xapp::blocking;
 use tcran_xapp::{
@@ -49,6 +49,7 @@ const SLICE: Duration = Duration::from_millis(100);
 
 /// Waits for `f` (one slice at a time, GIL released) until it gives
 /// `Some`, `deadline` passes (`Ok(None)`) or Python raises (Ctrl-C).
+#[allow(clippy::disallowed_types, clippy::disallowed_methods)] // a caller's timeout is wall-clock time
 fn wait<T: Send>(
     py: Python<'_>,
     timeout_s: Option<f64>,
@@ -63,19 +64,21 @@ fn wait<T: Send>(
         // A deadline past what the clock can hold is none.
         Some(s) => Duration::try_from_secs_f64(s)
             .ok()
-            .and_then(|d| Instant::now().checked_add(d)),
+            .and_then(|d| std::time::Instant::now().checked_add(d)),
         None => None,
     };
     loop {
         let slice = match deadline {
-            Some(d) => d.saturating_duration_since(Instant::now()).min(SLICE),
+            Some(d) => d
+                .saturating_duration_since(std::time::Instant::now())
+                .min(SLICE),
             None => SLICE,
         };
         if let Some(v) = py.detach(|| f(slice)) {
             return Ok(Some(v));
         }
         py.check_signals()?;
-        if deadline.is_some_and(|d| Instant::now() >= d) {
+        if deadline.is_some_and(|d| std::time::Instant::now() >= d) {
             return Ok(None);
         }
     }
@@ -241,6 +244,7 @@ impl PyXapp {
     /// `metric`, a report of the DRBs whose metric is above `threshold`
     /// (checked every `period_ms`). `drbs` empty: all.
     #[pyo3(signature = (node, period_ms, drbs, metric=None, threshold=0, rising_edge_only=true))]
+    #[allow(clippy::too_many_arguments)]
     fn subscribe(
         &self,
         py: Python<'_>,
