@@ -6,8 +6,9 @@ ADDR``, the emulator, any E2SM-TCRAN node) over framed TCP, lists them and
 their DRBs, subscribes to E2SM-TCRAN indications (periodic, or when a
 metric crosses a threshold) and sends controls: the same
 ``op = "add_queue"``... changes as :meth:`tcran.Pipeline.control` and the
-scenarios' controllers, or a whole pipeline. Every wait releases the GIL
-and wakes at least every 100 ms for Ctrl-C.
+scenarios' controllers, or a whole pipeline. Every call that waits on
+the network releases the GIL; waits for nodes and indications wake every
+100 ms for Ctrl-C, a control waits at most ``answer_timeout``.
 
 Units are in the names: ``_ns`` nanoseconds (the node's clock), ``_us``
 microseconds, ``_ms`` milliseconds, ``_bytes`` bytes.
