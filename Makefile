@@ -7,7 +7,7 @@ CARGO ?= cargo
 export CARGO_TERM_COLOR ?= never
 
 
-.PHONY: demo test fmt lint unit fuzz-smoke bench speed build browser reproduce golden golden-record capi capi-header capi-test capi-bench emu-test emu-bench python python-test python-bench
+.PHONY: demo test fmt lint unit fuzz-smoke bench speed build browser reproduce golden golden-record capi capi-header capi-test capi-bench emu-test emu-bench python python-test python-wheel python-bench
 
 build:
 	$(CARGO) build --release --workspace
@@ -104,21 +104,27 @@ emu-bench:
 	./scripts/emu-bench.sh
 
 # The Python package (docs/python.md): a virtualenv in target/venv with
-# the pinned tools of python/requirements-dev.txt, and `tcran` built by
-# maturin from crates/tcran-py and installed into it.
+# the pinned tools of python/requirements-dev.txt, and `tcran` installed
+# into it, its native module the workspace's own release build of
+# crates/tcran-py (with the `tcran` binary the tests compare against):
+# after the `unit` stage that compiles tcran-py only
+# (scripts/python-env.sh says why not `maturin develop`).
 VENV ?= target/venv
 python:
-	VENV=$(VENV) ./scripts/python-env.sh
+	VENV=$(VENV) CARGO="$(CARGO)" ./scripts/python-env.sh
 
 # The pytest suite of the package (runs, pipelines, sweeps on the local,
-# Dask and Ray backends, the example notebook); it compares errors and
-# files with the `tcran` binary.
+# Dask and Ray backends, xApps against `tcran run --realtime --e2`, the
+# example notebook); it compares errors and files with the `tcran` binary.
 python-test: python
-	$(CARGO) build --release -q -p tcran-cli
 	$(VENV)/bin/python -m pytest -q python/tests
+
+# A wheel of the package (target/wheels), built by maturin (release, abi3,
+# stripped).
+python-wheel: python
+	cd python && $(abspath $(VENV))/bin/maturin build --release --quiet
 
 # tcran.run against the CLI, batched pipeline ns/packet, sweep runs/s per
 # backend (docs/performance.md); needs an idle machine.
 python-bench: python
-	$(CARGO) build --release -q -p tcran-cli
 	$(VENV)/bin/python python/bench/bench.py
