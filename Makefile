@@ -70,8 +70,11 @@ golden:
 # The C library (docs/c-api.md): libtcran.so/.a, tcran.h and tcran.pc
 # installed into $(DESTDIR)$(PREFIX), by default target/capi.
 PREFIX ?= $(CURDIR)/target/capi
+# `--workspace ... --examples`: the features `cargo test --workspace` (the
+# `unit` stage) resolves, so this reuses its build instead of compiling
+# the tcran crates again with other features (scripts/python-env.sh too).
 capi:
-	$(CARGO) build --release -q -p tcran-capi
+	$(CARGO) build --release -q --workspace --lib --bins --examples
 	./scripts/capi-install.sh "$(DESTDIR)$(PREFIX)"
 
 # Rewrites include/tcran.h from the crate (commit the result).
@@ -96,7 +99,7 @@ capi-bench: capi
 # its clock.
 emu-test:
 	./scripts/ensure-emu-tools.sh
-	$(CARGO) test --release -q -p tcran-cli --test emulate -- --ignored --test-threads=1
+	$(CARGO) test --release -q --workspace --test emulate -- --ignored --test-threads=1
 
 # The emulator's relay throughput, wake-up lateness, added latency and CPU
 # per packet (docs/performance.md); needs root and an idle machine.
