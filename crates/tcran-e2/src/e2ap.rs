@@ -877,7 +877,11 @@ pub fn decode_indication(bytes: &[u8]) -> Option<Indication> {
     let (mut request, mut function, mut action, mut sn, mut kind) = (None, None, None, None, None);
     let (mut header, mut message, mut call_process_id) = (None, None, None);
     fn once<T>(slot: &mut Option<T>, v: T) -> Option<()> {
-        slot.is_none().then(|| *slot = Some(v))
+        if slot.is_some() {
+            return None; // a repeated IE: hampi's path names it
+        }
+        *slot = Some(v);
+        Some(())
     }
     for _ in 0..count {
         let [a, b, 0] = *bytes.get(at..at + 3)? else {
