@@ -84,4 +84,5 @@ pub fn spawn_node(
 /// CA (the same helper as tcran-e2's end-to-end tests).
 #[path = "../../../tcran-e2/tests/common/tls.rs"]
 mod tls;
+#[allow(unused_imports)] // not every test binary has TLS nodes
 pub use tls::pem_set;
