@@ -15,7 +15,7 @@ use tcran_e2::fake::FakeNode;
 use tcran_e2::node::DrbKey;
 use tcran_e2::sm::flexric_tc::{self, PlainControl, PlainFilter, PlainIndication};
 use tcran_e2::sm::{kpm, tcran_tc as tcsm, AnyModel};
-use tcran_e2::transport::{self, Connector, Link, TlsPem, WallClock};
+use tcran_e2::transport::{self, Connector, Link, WallClock};
 use tcran_tc::queue::{FifoConfig, QueueKindConfig};
 use tcran_tc::{PipelineConfig, PushOutcome};
 use tokio::net::TcpListener;
