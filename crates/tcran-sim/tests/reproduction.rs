@@ -288,8 +288,8 @@ fn thesis_ch3_testbed_byte_counting_pacers_scale_with_calls() {
 fn thesis_ch3_testbed_traces_order_the_variants_and_dynrlc_wastes_prbs() {
     let cfg = load("thesis-ch3-testbed-pedestrian.toml");
     let d = Some(secs(35));
-    let [vanilla, codel, bbr, dynrlc, e5g] =
-        ["vanilla", "codel@rlc", "bbr", "dynrlc", "e5g-bdp"].map(|v| run(&cfg, v, d));
+    let [vanilla, codel, bbr, dynrlc, drql, e5g] =
+        ["vanilla", "codel@rlc", "bbr", "dynrlc", "drql", "e5g-bdp"].map(|v| run(&cfg, v, d));
     let delay = |s: &RunSummary| ran_delay(s, "voip1");
     assert!(delay(&vanilla) > 10.0 * delay(&bbr));
     assert!(
@@ -304,6 +304,15 @@ fn thesis_ch3_testbed_traces_order_the_variants_and_dynrlc_wastes_prbs() {
         unused_dynrlc > 3.0 * unused_e5g,
         "DynRLC {unused_dynrlc} e5G-BDP {unused_e5g}"
     );
+    // Tables 3.2 and 3.4: e5G-BDP ahead of DRQL (2.19 vs 5.59 ms, pedestrian),
+    // and DRQL at 100 % of the RBs (DQL's admission rule with the MTU floor).
+    assert!(
+        delay(&drql) > 1.3 * delay(&e5g),
+        "DRQL {} e5G-BDP {}",
+        delay(&drql),
+        delay(&e5g)
+    );
+    assert!(drql.prb_utilization > 0.97, "DRQL {}", drql.prb_utilization);
 }
 
 /// TC-RAN Fig. 6: deployed at 5 s, OSI classifier + round robin + 5G-BDP
