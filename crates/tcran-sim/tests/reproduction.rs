@@ -235,7 +235,9 @@ fn thesis_ch3_testbed_orders_vanilla_codel_bbr_and_the_rlc_pacers() {
     let rlc = |i: usize| runs[i].rlc.mean_bytes;
     assert!(rlc(0) > 5.0 * rlc(1) && rlc(0) > 5.0 * rlc(2), "Fig. 3.20");
     // Fig. 3.22, per layer: vanilla, CoDel and BBR add nothing at SDAP;
-    // e5G-BDP's call waits less in RLC than DRQL's and DynRLC's.
+    // e5G-BDP's call waits less in RLC than DynRLC's ("mostly 750-1000 us"
+    // against 500-1000 us) and DRQL's packets that miss the start of a TTI
+    // wait a whole TTI more at SDAP, where e5G-BDP forwards at once.
     let layers = |i: usize| flow(&runs[i], "voip1").layers_ms;
     for i in 0..3 {
         assert!(
@@ -245,11 +247,16 @@ fn thesis_ch3_testbed_orders_vanilla_codel_bbr_and_the_rlc_pacers() {
         );
     }
     assert!(
-        layers(5).rlc.mean < layers(4).rlc.mean && layers(5).rlc.mean < layers(3).rlc.mean,
-        "RLC: e5G-BDP {} DRQL {} DynRLC {}",
+        layers(5).rlc.mean < layers(3).rlc.mean,
+        "RLC: e5G-BDP {} DynRLC {}",
         layers(5).rlc.mean,
-        layers(4).rlc.mean,
         layers(3).rlc.mean
+    );
+    assert!(
+        layers(4).tc.mean > layers(5).tc.mean + 0.2,
+        "SDAP: DRQL {} e5G-BDP {}",
+        layers(4).tc.mean,
+        layers(5).tc.mean
     );
     let e5g_run = &runs[5];
     assert!(
