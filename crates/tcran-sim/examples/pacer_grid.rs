@@ -24,6 +24,7 @@ const CHANNELS: &[&str] = &[
     "tmobile",
     "fixed-mcs",
     "tdd",
+    "ucc-driving",
 ];
 
 #[derive(Default, Clone, Copy)]

@@ -45,6 +45,27 @@
 //! - `last_time` (never initialised in Alg. 6) starts at the first event the
 //!   pacer sees.
 //!
+//! Deviation (named, opt-in): **`starvation_guard`**. Alg. 6 moves
+//! `optimal_occ` only when a saturation was flagged, and Alg. 7 raises the
+//! occupancy at most to `incr x optimal_occ`, once per `T`. Once
+//! `optimal_occ` has fallen (a stretch of low capacity sets it to what the
+//! queue below handed down then) and `incr x optimal_occ` is less than what
+//! the queue below can hand down per `T`, that queue is emptied at every
+//! pull: no saturation is ever flagged again and the bearer is held at
+//! `incr x optimal_occ` per `T` for good, however much the capacity grows.
+//! Measured on the thesis' second scenario (10-ms MAC, pedestrian trace,
+//! USP@5G-BDP): 99-100 % of the PRBs for 80 s, then a constant 3.4-3.8 kB
+//! per 10 ms (35-83 % of the PRBs) to the end. The thesis says USP must
+//! "not starve the SDAP queues, since that would also starve the RLC
+//! queues" (sec. 3.5), so the guard does what Alg. 6 does for saturation
+//! in the opposite case, as DQL does on starvation: when the queue below
+//! handed down everything it held (`backlog_bytes == 0`, `pulled_bytes >
+//! 0`) while USP had refused a candidate since the previous report,
+//! `optimal_occ += pulled_bytes` (clamped). The default, `false`, runs
+//! Alg. 6-7 as written (the unit test
+//! `without_the_guard_a_fallen_occupancy_never_recovers` shows the stall;
+//! `the_starvation_guard_lets_the_occupancy_grow_back` the cure).
+//!
 //! Defaults (sec. 3.6.1): MAX_OCC = 1024 packets = 1 536 000 B, `incr` 2
 //! ("doubled"), `T` = the TTI of the reports, `min_occ` one MTU.
 //!
@@ -69,6 +90,10 @@ pub struct UspConfig {
     /// Interval `T`; unset = the TTI of the reports (Alg. 6 line 1).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub interval: Option<Duration>,
+    /// Grow `optimal_occ` by the bytes handed down when the queue below was
+    /// emptied while USP held packets back (a named deviation, module docs;
+    /// default `false` = Alg. 6-7 as written, which can stall).
+    pub starvation_guard: bool,
 }
 
 impl Default for UspConfig {
@@ -78,6 +103,7 @@ impl Default for UspConfig {
             min_occ: ByteSize(DEFAULT_MTU as u64),
             max_occ: ByteSize(MAX_1024_PACKETS),
             interval: None,
+            starvation_guard: false,
         }
     }
 }
@@ -114,6 +140,8 @@ impl UspConfig {
             last_time: None,
             pending: None,
             refused: 0,
+            refused_since_report: false,
+            starvation_guard: self.starvation_guard,
             rate: super::PulledRate::default(),
         })
     }
@@ -135,6 +163,9 @@ pub struct Usp {
     /// Bytes below plus the refused candidate, until something goes down.
     pending: Option<u64>,
     refused: u64,
+    /// A candidate was refused since the previous report.
+    refused_since_report: bool,
+    starvation_guard: bool,
     rate: super::PulledRate,
 }
 
@@ -207,6 +238,7 @@ impl Pacer for Usp {
         let ok = lower.bytes == 0 || want as f64 <= occ;
         if !ok {
             self.refused += 1;
+            self.refused_since_report = true;
             self.pending = Some(want);
         }
         ok
@@ -222,8 +254,13 @@ impl Pacer for Usp {
         } else {
             self.last_time.get_or_insert(now);
         }
+        let refused = std::mem::take(&mut self.refused_since_report);
         if report.backlog_bytes > 0 {
             self.saturation_detected = true;
+        } else if self.starvation_guard && refused && report.pulled_bytes > 0 {
+            // The guard (module docs): the queue below ran dry while USP
+            // held packets back.
+            self.optimal_occ = self.clamp(self.optimal_occ + report.pulled_bytes as f64);
         }
     }
     fn next_wakeup(&self, now: Instant) -> Option<Instant> {
@@ -277,7 +314,12 @@ mod tests {
     /// Alg. 6-7 by hand, T = TTI = 1 ms.
     #[test]
     fn occupancy_is_measured_on_saturation_and_doubled_after_half_t() {
-        let mut p = UspConfig::default().build().unwrap();
+        let mut p = UspConfig {
+            starvation_guard: false,
+            ..UspConfig::default()
+        }
+        .build()
+        .unwrap();
         // Starts at MAX_OCC = 1 536 000 B.
         assert!(p.admits(1500, us(0), &low(1_534_500)));
         assert!(!p.admits(1500, us(0), &low(1_534_501)));
@@ -348,5 +390,43 @@ mod tests {
             link.run(&mut p, 3000);
             link.assert_steady(3 * capacity, 0.0);
         }
+    }
+
+    /// Brings `optimal_occ` down to `min_occ` (a saturation while the queue
+    /// below handed down 500 B), then runs a 6000 B/TTI link.
+    fn after_a_low_capacity_stretch(guard: bool) -> FakeLink {
+        let mut p = UspConfig {
+            starvation_guard: guard,
+            ..UspConfig::default()
+        }
+        .build()
+        .unwrap();
+        p.on_report(&report(0, 0), us(0));
+        p.on_report(&report(500, 100), us(1000));
+        p.on_report(&report(500, 0), us(2000));
+        assert_eq!(p.optimal_occ(), 1500.0);
+        let mut link = FakeLink::new(6000);
+        link.now = us(3000);
+        link.run(&mut p, 2000);
+        link
+    }
+
+    /// Alg. 6-7 as written: the queue below is emptied at every pull, no
+    /// saturation is flagged, and the occupancy stays at incr x 1500 B per
+    /// TTI: half the link unused for good.
+    #[test]
+    fn without_the_guard_a_fallen_occupancy_never_recovers() {
+        let link = after_a_low_capacity_stretch(false);
+        let tail: u64 = link.pulled[1000..].iter().sum();
+        let share = tail as f64 / (6000.0 * 1000.0);
+        assert!(share <= 0.5, "carried {share}");
+    }
+
+    /// With the guard the occupancy grows back to the link (the thesis: USP
+    /// must not starve the queues below, sec. 3.5).
+    #[test]
+    fn the_starvation_guard_lets_the_occupancy_grow_back() {
+        let link = after_a_low_capacity_stretch(true);
+        link.assert_steady(4 * 6000, 0.02);
     }
 }
