@@ -195,16 +195,6 @@ impl PacketSource for GamingSource {
     }
 }
 
-/// One video frame as sent.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct FrameRecord {
-    pub created: Instant,
-    /// UDP sequence number of its first fragment.
-    pub first_seq: u64,
-    pub packets: u32,
-    pub bytes: u64,
-}
-
 /// Video frames at a fixed frame rate, each fragmented into MTU-sized UDP
 /// packets sent back to back at the frame time. A larger I-frame every
 /// `iframe_period` (Brunello thesis §4.4: I-frames every 2 s in the AR
@@ -224,7 +214,6 @@ pub struct VideoSource {
     pending_created: Instant,
     stop: Option<Instant>,
     seq: u64,
-    frames: Vec<FrameRecord>,
 }
 
 impl VideoSource {
@@ -260,12 +249,7 @@ impl VideoSource {
             pending_created: start,
             stop,
             seq: 0,
-            frames: Vec::new(),
         })
-    }
-    /// Every frame sent so far (to compute frame delay at the receiver).
-    pub fn frames(&self) -> &[FrameRecord] {
-        &self.frames
     }
     fn payload_per_packet(&self) -> u64 {
         (self.mtu - IPV4_HEADER - UDP_HEADER - RTP_HEADER) as u64
@@ -301,12 +285,6 @@ impl PacketSource for VideoSource {
                     .push_back((chunk + (IPV4_HEADER + UDP_HEADER + RTP_HEADER) as u64) as u32);
                 left -= chunk;
             }
-            self.frames.push(FrameRecord {
-                created: due,
-                first_seq: self.seq,
-                packets: self.pending.len() as u32,
-                bytes,
-            });
             self.pending_created = due;
             self.frame_index += 1;
             self.next_frame = due + self.frame_interval;
@@ -321,8 +299,10 @@ impl PacketSource for VideoSource {
 }
 
 /// Receiving end of a UDP flow: counts packets, detects losses and
-/// reordering from the sequence numbers, and records one-way delays
-/// (`arrival − packet.created`).
+/// reordering from the sequence numbers, and sums one-way delays
+/// (`arrival − packet.created`). Constant memory, whatever the run's
+/// length: the distribution of the delays is the simulator's to record
+/// (bounded histograms), not the sink's.
 #[derive(Debug, Clone, Default)]
 pub struct UdpSink {
     pub received: u64,
@@ -330,7 +310,9 @@ pub struct UdpSink {
     /// Highest sequence number seen + 1.
     pub next_expected: u64,
     pub reordered: u64,
-    pub delays: Vec<Duration>,
+    /// Sum and largest of the one-way delays of the packets received.
+    pub delay_total: Duration,
+    pub delay_max: Duration,
 }
 
 impl UdpSink {
@@ -343,7 +325,9 @@ impl UdpSink {
         } else {
             self.next_expected = seq + 1;
         }
-        self.delays.push(now.saturating_since(pkt.created));
+        let delay = now.saturating_since(pkt.created);
+        self.delay_total += delay;
+        self.delay_max = self.delay_max.max(delay);
     }
     /// Packets with a sequence number below the highest seen that never came.
     pub fn lost(&self) -> u64 {
