@@ -42,15 +42,26 @@ pub enum TransportError {
     Unavailable(String),
 }
 
+/// Bytes of received frames buffered per association.
+const READ_BUFFER: usize = 128 * 1024;
+/// Frames are gathered into one write up to about this many bytes.
+const WRITE_BATCH: usize = 256 * 1024;
+
 /// Prepends the 4-byte big-endian length.
 pub fn frame(pdu: &[u8]) -> Result<Vec<u8>, TransportError> {
+    let mut out = Vec::with_capacity(4 + pdu.len());
+    append_frame(&mut out, pdu)?;
+    Ok(out)
+}
+
+/// Appends `pdu` as one frame (length, then the bytes) to `out`.
+pub fn append_frame(out: &mut Vec<u8>, pdu: &[u8]) -> Result<(), TransportError> {
     if pdu.is_empty() || pdu.len() > MAX_FRAME {
         return Err(TransportError::FrameLength(pdu.len()));
     }
-    let mut out = Vec::with_capacity(4 + pdu.len());
     out.extend_from_slice(&(pdu.len() as u32).to_be_bytes());
     out.extend_from_slice(pdu);
-    Ok(out)
+    Ok(())
 }
 
 /// Reads one frame; `Ok(None)` at a clean end of stream. Zero-length
@@ -121,7 +132,11 @@ pub fn link_of_stream<S>(stream: S) -> Link
 where
     S: AsyncRead + AsyncWrite + Send + 'static,
 {
-    let (mut r, mut w) = tokio::io::split(stream);
+    let (r, mut w) = tokio::io::split(stream);
+    // Buffered: a frame's length and body come in one read, and frames
+    // that arrived together (a report period's indications, at a RIC) in
+    // one read too.
+    let mut r = tokio::io::BufReader::with_capacity(READ_BUFFER, r);
     let (in_tx, in_rx) = mpsc::channel(1024);
     let (out_tx, mut out_rx) = mpsc::channel::<Vec<u8>>(1024);
     tokio::spawn(async move {
@@ -141,8 +156,22 @@ where
         }
     });
     tokio::spawn(async move {
-        while let Some(pdu) = out_rx.recv().await {
-            if write_frame(&mut w, &pdu).await.is_err() {
+        // Every PDU queued when the writer runs goes out in one write (one
+        // system call for a report period's indications), framed into one
+        // reused buffer.
+        let mut batch = Vec::new();
+        'write: while let Some(pdu) = out_rx.recv().await {
+            batch.clear();
+            let mut next = Some(pdu);
+            while let Some(pdu) = next.take() {
+                if append_frame(&mut batch, &pdu).is_err() {
+                    break 'write;
+                }
+                if batch.len() < WRITE_BATCH {
+                    next = out_rx.try_recv().ok();
+                }
+            }
+            if w.write_all(&batch).await.is_err() {
                 break;
             }
         }

@@ -208,6 +208,15 @@ impl E2Node for SimNode<'_> {
     ) -> Option<(::tcran_tc::stats::PipelineStats, LowerLayerKpis)> {
         self.sim.gnb().tc_stats(drb, now)
     }
+    fn tc_stats_into(
+        &self,
+        drb: DrbKey,
+        now: Instant,
+        stats: &mut ::tcran_tc::stats::PipelineStats,
+        lower: &mut LowerLayerKpis,
+    ) -> bool {
+        self.sim.gnb().tc_stats_into(drb, now, stats, lower)
+    }
     fn kpm_cell(&self) -> KpmCounters {
         self.sim.gnb().kpm_cell()
     }
