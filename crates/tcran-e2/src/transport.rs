@@ -5,9 +5,9 @@
 //!   frame, a u32 big-endian length N (1..=65536) then N bytes; N = 0 is
 //!   ignored. One connection is one association. Optionally TLS (rustls,
 //!   server and client certificates), off by default.
-//! - **SCTP** on port 36421 (E2AP over SCTP, O-RAN.WG3.E2GAP): detected at
-//!   run time with [`sctp_available`]; this build speaks framed TCP only,
-//!   and says so.
+//! - **SCTP** on port 36421 (E2AP over SCTP, O-RAN.WG3.E2GAP), in
+//!   [`crate::sctp`]: detected at run time with [`sctp_available`]; where
+//!   the kernel has none, connecting says so in one line.
 //! - **In-process channels** ([`channel_listener`]) for tests: the same
 //!   frames without a socket.
 //!
@@ -310,8 +310,8 @@ pub enum Connector {
         addr: SocketAddr,
         tls: Option<(Arc<rustls::ClientConfig>, String)>,
     },
-    /// SCTP: refused with [`sctp_available`]'s message where the kernel has
-    /// none; this build has no SCTP I/O yet.
+    /// SCTP ([`crate::sctp`]): refused with [`sctp_available`]'s message
+    /// where the kernel has none.
     Sctp { addr: SocketAddr },
     /// In-process (tests).
     Channel(ChannelConnector),
@@ -339,13 +339,7 @@ impl Connector {
                     .await?;
                 Ok(link_of_stream(tls))
             }
-            Connector::Sctp { .. } => {
-                sctp_available().map_err(TransportError::Unavailable)?;
-                Err(TransportError::Unavailable(
-                    "this build of tcran speaks E2 over framed TCP only; SCTP I/O is not implemented"
-                        .into(),
-                ))
-            }
+            Connector::Sctp { addr } => crate::sctp::connect(*addr).await,
             Connector::Channel(c) => c.connect(),
         }
     }
