@@ -116,10 +116,8 @@ fn link(fd: Arc<AsyncFd<Socket>>) -> Link {
                     .await;
                 break;
             }
-            if end {
-                if in_tx.send(Ok(std::mem::take(&mut message))).await.is_err() {
-                    break;
-                }
+            if end && in_tx.send(Ok(std::mem::take(&mut message))).await.is_err() {
+                break;
             }
         }
     });

@@ -333,11 +333,7 @@ fn indications_of_a_thousand_drbs_carry_every_report() {
     assert!(got == want, "the decoded reports are the node's");
     // Greedy filling: every message but the last is more than full minus
     // one report.
-    let largest = want
-        .iter()
-        .map(|r| aper_fast::drb_report_len(r))
-        .max()
-        .unwrap();
+    let largest = want.iter().map(aper_fast::drb_report_len).max().unwrap();
     for (_, m) in &inds[..inds.len() - 1] {
         assert!(m.len() + largest + 3 > MAX_MESSAGE, "{} octets", m.len());
     }

@@ -99,6 +99,12 @@ pub struct TcRanJob {
     scratch: Vec<DrbKey>,
     /// The message being written, and one DRB's statistics: reused every
     /// period and DRB, so a report allocates nothing per DRB.
+    work: Box<Work>,
+}
+
+/// See [`TcRanJob`].
+#[derive(Debug, Clone, Default, PartialEq)]
+struct Work {
     stream: ReportStream,
     stats: PipelineStats,
     lower: LowerLayerKpis,
@@ -400,9 +406,7 @@ impl ServiceModel for TcRan {
                 trigger,
                 held: BTreeMap::new(),
                 scratch: Vec::new(),
-                stream: ReportStream::new(),
-                stats: PipelineStats::default(),
-                lower: LowerLayerKpis::default(),
+                work: Box::default(),
             }),
         })
     }
@@ -431,8 +435,11 @@ impl ServiceModel for TcRan {
         // hampi's bytes); a message is closed when the next report would
         // take it past MAX_MESSAGE.
         let mut messages = Vec::new();
-        let stream = &mut job.stream;
-        let (stats, lower) = (&mut job.stats, &mut job.lower);
+        let Work {
+            stream,
+            stats,
+            lower,
+        } = &mut *job.work;
         stream.start();
         for drb in &job.scratch {
             if !node.tc_stats_into(*drb, now, stats, lower) {
