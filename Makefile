@@ -7,7 +7,7 @@ CARGO ?= cargo
 export CARGO_TERM_COLOR ?= never
 
 
-.PHONY: demo test fmt lint unit fuzz-smoke bench speed build browser reproduce golden golden-record capi capi-header capi-test capi-bench emu-test emu-bench python python-test python-bench
+.PHONY: demo test fmt lint unit fuzz-smoke bench speed build browser reproduce golden golden-record capi capi-header capi-test capi-bench emu-test emu-bench python python-test python-wheel python-bench
 
 build:
 	$(CARGO) build --release --workspace
@@ -70,8 +70,11 @@ golden:
 # The C library (docs/c-api.md): libtcran.so/.a, tcran.h and tcran.pc
 # installed into $(DESTDIR)$(PREFIX), by default target/capi.
 PREFIX ?= $(CURDIR)/target/capi
+# `--workspace ... --examples`: the features `cargo test --workspace` (the
+# `unit` stage) resolves, so this reuses its build instead of compiling
+# the tcran crates again with other features (scripts/python-env.sh too).
 capi:
-	$(CARGO) build --release -q -p tcran-capi
+	$(CARGO) build --release -q --workspace --lib --bins --examples
 	./scripts/capi-install.sh "$(DESTDIR)$(PREFIX)"
 
 # Rewrites include/tcran.h from the crate (commit the result).
@@ -96,7 +99,7 @@ capi-bench: capi
 # its clock.
 emu-test:
 	./scripts/ensure-emu-tools.sh
-	$(CARGO) test --release -q -p tcran-cli --test emulate -- --ignored --test-threads=1
+	$(CARGO) test --release -q --workspace --test emulate -- --ignored --test-threads=1
 
 # The emulator's relay throughput, wake-up lateness, added latency and CPU
 # per packet (docs/performance.md); needs root and an idle machine.
@@ -104,21 +107,27 @@ emu-bench:
 	./scripts/emu-bench.sh
 
 # The Python package (docs/python.md): a virtualenv in target/venv with
-# the pinned tools of python/requirements-dev.txt, and `tcran` built by
-# maturin from crates/tcran-py and installed into it.
+# the pinned tools of python/requirements-dev.txt, and `tcran` installed
+# into it, its native module the workspace's own release build of
+# crates/tcran-py (with the `tcran` binary the tests compare against):
+# after the `unit` stage that compiles tcran-py only
+# (scripts/python-env.sh says why not `maturin develop`).
 VENV ?= target/venv
 python:
-	VENV=$(VENV) ./scripts/python-env.sh
+	VENV=$(VENV) CARGO="$(CARGO)" ./scripts/python-env.sh
 
 # The pytest suite of the package (runs, pipelines, sweeps on the local,
-# Dask and Ray backends, the example notebook); it compares errors and
-# files with the `tcran` binary.
+# Dask and Ray backends, xApps against `tcran run --realtime --e2`, the
+# example notebook); it compares errors and files with the `tcran` binary.
 python-test: python
-	$(CARGO) build --release -q -p tcran-cli
 	$(VENV)/bin/python -m pytest -q python/tests
+
+# A wheel of the package (target/wheels), built by maturin (release, abi3,
+# stripped).
+python-wheel: python
+	cd python && $(abspath $(VENV))/bin/maturin build --release --quiet
 
 # tcran.run against the CLI, batched pipeline ns/packet, sweep runs/s per
 # backend (docs/performance.md); needs an idle machine.
 python-bench: python
-	$(CARGO) build --release -q -p tcran-cli
 	$(VENV)/bin/python python/bench/bench.py

@@ -9,7 +9,9 @@ Built from the same Rust crates as the ``tcran`` command (docs/python.md):
   cores, a Dask or a Ray cluster, into a resumable Parquet store;
 - :class:`Pipeline` drives one TC pipeline packet by packet or in batches
   from numpy arrays;
-- :func:`stages` lists every stage kind (``tcran stages --json``).
+- :func:`stages` lists every stage kind (``tcran stages --json``);
+- :mod:`tcran.xapp` writes traffic-control xApps: an E2 termination,
+  typed indications, controls and their outcomes.
 
 Errors are the command line's one-line messages: :class:`ConfigError` (a
 ``ValueError``) for a bad scenario, config, override or argument,
@@ -20,6 +22,7 @@ from ._native import GIT_COMMIT, VERSION, ConfigError, OutputError
 from ._pipeline import DROP_REASONS, OUTCOMES, Pipeline, Pulled, Pushed
 from ._run import SERIES, Run, run, stages, validate
 from .sweep import Store, sweep
+from . import xapp
 
 __version__ = VERSION
 
@@ -40,4 +43,5 @@ __all__ = [
     "stages",
     "sweep",
     "validate",
+    "xapp",
 ]

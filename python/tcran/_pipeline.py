@@ -216,14 +216,30 @@ class Pipeline:
         pulled_bytes: int = 0,
         granted_bytes: int = 0,
         max_bytes: int = 0,
+        next_pull_in_ns: int = 0,
+        pulls_per_pattern: int = 0,
+        carried_bytes: int = 0,
     ) -> None:
-        """The RLC/MAC report closing one TTI of ``tti_ns``: bytes and SDUs
-        left in RLC after the MAC pulled, bytes pulled, bytes the grant
-        could carry (5G-BDP's channel capacity) and bytes one TTI could
-        carry with every PRB (e5G-BDP's max)."""
+        """The RLC/MAC report closing one TTI of ``tti_ns`` (ns), sent at
+        the MAC's pull: bytes and SDUs left in RLC after the MAC pulled,
+        bytes pulled, bytes the grant could carry (5G-BDP's channel
+        capacity) and bytes one TTI could carry with every PRB (e5G-BDP's
+        max).
+
+        The cell's slot clock, as the simulator's gNB reports it:
+        ``next_pull_in_ns`` is the time to the MAC's next pull (``tti_ns``,
+        or more when slots without downlink come first: two slots after
+        the S slot of DDDSU; 0 = not known, read as ``tti_ns``);
+        ``pulls_per_pattern`` the reports one repetition of the TDD pattern
+        spans (DDDSU: 4, FDD: 1; 0 = not known); ``carried_bytes`` the
+        capacity in bytes the MAC still holds for this UE after this pull
+        (a capacity trace's unused bytes carried over; 0 otherwise). The
+        ``bdp`` and ``e5g_bdp`` pacers read ``next_pull_in_ns``; ``jit``
+        reads all three (docs/pacer.md)."""
         self._p.report(
             int(now_ns), int(tti_ns), int(backlog_bytes), int(backlog_sdus),
             int(pulled_bytes), int(granted_bytes), int(max_bytes),
+            int(next_pull_in_ns), int(pulls_per_pattern), int(carried_bytes),
         )
 
     def control(self, control: Union[str, Mapping[str, Any]], now_ns: int) -> None:

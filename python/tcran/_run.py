@@ -120,14 +120,8 @@ def run(
     src = source(scenario)
     plain, typed = overrides(set)
     show = bool(progress) and sys.stderr is not None and sys.stderr.isatty()
-    outcome = _native.run(
-        *src.args(),
-        plain,
-        typed,
-        seed=seed,
-        variants=variant_list(variants),
-        progress=show,
-    )
+    job = (*src.args(), plain, typed, seed, variant_list(variants))
+    outcome = _native.run(job, progress=show)
     return Run(outcome)
 
 
@@ -137,7 +131,7 @@ def validate(scenario: Scenario, *, set: Sets = None) -> list[str]:
     :class:`tcran.ConfigError` with the command line's message."""
     src = source(scenario)
     plain, typed = overrides(set)
-    return _native.validate(*src.args(), plain, typed)
+    return _native.validate((*src.args(), plain, typed, None, None))
 
 
 def stages() -> dict[str, Any]:

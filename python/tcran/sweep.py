@@ -265,7 +265,7 @@ def sweep(
     only = variant_list(variants)
     # The scenario as given must be valid before anything runs (the
     # command line's messages, a missing file included).
-    _native.validate(*src.args(), plain, typed)
+    _native.validate((*src.args(), plain, typed, None, None))
     src = src.inline()
     scenario_hash = hashlib.sha256(src.text.encode()).hexdigest()[:16]
     points = _points(grid)

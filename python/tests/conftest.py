@@ -73,11 +73,13 @@ def small(tmp_path: Path) -> Path:
 
 @pytest.fixture(scope="session")
 def tcran_bin() -> Path:
-    """The command line, built by `make python-test` before pytest."""
+    """The command line, built by `make python` (scripts/python-env.sh)
+    with the same features as the workspace's tests, so nothing is
+    compiled twice."""
     p = Path(os.environ.get("TCRAN_BIN", ROOT / "target" / "release" / "tcran"))
     if not p.exists():
         subprocess.run(
-            ["cargo", "build", "--release", "-q", "-p", "tcran-cli"], cwd=ROOT, check=True
+            ["cargo", "build", "--release", "-q", "--workspace", "--lib", "--bins", "--examples"], cwd=ROOT, check=True
         )
     return p
 

@@ -157,3 +157,59 @@ def test_next_wakeup_of_a_shaper() -> None:
     # 1500 bytes at 8 Mbit/s take 1.5 ms.
     assert w == 1_500_000
     assert p.pull_many(w)["id"].tolist() == [1]
+
+
+def _pulled_after_one_report(next_pull_in_ns: int) -> int:
+    """Packets of 1000 B a 5G-BDP pacer lets down 1 ms after a report of a
+    12000-byte grant on an empty RLC buffer (1 ms TTI)."""
+    p = tcran.Pipeline({"pacer": {"kind": "bdp"}, "queues": [{"id": 0, "kind": "fifo"}]})
+    p.push_many(np.full(40, 1000), np.zeros(40, dtype=np.uint64))
+    p.report(0, tti_ns=1_000_000, backlog_bytes=0, granted_bytes=12_000, next_pull_in_ns=next_pull_in_ns)
+    return len(p.pull_many(1_000_000)["id"])
+
+
+def test_report_next_pull_in_sets_the_interval_5g_bdp_spreads_its_grant_over() -> None:
+    # Thesis Alg. 2 (crates/tcran-tc/src/pacer/bdp.rs): soll_tx =
+    # (min(elapsed / TTI, 1) + 0.33) x 12000 B, TTI the time to the next
+    # pull. Next pull in 1 ms (or unknown, 0): 1.33 x 12000 = 15960 B, 15
+    # packets by 1 ms; in 2 ms (after a DDDSU S slot): 0.83 x 12000 = 9960
+    # B, 9 packets.
+    assert _pulled_after_one_report(0) == 15
+    assert _pulled_after_one_report(1_000_000) == 15
+    assert _pulled_after_one_report(2_000_000) == 9
+
+
+def test_report_pulls_per_pattern_keeps_tdd_phases_apart() -> None:
+    # DDDS pulls (the U slot of DDDSU has none): D grants 5000 B, S 2000 B.
+    # jit's estimate for the next pull is the mean over the same TDD phase
+    # (pacer/jit.rs): with pulls_per_pattern = 4 it is the next slot's own
+    # grant; unknown (0), the phases are averaged and it is neither.
+    def limits(pulls_per_pattern: int) -> list[float]:
+        p = tcran.Pipeline({"pacer": {"kind": "jit"}, "queues": [{"id": 0, "kind": "fifo"}]})
+        t, out = 0, []
+        for pull in range(40):
+            g = 2000 if pull % 4 == 3 else 5000
+            gap = 2_000_000 if pull % 4 == 3 else 1_000_000
+            p.report(
+                t, tti_ns=1_000_000, backlog_bytes=0, pulled_bytes=g, granted_bytes=g, max_bytes=g,
+                next_pull_in_ns=gap, pulls_per_pattern=pulls_per_pattern,
+            )
+            out.append(p.stats(t)["pacer"]["limit"])
+            t += gap
+        return out
+
+    want = [2000 if (pull + 1) % 4 == 3 else 5000 for pull in range(40)]
+    assert limits(4)[4:] == want[4:]
+    assert all(l not in (2000, 5000) for l in limits(0)[8:])
+
+
+def test_report_carried_bytes_count_as_capacity_for_the_next_pull() -> None:
+    # jit: "the next pull can also take what the MAC carries over" -- its
+    # target is at least the carried bytes (pacer/jit.rs, on_report).
+    def limit(carried: int) -> float:
+        p = tcran.Pipeline({"pacer": {"kind": "jit"}, "queues": [{"id": 0, "kind": "fifo"}]})
+        p.report(0, tti_ns=1_000_000, backlog_bytes=0, pulled_bytes=1000, granted_bytes=1000, carried_bytes=carried)
+        return p.stats(0)["pacer"]["limit"]
+
+    assert limit(0) == 1000
+    assert limit(30_000) >= 30_000

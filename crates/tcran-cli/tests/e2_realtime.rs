@@ -1,5 +1,6 @@
-//! `tcran run --realtime --e2`: a scripted RIC, built on tcran-e2's codec
-//! and framed TCP on loopback, drives the real `tcran` binary.
+//! `tcran run --realtime --e2`: a scripted RIC, built on the xApp SDK's
+//! E2 termination and framed TCP on loopback, drives the real `tcran`
+//! binary.
 //!
 //! It sets the node up, subscribes to FlexRIC's TC model and to E2SM-KPM,
 //! sends the four controls of FlexRIC's TC examples (a CoDel queue, an
@@ -19,10 +20,11 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
-use tcran_e2::e2ap::{self, Action, ActionType, E2apPdu, RicRequestId};
+use tcran_e2::e2ap::{self, Action, ActionType};
 use tcran_e2::sm::flexric_tc::{PlainClassifier, PlainIndication};
 use tcran_e2::sm::kpm;
 use tcran_e2::transport::{self, Link};
+use tcran_xapp::termination::{ControlAnswer, Event, SubscriptionAnswer, Termination};
 use tokio::net::TcpListener;
 
 const WAIT: Duration = Duration::from_secs(10);
@@ -68,119 +70,101 @@ fn shaper_on_queue_1() -> Vec<u8> {
     hex("04000000 02000000 01000000 64000000 983a0000 01000000")
 }
 
-/// The RIC side of one association.
+/// The RIC side of one association: the SDK's sans-IO E2 termination
+/// (`tcran_xapp::termination`, the same code `tcran xapp` runs) over
+/// tcran-e2's framed TCP link.
 struct Ric {
     link: Link,
-    next_instance: u16,
+    term: Termination,
 }
 
 impl Ric {
-    async fn recv(&mut self) -> E2apPdu {
-        let frame = tokio::time::timeout(WAIT, self.link.rx.recv())
-            .await
-            .expect("the node sends in time")
-            .expect("association open")
-            .expect("frame");
-        e2ap::decode(&frame).expect("the node sends valid E2AP")
+    /// Sends what the termination has to send.
+    async fn flush(&mut self) {
+        while let Some(bytes) = self.term.poll_transmit() {
+            self.link.tx.send(bytes).await.unwrap();
+        }
     }
-    async fn send(&mut self, pdu: E2apPdu) {
-        self.link
-            .tx
-            .send(e2ap::encode(&pdu).unwrap())
-            .await
-            .unwrap();
-    }
-    /// Next PDU that is not an indication (indications keep flowing).
-    async fn recv_answer(&mut self) -> E2apPdu {
+    /// The next event, reading the node as needed.
+    async fn event(&mut self) -> Event {
         loop {
-            let p = self.recv().await;
-            if !matches!(p, E2apPdu::Indication(_)) {
-                return p;
+            if let Some(e) = self.term.poll_event() {
+                assert!(!matches!(e, Event::Closed(_)), "association closed: {e:?}");
+                return e;
+            }
+            let frame = tokio::time::timeout(WAIT, self.link.rx.recv())
+                .await
+                .expect("the node sends in time")
+                .expect("association open")
+                .expect("frame");
+            self.term.handle(&frame);
+            self.flush().await;
+        }
+    }
+    /// The next indication.
+    async fn indication(&mut self) -> e2ap::Indication {
+        match self.event().await {
+            Event::Indication(i) => i,
+            other => panic!("only indications now: {other:?}"),
+        }
+    }
+    /// The next event that is not an indication (indications keep flowing).
+    async fn answer(&mut self) -> Event {
+        loop {
+            let e = self.event().await;
+            if !matches!(e, Event::Indication(_)) {
+                return e;
             }
         }
     }
     /// The next FlexRIC TC indication.
     async fn tc_indication(&mut self) -> PlainIndication {
         loop {
-            if let E2apPdu::Indication(i) = self.recv().await {
+            if let Event::Indication(i) = self.event().await {
                 if i.function == 146 {
                     return PlainIndication::decode(&i.message).unwrap();
                 }
             }
         }
     }
-    async fn setup(&mut self) -> e2ap::E2SetupRequest {
-        let E2apPdu::E2SetupRequest(req) = self.recv().await else {
-            panic!("E2 Setup first")
-        };
-        let components = req
-            .components
-            .iter()
-            .map(|c| e2ap::ComponentConfigAck {
-                interface: c.interface,
-                id: c.id.clone(),
-                success: true,
-                failure_cause: None,
-            })
-            .collect();
-        self.send(E2apPdu::E2SetupResponse(e2ap::E2SetupResponse {
-            transaction: req.transaction,
-            ric: e2ap::GlobalRicId {
-                plmn: [0x00, 0xf1, 0x10],
-                ric_id: 1,
-            },
-            accepted: Some(
-                req.functions
-                    .iter()
-                    .map(|f| e2ap::RanFunctionRevision {
-                        id: f.id,
-                        revision: f.revision,
-                    })
-                    .collect(),
-            ),
-            rejected: None,
-            components,
-        }))
-        .await;
-        req
+    /// E2 Setup, answered by the termination: the node's RAN functions.
+    async fn setup(&mut self) -> Vec<e2ap::RanFunction> {
+        match self.event().await {
+            Event::SetupDone { functions, .. } => functions,
+            other => panic!("E2 Setup first: {other:?}"),
+        }
     }
     async fn subscribe(&mut self, function: u16, trigger: Vec<u8>, definition: Option<Vec<u8>>) {
-        self.next_instance += 1;
-        self.send(E2apPdu::SubscriptionRequest(e2ap::SubscriptionRequest {
-            request: RicRequestId {
-                requestor: 1021,
-                instance: self.next_instance,
-            },
-            function,
-            event_trigger: trigger,
-            actions: vec![Action {
-                id: 0,
-                kind: ActionType::Report,
-                definition,
-                subsequent: None,
-            }],
-        }))
-        .await;
-        match self.recv_answer().await {
-            E2apPdu::SubscriptionResponse(r) => assert_eq!(r.admitted, [0]),
+        let id = self
+            .term
+            .subscribe(
+                function,
+                trigger,
+                vec![Action {
+                    id: 0,
+                    kind: ActionType::Report,
+                    definition,
+                    subsequent: None,
+                }],
+            )
+            .unwrap();
+        self.flush().await;
+        match self.answer().await {
+            Event::Subscription {
+                request,
+                answer: SubscriptionAnswer::Admitted { admitted, .. },
+            } if request == id => assert_eq!(admitted, [0]),
             other => panic!("{other:?}"),
         }
     }
-    async fn control(&mut self, message: Vec<u8>) -> E2apPdu {
-        self.next_instance += 1;
-        self.send(E2apPdu::ControlRequest(e2ap::ControlRequest {
-            request: RicRequestId {
-                requestor: 1021,
-                instance: self.next_instance,
-            },
-            function: 146,
-            call_process_id: None,
-            header: vec![0; 4],
-            message,
-            ack_request: Some(true),
-        }))
-        .await;
-        self.recv_answer().await
+    /// A FlexRIC TC control (RAN function 146): the node's answer.
+    async fn control(&mut self, message: Vec<u8>) -> ControlAnswer {
+        let id = self.term.control(146, vec![0; 4], message).unwrap();
+        self.flush().await;
+        match self.answer().await {
+            Event::Control { request, answer } if request == id => answer,
+            other => panic!("{other:?}"),
+        }
     }
 }
 
@@ -192,7 +176,10 @@ async fn accept(listener: &TcpListener) -> Ric {
     s.set_nodelay(true).unwrap();
     Ric {
         link: transport::link_of_stream(s),
-        next_instance: 0,
+        term: Termination::new(e2ap::GlobalRicId {
+            plmn: [0x00, 0xf1, 0x10],
+            ric_id: 1,
+        }),
     }
 }
 
@@ -256,9 +243,9 @@ async fn a_ric_drives_a_realtime_run_over_e2() {
         .unwrap();
 
     let mut ric = accept(&listener).await;
-    let req = ric.setup().await;
+    let functions = ric.setup().await;
     assert_eq!(
-        req.functions.iter().map(|f| f.id).collect::<Vec<_>>(),
+        functions.iter().map(|f| f.id).collect::<Vec<_>>(),
         [146, 2, 246],
         "FlexRIC TC, E2SM-KPM and E2SM-TCRAN"
     );
@@ -273,9 +260,7 @@ async fn a_ric_drives_a_realtime_run_over_e2() {
     .await;
     let (mut tc, mut kpm_seen) = (0, 0);
     while tc < 3 || kpm_seen < 2 {
-        let E2apPdu::Indication(i) = ric.recv().await else {
-            panic!("only indications now")
-        };
+        let i = ric.indication().await;
         match i.function {
             146 => {
                 let ind = PlainIndication::decode(&i.message).unwrap();
@@ -305,7 +290,7 @@ async fn a_ric_drives_a_realtime_run_over_e2() {
     ] {
         let answer = ric.control(c).await;
         assert!(
-            matches!(answer, E2apPdu::ControlAcknowledge(_)),
+            matches!(answer, ControlAnswer::Acknowledged { .. }),
             "{what}: {answer:?}"
         );
     }
@@ -332,14 +317,14 @@ async fn a_ric_drives_a_realtime_run_over_e2() {
     // exist): RIC Control Failure, and nothing changes.
     let answer = ric.control(hex("07000000 09")).await;
     assert!(
-        matches!(answer, E2apPdu::ControlFailure(_)),
+        matches!(answer, ControlAnswer::Failed { .. }),
         "malformed: {answer:?}"
     );
     let answer = ric
         .control(hex("02000000 01000000 01000000 2a000000"))
         .await;
     assert!(
-        matches!(answer, E2apPdu::ControlFailure(_)),
+        matches!(answer, ControlAnswer::Failed { .. }),
         "QUEUE DEL 42: {answer:?}"
     );
     let after = ric.tc_indication().await;

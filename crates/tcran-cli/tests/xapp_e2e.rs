@@ -240,3 +240,224 @@ fn flow_slicing_xapp_over_e2_splits_50_50() {
     let _ = std::fs::remove_dir_all(&e2);
     let _ = std::fs::remove_dir_all(&local);
 }
+
+/// Starts `tcran xapp NAME --scenario FILE` for `secs` seconds, runs the
+/// scenario in real time against it, and returns the xApp's changes and
+/// the node's reconfigurations made over E2 (empty control lists, the
+/// xApp reading a pipeline, are not reconfigurations: the node does not
+/// record them).
+fn over_e2(
+    name: &str,
+    file: &str,
+    secs: u32,
+    out: &Path,
+) -> (Vec<Value>, Vec<(f64, String, String)>) {
+    let duration = format!("{secs}s");
+    let (xapp, addr) = start_xapp(&[
+        "xapp",
+        name,
+        "--ric-listen",
+        "127.0.0.1:0",
+        "--scenario",
+        file,
+        "--duration",
+        &duration,
+        "--json",
+    ]);
+    run_realtime(file, addr, out);
+    let changes = xapp_changes(xapp);
+    assert!(changes.iter().all(|c| c["applied"] == true), "{changes:?}");
+    let reconf = reconfigurations(out);
+    assert!(
+        reconf.iter().all(|r| r.1 == "e2" && !r.2.is_empty()),
+        "only the xApp's changes: {reconf:?}"
+    );
+    assert_eq!(reconf.len(), changes.len(), "{reconf:?}\n{changes:?}");
+    (changes, reconf)
+}
+
+/// Mean goodput (Mbit/s) of `flow` over the bins from `from` s.
+fn goodput(out: &Path, flow: &str, from: f64) -> f64 {
+    mean(
+        flows(out)
+            .into_iter()
+            .filter(|f| f.0 == flow && f.1 >= from)
+            .map(|f| f.2),
+    )
+}
+
+#[test]
+fn shaper_slice_xapp_over_e2_caps_the_slice_at_15_mbit_s() {
+    let file = fixture("xapp_shaper.toml");
+    let e2 = out_dir("shaper-e2");
+    let (_, over_e2) = over_e2("shaper-slice", &file, 6, &e2);
+    let local = out_dir("shaper-local");
+    run_in_process(
+        &file,
+        r#"{kind="flow_slicing",slices=[{flows=["flow1","flow2","flow3"],shaper={kind="token_bucket",rate="15Mbit/s"}},{flows=["flow4"]}]}"#,
+        &local,
+    );
+    let in_proc = reconfigurations(&local);
+    assert_eq!(over_e2.len(), 1, "one deploy: {over_e2:?}");
+    assert_eq!(kind(&over_e2[0].2), "deploy pipeline");
+    assert_eq!(kind(&in_proc[0].2), "deploy pipeline");
+    assert!(over_e2[0].2.contains("token_bucket"), "{}", over_e2[0].2);
+    // On the first call of either: within a second of the start.
+    assert!(
+        over_e2[0].0 < 1.0 && in_proc[0].0 < 1.0,
+        "{over_e2:?} {in_proc:?}"
+    );
+    // Fig. 6b: flows 1-3 together get the shaper's 15 Mbit/s (goodput,
+    // so a little less), flow4 the rest of the ~40 Mbit/s bearer (it had
+    // a quarter of it, about 7 Mbit/s, with no xApp), from 2 s on.
+    for out in [&e2, &local] {
+        let shaped: f64 = ["flow1", "flow2", "flow3"]
+            .iter()
+            .map(|f| goodput(out, f, 2.0))
+            .sum();
+        let alone = goodput(out, "flow4", 2.0);
+        assert!(
+            (13.5..=15.5).contains(&shaped) && alone > 12.0,
+            "{}: flows 1-3 {shaped:.1} Mbit/s, flow4 {alone:.1} Mbit/s",
+            out.display()
+        );
+    }
+    let _ = std::fs::remove_dir_all(&e2);
+    let _ = std::fs::remove_dir_all(&local);
+}
+
+#[test]
+fn low_latency_xapp_over_e2_deploys_codel_rr_5g_bdp_and_the_ping_recovers() {
+    let file = fixture("xapp_low_latency.toml");
+    let e2 = out_dir("lowlat-e2");
+    let (_, over_e2) = over_e2("low-latency", &file, 6, &e2);
+    let local = out_dir("lowlat-local");
+    run_in_process(
+        &file,
+        r#"{kind="sojourn_deploy",period="100ms",threshold="10ms",pipeline={scheduler={kind="round_robin"},pacer={kind="bdp"},queues=[{id=0,kind="codel"}]}}"#,
+        &local,
+    );
+    let in_proc = reconfigurations(&local);
+    assert_eq!(over_e2.len(), 1, "one deploy: {over_e2:?}");
+    assert_eq!(in_proc.len(), 1, "one deploy: {in_proc:?}");
+    for r in [&over_e2[0], &in_proc[0]] {
+        assert_eq!(kind(&r.2), "deploy pipeline");
+        for part in ["codel", "round_robin", "bdp"] {
+            assert!(r.2.contains(part), "{part} in {}", r.2);
+        }
+    }
+    // Four CUBIC flows bloat the RLC buffer past 10 ms within the first
+    // few hundred ms: both deploy early, within a second of each other.
+    let (t_e2, t_local) = (over_e2[0].0, in_proc[0].0);
+    assert!((t_e2 - t_local).abs() < 1.0, "{t_e2} vs {t_local}");
+    // Fig. 7: the ping's delay falls (with no xApp it keeps growing past
+    // 100 ms in this run) and stays low from 1.5 s after the deployment.
+    for (out, t) in [(&e2, t_e2), (&local, t_local)] {
+        let ping = mean(
+            flows(out)
+                .into_iter()
+                .filter(|f| f.0 == "ping" && f.1 > t + 1.5)
+                .filter_map(|f| f.3),
+        );
+        assert!(
+            ping < 30.0,
+            "{}: ping delay {ping:.1} ms after the deployment",
+            out.display()
+        );
+    }
+    let _ = std::fs::remove_dir_all(&e2);
+    let _ = std::fs::remove_dir_all(&local);
+}
+
+/// (t_s, what, reason, count) of the single variant's drop and mark bins.
+fn events(out: &Path) -> Vec<(f64, String, String, u64)> {
+    let mut r = csv::Reader::from_path(out.join("default/events.csv")).unwrap();
+    let h = r.headers().unwrap().clone();
+    let col = |name: &str| h.iter().position(|c| c == name).unwrap();
+    let (t, what, reason, count) = (col("t_s"), col("what"), col("reason"), col("count"));
+    r.records()
+        .map(|rec| {
+            let rec = rec.unwrap();
+            (
+                rec[t].parse().unwrap(),
+                rec[what].to_string(),
+                rec[reason].to_string(),
+                rec[count].parse().unwrap(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn l4s_xapp_over_e2_deploys_the_marking_ramp_once_scalable_flows_appear() {
+    use tcran_core::Duration;
+    let file = fixture("xapp_l4s.toml");
+    let e2 = out_dir("l4s-e2");
+    let (_, over_e2) = over_e2("l4s", &file, 6, &e2);
+    // The same controller in process (it has no scenario `kind`: it is a
+    // custom controller), its series written as `tcran run` writes them.
+    let local = out_dir("l4s-local");
+    let cfg: tcran_sim::SimConfig =
+        toml::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let mut sim = tcran_sim::Sim::new(&cfg, Path::new(".")).unwrap();
+    let l4s =
+        tcran_xapp::xapps::L4sOnScalable::new(tcran_xapp::xapps::L4sOnScalable::default_pipeline(
+            Duration::from_millis(5),
+            Duration::from_millis(10),
+        ))
+        .unwrap();
+    let period = Duration::from_millis(100);
+    sim.add_controller(
+        "l4s".into(),
+        period,
+        period,
+        None,
+        None,
+        tcran_sim::controller::AnyController::Custom(Box::new(l4s)),
+    );
+    let run = sim.run();
+    tcran_cli::series_csv::write(&local.join("default"), &run.series).unwrap();
+    let in_proc = reconfigurations(&local);
+    // Watch (a classifier that counts ECT(1) packets), then the ramp.
+    let kinds = |v: &[(f64, String, String)]| v.iter().map(|r| kind(&r.2)).collect::<Vec<_>>();
+    assert_eq!(kinds(&over_e2), ["set classifier", "deploy pipeline"]);
+    assert_eq!(kinds(&over_e2), kinds(&in_proc), "{over_e2:?}\n{in_proc:?}");
+    // The deployment follows the scalable flow's start (1 s) within a
+    // second, over E2 as in process.
+    let (t_e2, t_local) = (over_e2[1].0, in_proc[1].0);
+    for t in [t_e2, t_local] {
+        assert!((1.0..2.0).contains(&t), "deployed at {t} s");
+    }
+    for out in [&e2, &local] {
+        let ev = events(out);
+        let t_deploy = if out == &e2 { t_e2 } else { t_local };
+        // Brunello sec. 4.2: the L queue marks CE along the ramp, and
+        // nothing was marked before the xApp deployed it.
+        let marks: u64 = ev
+            .iter()
+            .filter(|e| e.1 == "mark" && e.2 == "l4s")
+            .map(|e| e.3)
+            .sum();
+        assert!(marks > 0, "{}: no L4S marks: {ev:?}", out.display());
+        assert!(
+            ev.iter().all(|e| e.1 != "mark" || e.0 + 0.1 >= t_deploy),
+            "{}: marks before the deployment at {t_deploy} s",
+            out.display()
+        );
+        // Marked, the scalable flow keeps its delay low while the
+        // classic flow fills its own queue.
+        let scalable = mean(
+            flows(out)
+                .into_iter()
+                .filter(|f| f.0 == "scalable" && f.1 > t_deploy + 1.0)
+                .filter_map(|f| f.3),
+        );
+        assert!(
+            scalable < 40.0,
+            "{}: scalable flow delay {scalable:.1} ms",
+            out.display()
+        );
+    }
+    let _ = std::fs::remove_dir_all(&e2);
+    let _ = std::fs::remove_dir_all(&local);
+}

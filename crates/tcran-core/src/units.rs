@@ -69,8 +69,42 @@ const SIZE_UNITS: &str = "B, kB, KiB, MB, MiB, GB, GiB";
 const RATE_UNITS: &str =
     "bit/s, kbit/s, Mbit/s, Gbit/s (or bps, kbps, Mbps, Gbps), B/s, kB/s, MB/s";
 
-/// Splits `"12.5 ms"` into `(12.5, "ms")`.
-fn split_number(s: &str) -> Option<(f64, &str)> {
+/// A non-negative decimal number as written: its integer digits and its
+/// fractional digits (`_` separators removed), e.g. `"12.5"` -> `("12", "5")`.
+struct Decimal {
+    int: String,
+    frac: String,
+}
+
+/// Fractional digits kept: with scales below 10^13 (hours in ns), digits
+/// after the 25th change a value by less than 10^-12 of its base unit.
+const FRAC_DIGITS: usize = 25;
+
+impl Decimal {
+    /// `self x scale` in base units, rounded half up, computed exactly in
+    /// integers (no binary floating point: `18446744073s` is exact);
+    /// `None` when it does not fit in a u64.
+    fn times(&self, scale: u64) -> Option<u64> {
+        let digits = |d: &str| -> Option<u128> {
+            d.bytes().try_fold(0u128, |acc, b| {
+                acc.checked_mul(10)?.checked_add(u128::from(b - b'0'))
+            })
+        };
+        let int = digits(&self.int)?;
+        let frac = &self.frac[..self.frac.len().min(FRAC_DIGITS)];
+        // frac < 10^25 < 2^84 and every scale is below 2^42: the product
+        // fits in a u128 (checked all the same).
+        let den = 10u128.pow(frac.len() as u32);
+        let num = digits(frac)?.checked_mul(u128::from(scale))?;
+        let frac_part = (num + den / 2) / den;
+        let total = int.checked_mul(u128::from(scale))?.checked_add(frac_part)?;
+        u64::try_from(total).ok()
+    }
+}
+
+/// Splits `"12.5 ms"` into `(12.5, "ms")`; `None` unless the number has at
+/// least one digit and at most one decimal point.
+fn split_number(s: &str) -> Option<(Decimal, &str)> {
     let s = s.trim();
     let end = s
         .char_indices()
@@ -79,10 +113,15 @@ fn split_number(s: &str) -> Option<(f64, &str)> {
         .unwrap_or(s.len());
     let (num, unit) = s.split_at(end);
     let num: String = num.chars().filter(|c| *c != '_').collect();
-    // Digits only, so never NaN; a number too long for f64 is infinite and
-    // reported as too large.
-    let value: f64 = num.parse().ok()?;
-    Some((value, unit.trim()))
+    let (int, frac) = num.split_once('.').unwrap_or((&num, ""));
+    if frac.contains('.') || (int.is_empty() && frac.is_empty()) {
+        return None;
+    }
+    let decimal = Decimal {
+        int: int.to_string(),
+        frac: frac.to_string(),
+    };
+    Some((decimal, unit.trim()))
 }
 
 /// One kind of quantity: its name in messages, its units with their scale
@@ -90,7 +129,7 @@ fn split_number(s: &str) -> Option<(f64, &str)> {
 struct Quantity {
     what: &'static str,
     units: &'static str,
-    scales: &'static [(&'static str, f64)],
+    scales: &'static [(&'static str, u64)],
     largest: &'static str,
 }
 
@@ -98,13 +137,13 @@ const DURATION: Quantity = Quantity {
     what: "duration",
     units: DURATION_UNITS,
     scales: &[
-        ("ns", 1.0),
-        ("us", 1e3),
-        ("µs", 1e3),
-        ("ms", 1e6),
-        ("s", 1e9),
-        ("min", 60e9),
-        ("h", 3600e9),
+        ("ns", 1),
+        ("us", 1_000),
+        ("µs", 1_000),
+        ("ms", 1_000_000),
+        ("s", 1_000_000_000),
+        ("min", 60_000_000_000),
+        ("h", 3_600_000_000_000),
     ],
     // Durations are u64 nanoseconds.
     largest: "18446744073s (2^64-1 ns, about 584 years)",
@@ -114,14 +153,14 @@ const SIZE: Quantity = Quantity {
     what: "byte size",
     units: SIZE_UNITS,
     scales: &[
-        ("B", 1.0),
-        ("kB", 1e3),
-        ("KB", 1e3),
-        ("KiB", 1024.0),
-        ("MB", 1e6),
-        ("MiB", 1024.0 * 1024.0),
-        ("GB", 1e9),
-        ("GiB", 1024.0 * 1024.0 * 1024.0),
+        ("B", 1),
+        ("kB", 1_000),
+        ("KB", 1_000),
+        ("KiB", 1 << 10),
+        ("MB", 1_000_000),
+        ("MiB", 1 << 20),
+        ("GB", 1_000_000_000),
+        ("GiB", 1 << 30),
     ],
     largest: "18446744073709551615B (2^64-1 bytes)",
 };
@@ -130,24 +169,24 @@ const RATE: Quantity = Quantity {
     what: "bit rate",
     units: RATE_UNITS,
     scales: &[
-        ("bit/s", 1.0),
-        ("bps", 1.0),
-        ("kbit/s", 1e3),
-        ("kbps", 1e3),
-        ("Mbit/s", 1e6),
-        ("Mbps", 1e6),
-        ("Gbit/s", 1e9),
-        ("Gbps", 1e9),
-        ("B/s", 8.0),
-        ("kB/s", 8e3),
-        ("KB/s", 8e3),
-        ("MB/s", 8e6),
+        ("bit/s", 1),
+        ("bps", 1),
+        ("kbit/s", 1_000),
+        ("kbps", 1_000),
+        ("Mbit/s", 1_000_000),
+        ("Mbps", 1_000_000),
+        ("Gbit/s", 1_000_000_000),
+        ("Gbps", 1_000_000_000),
+        ("B/s", 8),
+        ("kB/s", 8_000),
+        ("KB/s", 8_000),
+        ("MB/s", 8_000_000),
     ],
     largest: "18446744073709551615bit/s (2^64-1 bit/s)",
 };
 
 impl Quantity {
-    /// The value in base units (rounded to the nearest), or why there is
+    /// The value in base units (rounded to the nearest, half up), or why there is
     /// none: the message says what was wrong with the text, so that `-5s`
     /// is not answered with "expected a number followed by a unit".
     fn parse(&self, s: &str) -> Result<u64, UnitError> {
@@ -179,15 +218,12 @@ impl Quantity {
         }
         let (v, unit) = split_number(s).ok_or_else(syntax)?;
         let scale = scale_of(unit).ok_or_else(syntax)?;
-        let x = v * scale;
-        // `u64::MAX as f64` is 2^64, one above the largest u64.
-        if x >= u64::MAX as f64 {
-            return Err(err(format!(
+        v.times(scale).ok_or_else(|| {
+            err(format!(
                 "too large: the largest {} is {}",
                 self.what, self.largest
-            )));
-        }
-        Ok(x.round() as u64)
+            ))
+        })
     }
 }
 
@@ -400,12 +436,60 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("too large"), "{e}");
-        // The largest duration itself is accepted (parsed through an f64:
-        // 53 bits, so within 4.1 us of the exact value at this magnitude).
+        // The largest duration itself is accepted, to the nanosecond.
         assert_eq!(
-            parse_duration("18446744073s").unwrap().as_nanos() / 8192,
-            Duration::from_secs(18_446_744_073).as_nanos() / 8192
+            parse_duration("18446744073s").unwrap(),
+            Duration::from_secs(18_446_744_073)
         );
+        assert_eq!(
+            parse_duration("18446744073.709551615s").unwrap().as_nanos(),
+            u64::MAX
+        );
+        assert!(parse_duration("18446744073.709551616s").is_err());
+        assert!(parse_duration("1.2.3s").is_err());
+        assert!(parse_duration(".s").is_err());
+    }
+
+    #[test]
+    fn decimals_are_exact_and_round_half_up() {
+        // 0.1 and 0.3 have no exact binary form; the decimal parse is exact.
+        assert_eq!(parse_duration("0.3ms").unwrap().as_nanos(), 300_000);
+        assert_eq!(
+            parse_duration("2.0000000015s").unwrap().as_nanos(),
+            2_000_000_002
+        );
+        assert_eq!(
+            parse_duration("2.0000000014s").unwrap().as_nanos(),
+            2_000_000_001
+        );
+        assert_eq!(parse_duration(".5us").unwrap().as_nanos(), 500);
+        assert_eq!(parse_duration("5.s").unwrap().as_nanos(), 5_000_000_000);
+        assert_eq!(parse_size("1.5KiB").unwrap(), ByteSize(1536));
+        assert_eq!(parse_rate("0.125B/s").unwrap(), BitRate(1));
+        // Digits past the 25th decimal place are below 10^-12 ns.
+        assert_eq!(
+            parse_duration(&format!("1.{}ns", "0".repeat(40)))
+                .unwrap()
+                .as_nanos(),
+            1
+        );
+    }
+
+    proptest::proptest! {
+        /// Every integer and every value with up to nine decimals reads as
+        /// the exact product with its unit's scale.
+        #[test]
+        fn integer_and_decimal_values_are_exact(int in 0u64..100_000_000, frac in 0u64..1_000_000_000) {
+            let ns = u128::from(int) * 1_000_000_000 + u128::from(frac);
+            proptest::prop_assert_eq!(
+                u128::from(parse_duration(&format!("{int}.{frac:09}s")).unwrap().as_nanos()),
+                ns
+            );
+            proptest::prop_assert_eq!(
+                u128::from(parse_duration(&format!("{int}ms")).unwrap().as_nanos()),
+                u128::from(int) * 1_000_000
+            );
+        }
     }
 
     #[test]

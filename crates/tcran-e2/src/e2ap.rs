@@ -855,8 +855,139 @@ pub fn encode_indication(m: &Indication) -> Option<Vec<u8>> {
     Some(out)
 }
 
+/// Reads an APER length determinant (X.691 11.9.3.6, aligned) of at most
+/// 16383 from `b` at `*at`: `None` for the fragmented form.
+fn read_length(b: &[u8], at: &mut usize) -> Option<usize> {
+    let first = *b.get(*at)?;
+    match first >> 6 {
+        0 | 1 => {
+            *at += 1;
+            Some(first as usize)
+        }
+        2 => {
+            let second = *b.get(*at + 1)?;
+            *at += 2;
+            Some(((first as usize & 0x3f) << 8) | second as usize)
+        }
+        _ => None,
+    }
+}
+
+/// A RIC Indication decoded directly, the inverse of
+/// [`encode_indication`], for the RIC side's hot path: the same
+/// [`Indication`] hampi's decoder and [`from_asn`] give, or `None` where
+/// this decoder leaves the bytes to them. It takes the PDU tcran and
+/// asn1c-based nodes send: `initiatingMessage` of procedure 5 with
+/// criticality ignore, the IEs of E2AP 9.1.1.7 each once with criticality
+/// reject, in any order, every open type exactly as long as its value and
+/// nothing after the PDU. Anything else (another criticality, an unknown
+/// or repeated IE, an extension, a fragmented length, trailing bytes) goes
+/// to hampi, which decodes or rejects it as it always has. The property
+/// test in `tests/roundtrip.rs` and the `e2_e2ap` fuzz target hold both
+/// paths to the same result.
+pub fn decode_indication(bytes: &[u8]) -> Option<Indication> {
+    if bytes.get(..3)? != [0x00, procedure::RIC_INDICATION, 0x40] {
+        return None;
+    }
+    let mut at = 3;
+    let len = read_length(bytes, &mut at)?;
+    if bytes.len() - at != len {
+        return None;
+    }
+    // RICindication: extension bit clear (its padding too), IE count.
+    let count = match bytes.get(at..at + 3)? {
+        [0, hi, lo] => u16::from_be_bytes([*hi, *lo]),
+        _ => return None,
+    };
+    at += 3;
+    let (mut request, mut function, mut action, mut sn, mut kind) = (None, None, None, None, None);
+    let (mut header, mut message, mut call_process_id) = (None, None, None);
+    fn once<T>(slot: &mut Option<T>, v: T) -> Option<()> {
+        if slot.is_some() {
+            return None; // a repeated IE: hampi's path names it
+        }
+        *slot = Some(v);
+        Some(())
+    }
+    for _ in 0..count {
+        let [a, b, 0] = *bytes.get(at..at + 3)? else {
+            return None;
+        };
+        at += 3;
+        let id = u16::from_be_bytes([a, b]);
+        let n = read_length(bytes, &mut at)?;
+        let v = bytes.get(at..at.checked_add(n)?)?;
+        at += n;
+        // An OCTET STRING inside the open type: its own length, then
+        // exactly that many octets.
+        let octets = |v: &[u8]| -> Option<Vec<u8>> {
+            let mut i = 0;
+            let n = read_length(v, &mut i)?;
+            (v.len() - i == n).then(|| v[i..].to_vec())
+        };
+        match id {
+            ie::REQUEST_ID => match *v {
+                [0, a, b, c, d] => once(
+                    &mut request,
+                    RicRequestId {
+                        requestor: u16::from_be_bytes([a, b]),
+                        instance: u16::from_be_bytes([c, d]),
+                    },
+                )?,
+                _ => return None,
+            },
+            ie::RAN_FUNCTION_ID => match *v {
+                [a, b] if u16::from_be_bytes([a, b]) <= 4095 => {
+                    once(&mut function, u16::from_be_bytes([a, b]))?
+                }
+                _ => return None,
+            },
+            ie::ACTION_ID => match *v {
+                [a] => once(&mut action, a)?,
+                _ => return None,
+            },
+            ie::INDICATION_SN => match *v {
+                [a, b] => once(&mut sn, u16::from_be_bytes([a, b]))?,
+                _ => return None,
+            },
+            ie::INDICATION_TYPE => match *v {
+                [0x00] => once(&mut kind, IndicationType::Report)?,
+                [0x40] => once(&mut kind, IndicationType::Insert)?,
+                _ => return None,
+            },
+            ie::INDICATION_HEADER => once(&mut header, octets(v)?)?,
+            ie::INDICATION_MESSAGE => once(&mut message, octets(v)?)?,
+            ie::CALL_PROCESS_ID => once(&mut call_process_id, octets(v)?)?,
+            _ => return None,
+        }
+    }
+    if at != bytes.len() {
+        return None;
+    }
+    Some(Indication {
+        request: request?,
+        function: function?,
+        action: action?,
+        sn,
+        kind: kind?,
+        header: header?,
+        message: message?,
+        call_process_id,
+    })
+}
+
 /// Decodes one PDU (APER).
 pub fn decode(bytes: &[u8]) -> Result<E2apPdu, DecodeError> {
+    // The hot PDU at a RIC has a direct decoder (hampi's result).
+    if let Some(m) = decode_indication(bytes) {
+        return Ok(E2apPdu::Indication(m));
+    }
+    decode_generic(bytes)
+}
+
+/// Decodes one PDU with hampi's derived decoder (what [`decode`] does for
+/// every PDU but the RIC Indications [`decode_indication`] takes).
+pub fn decode_generic(bytes: &[u8]) -> Result<E2apPdu, DecodeError> {
     let mut data = PerCodecData::from_slice_aper(bytes);
     let pdu =
         asn::E2AP_PDU::aper_decode(&mut data).map_err(|e| DecodeError::Syntax(e.to_string()))?;

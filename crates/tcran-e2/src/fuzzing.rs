@@ -9,6 +9,9 @@
 //!   round is exempt: hampi's decoder accepts some inputs outside their
 //!   constraints (an extension value of an extensible ENUMERATED), which
 //!   its encoder then refuses; tcran never echoes received values.
+//! - The direct decoders of the RIC Indication and of E2SM-TCRAN's
+//!   indication header and message give hampi's result wherever they take
+//!   the bytes (they leave the rest to hampi).
 //! - FlexRIC TC: an accepted message re-encodes to bytes that decode to
 //!   the same message.
 //! - The agent survives any sequence of frames in either RIC profile: it
@@ -52,6 +55,15 @@ fn still_valid(n: &FakeNode) {
 
 /// E2AP decoder: arbitrary bytes as one PDU.
 pub fn e2ap_decode(data: &[u8]) {
+    // The direct RIC Indication decoder agrees with hampi's wherever it
+    // takes the bytes (and `decode` thus with `decode_generic` always).
+    if let Some(fast) = e2ap::decode_indication(data) {
+        assert_eq!(
+            e2ap::decode_generic(data),
+            Ok(e2ap::E2apPdu::Indication(fast)),
+            "the direct RIC Indication decoder disagrees with hampi's"
+        );
+    }
     let Ok(pdu) = e2ap::decode(data) else { return };
     let Ok(bytes) = e2ap::encode(&pdu) else {
         return;
@@ -148,6 +160,16 @@ pub fn kpm(data: &[u8]) {
 /// E2SM-TCRAN decoders, subscriptions and controls.
 pub fn tcran_sm(data: &[u8]) {
     use crate::asn::e2sm_tcran as t;
+    // The direct indication decoders agree with hampi's wherever they take
+    // the bytes.
+    if let Some(fast) = crate::sm::aper_fast::decode_indication_message(data) {
+        let hampi = t::TcIndicationMessage::aper_decode(&mut PerCodecData::from_slice_aper(data));
+        assert_eq!(hampi.ok(), Some(fast), "direct TcIndicationMessage decoder");
+    }
+    if let Some(fast) = crate::sm::aper_fast::decode_indication_header(data) {
+        let hampi = t::TcIndicationHeader::aper_decode(&mut PerCodecData::from_slice_aper(data));
+        assert_eq!(hampi.ok(), Some(fast), "direct TcIndicationHeader decoder");
+    }
     reencodes::<t::TcEventTrigger>(data);
     reencodes::<t::TcActionDefinition>(data);
     reencodes::<t::TcIndicationHeader>(data);

@@ -15,11 +15,15 @@ use tcran_e2::fake::FakeNode;
 use tcran_e2::node::DrbKey;
 use tcran_e2::sm::flexric_tc::{self, PlainControl, PlainFilter, PlainIndication};
 use tcran_e2::sm::{kpm, tcran_tc as tcsm, AnyModel};
-use tcran_e2::transport::{self, Connector, Link, TlsPem, WallClock};
+use tcran_e2::transport::{self, Connector, Link, WallClock};
 use tcran_tc::queue::{FifoConfig, QueueKindConfig};
 use tcran_tc::{PipelineConfig, PushOutcome};
 use tokio::net::TcpListener;
 use tokio::sync::watch;
+
+#[path = "common/tls.rs"]
+mod tls;
+use tls::pem_set;
 
 const DRB: DrbKey = DrbKey {
     rnti: tcran_core::Rnti(0x4601),
@@ -354,45 +358,6 @@ async fn flexric_session_over_framed_tcp() {
         (2, 2)
     );
     assert_eq!(stats.error_indications_sent, 0, "never to FlexRIC");
-}
-
-fn pem_set() -> (TlsPem, TlsPem, TlsPem) {
-    use rcgen::{BasicConstraints, CertificateParams, IsCa, KeyPair};
-    let ca_key = KeyPair::generate().unwrap();
-    let mut ca_params = CertificateParams::new(Vec::<String>::new()).unwrap();
-    ca_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
-    let ca = ca_params.self_signed(&ca_key).unwrap();
-    let issuer = rcgen::Issuer::new(ca_params, ca_key);
-    let leaf = |names: Vec<String>| {
-        let key = KeyPair::generate().unwrap();
-        let cert = CertificateParams::new(names)
-            .unwrap()
-            .signed_by(&key, &issuer)
-            .unwrap();
-        TlsPem {
-            ca: ca.pem(),
-            cert: cert.pem(),
-            key: key.serialize_pem(),
-        }
-    };
-    let ric = leaf(vec!["localhost".into()]);
-    let node = leaf(vec!["tcran-node".into()]);
-    // A node with a certificate from another CA.
-    let other_key = KeyPair::generate().unwrap();
-    let mut other_params = CertificateParams::new(Vec::<String>::new()).unwrap();
-    other_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
-    let other_issuer = rcgen::Issuer::new(other_params, other_key);
-    let rogue_key = KeyPair::generate().unwrap();
-    let rogue = CertificateParams::new(vec!["rogue".into()])
-        .unwrap()
-        .signed_by(&rogue_key, &other_issuer)
-        .unwrap();
-    let rogue = TlsPem {
-        ca: ca.pem(),
-        cert: rogue.pem(),
-        key: rogue_key.serialize_pem(),
-    };
-    (ric, node, rogue)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

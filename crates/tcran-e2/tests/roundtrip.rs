@@ -886,3 +886,112 @@ proptest! {
         prop_assert_eq!(fast, d.into_bytes());
     }
 }
+
+/// `bytes` with a few bytes XORed (`flips`: position, mask) and cut to
+/// `keep` of its length (in 1/256ths; 256 keeps everything).
+fn mutated(mut bytes: Vec<u8>, flips: &[(usize, u8)], keep: usize) -> Vec<u8> {
+    if !bytes.is_empty() {
+        let n = bytes.len();
+        for (i, m) in flips {
+            bytes[i % n] ^= m;
+        }
+    }
+    let keep = (bytes.len() * keep.min(256)).div_ceil(256);
+    bytes.truncate(keep);
+    bytes
+}
+
+fn flips() -> impl Strategy<Value = Vec<(usize, u8)>> {
+    proptest::collection::vec((any::<usize>(), 1u8..=255), 0..3)
+}
+
+fn keep() -> impl Strategy<Value = usize> {
+    prop_oneof![3 => Just(256usize), 1 => 0usize..256]
+}
+
+fn hampi_tc_message(bytes: &[u8]) -> Result<t::TcIndicationMessage, String> {
+    t::TcIndicationMessage::aper_decode(&mut PerCodecData::from_slice_aper(bytes))
+        .map_err(|e| e.to_string())
+}
+
+fn hampi_tc_header(bytes: &[u8]) -> Result<t::TcIndicationHeader, String> {
+    t::TcIndicationHeader::aper_decode(&mut PerCodecData::from_slice_aper(bytes))
+        .map_err(|e| e.to_string())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    /// The direct decoder of RIC Indications takes every indication tcran
+    /// encodes and gives what hampi's decoder gives.
+    #[test]
+    fn fast_ric_indication_decoding_is_hampis(p in indication_pdu()) {
+        let E2apPdu::Indication(m) = &p else { unreachable!() };
+        let bytes = tcran_e2::e2ap::encode(&p).unwrap();
+        prop_assert_eq!(tcran_e2::e2ap::decode_indication(&bytes), Some(m.clone()));
+        prop_assert_eq!(tcran_e2::e2ap::decode_generic(&bytes).unwrap(), p.clone());
+        prop_assert_eq!(tcran_e2::e2ap::decode(&bytes).unwrap(), p);
+    }
+
+    /// On damaged indications, whatever the direct decoder accepts hampi
+    /// decodes identically (the rest falls back to hampi).
+    #[test]
+    fn fast_ric_indication_decoding_agrees_on_damaged_bytes(
+        p in indication_pdu(), f in flips(), k in keep(),
+    ) {
+        let bytes = mutated(tcran_e2::e2ap::encode(&p).unwrap(), &f, k);
+        if let Some(fast) = tcran_e2::e2ap::decode_indication(&bytes) {
+            prop_assert_eq!(tcran_e2::e2ap::decode_generic(&bytes), Ok(E2apPdu::Indication(fast)));
+        }
+        prop_assert_eq!(tcran_e2::e2ap::decode(&bytes), tcran_e2::e2ap::decode_generic(&bytes));
+    }
+
+    /// The direct E2SM-TCRAN decoder takes every indication message and
+    /// header tcran encodes and gives what hampi's decoder gives.
+    #[test]
+    fn fast_tcran_indication_decoding_is_hampis(
+        reports in proptest::collection::vec(drb_report(), 0..5),
+        time in any::<u64>(), condition in any::<bool>(),
+    ) {
+        let bytes = tcran_e2::sm::aper_fast::indication_message(&reports);
+        let msg = t::TcIndicationMessage { reports: t::TcIndicationMessageReports(reports) };
+        prop_assert_eq!(tcran_e2::sm::aper_fast::decode_indication_message(&bytes), Some(msg.clone()));
+        prop_assert_eq!(hampi_tc_message(&bytes).unwrap(), msg);
+        let h = t::TcIndicationHeader {
+            time_ns: t::Counter(time),
+            cause: t::TcIndicationHeaderCause(condition as u8),
+        };
+        let mut d = PerCodecData::new_aper();
+        h.aper_encode(&mut d).unwrap();
+        let hb = d.into_bytes();
+        prop_assert_eq!(tcran_e2::sm::aper_fast::decode_indication_header(&hb), Some(h.clone()));
+        prop_assert_eq!(hampi_tc_header(&hb).unwrap(), h);
+    }
+
+    /// On damaged E2SM-TCRAN messages and headers, whatever the direct
+    /// decoder accepts hampi decodes identically.
+    #[test]
+    fn fast_tcran_indication_decoding_agrees_on_damaged_bytes(
+        reports in proptest::collection::vec(drb_report(), 0..3),
+        time in any::<u64>(), f in flips(), k in keep(),
+    ) {
+        let bytes = mutated(tcran_e2::sm::aper_fast::indication_message(&reports), &f, k);
+        if let Some(fast) = tcran_e2::sm::aper_fast::decode_indication_message(&bytes) {
+            prop_assert_eq!(hampi_tc_message(&bytes), Ok(fast));
+        }
+        let h = t::TcIndicationHeader {
+            time_ns: t::Counter(time),
+            cause: t::TcIndicationHeaderCause(0),
+        };
+        let mut d = PerCodecData::new_aper();
+        h.aper_encode(&mut d).unwrap();
+        let hb = mutated(d.into_bytes(), &f, k);
+        if let Some(fast) = tcran_e2::sm::aper_fast::decode_indication_header(&hb) {
+            prop_assert_eq!(hampi_tc_header(&hb), Ok(fast));
+        }
+        prop_assert_eq!(
+            tcran_e2::sm::tcran_tc::decode_indication(&hb, &bytes),
+            tcran_e2::sm::tcran_tc::decode_indication_generic(&hb, &bytes)
+        );
+    }
+}

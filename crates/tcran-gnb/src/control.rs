@@ -41,6 +41,13 @@ pub enum Action {
 }
 
 impl Action {
+    /// An empty list of controls: it changes nothing, and an E2 control
+    /// carrying it is a read of the configuration (E2SM-TCRAN's outcome
+    /// returns it), not a reconfiguration.
+    pub fn is_read(&self) -> bool {
+        matches!(self, Action::Controls(c) if c.is_empty())
+    }
+
     /// A short description for logs and reports (`reconfigurations[].what`).
     pub fn describe(&self) -> String {
         match self {

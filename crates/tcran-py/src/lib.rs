@@ -32,6 +32,8 @@ use tcran_cli::{series_csv, stages};
 use tcran_core::{DropReason, Dscp, Ecn, FiveTuple, Instant, Packet, PacketId, Protocol};
 use tcran_tc::{Control, LowerLayerReport, PipelineConfig, PushOutcome};
 
+mod xapp;
+
 create_exception!(
     _native,
     ConfigError,
@@ -203,40 +205,9 @@ impl PyOutcome {
     }
 }
 
-/// Runs a scenario (see `Job` for the arguments) with the GIL released.
-#[pyfunction]
-#[pyo3(signature = (kind, text, name, display, base, sets, typed_sets, seed=None, variants=None, progress=false))]
-#[allow(clippy::too_many_arguments)]
-fn run(
-    py: Python<'_>,
-    kind: String,
-    text: String,
-    name: String,
-    display: String,
-    base: String,
-    sets: Vec<String>,
-    typed_sets: Vec<(String, String)>,
-    seed: Option<u64>,
-    variants: Option<Vec<String>>,
-    progress: bool,
-) -> PyResult<PyOutcome> {
-    let job = Job {
-        kind,
-        text,
-        name,
-        display,
-        base,
-        sets,
-        typed_sets,
-        seed,
-        variants,
-    };
-    let outcome = py
-        .detach(|| job.prepare().and_then(|p| p.run(progress)))
-        .map_err(py_err)?;
-    Ok(PyOutcome { outcome })
-}
-
+/// A scenario as the Python side hands it over: `(kind, text, name,
+/// display, base, sets, typed_sets, seed, variants)`, the fields of
+/// [`Job`] in order (python/tcran/_scenario.py builds it).
 type JobTuple = (
     String,
     String,
@@ -248,6 +219,34 @@ type JobTuple = (
     Option<u64>,
     Option<Vec<String>>,
 );
+
+impl From<JobTuple> for Job {
+    fn from(t: JobTuple) -> Job {
+        let (kind, text, name, display, base, sets, typed_sets, seed, variants) = t;
+        Job {
+            kind,
+            text,
+            name,
+            display,
+            base,
+            sets,
+            typed_sets,
+            seed,
+            variants,
+        }
+    }
+}
+
+/// Runs a scenario (a [`JobTuple`]) with the GIL released.
+#[pyfunction]
+#[pyo3(signature = (job, progress=false))]
+fn run(py: Python<'_>, job: JobTuple, progress: bool) -> PyResult<PyOutcome> {
+    let job = Job::from(job);
+    let outcome = py
+        .detach(|| job.prepare().and_then(|p| p.run(progress)))
+        .map_err(py_err)?;
+    Ok(PyOutcome { outcome })
+}
 
 /// Runs many scenarios on `threads` threads (0: one per core) with the GIL
 /// released, calling `on_done(index, summary_json)` (with the GIL) as each
@@ -263,21 +262,7 @@ fn run_many(
 ) -> PyResult<()> {
     let jobs: Vec<Mutex<Option<Job>>> = jobs
         .into_iter()
-        .map(
-            |(kind, text, name, display, base, sets, typed_sets, seed, variants)| {
-                Mutex::new(Some(Job {
-                    kind,
-                    text,
-                    name,
-                    display,
-                    base,
-                    sets,
-                    typed_sets,
-                    seed,
-                    variants,
-                }))
-            },
-        )
+        .map(|j| Mutex::new(Some(Job::from(j))))
         .collect();
     let threads = match threads {
         0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
@@ -347,29 +332,11 @@ impl Drop for Running<'_> {
     }
 }
 
-/// Checks a scenario without running it; returns its run names.
+/// Checks a scenario (a [`JobTuple`]; its seed and variants are not
+/// used) without running it; returns its run names.
 #[pyfunction]
-#[pyo3(signature = (kind, text, name, display, base, sets, typed_sets))]
-fn validate(
-    kind: String,
-    text: String,
-    name: String,
-    display: String,
-    base: String,
-    sets: Vec<String>,
-    typed_sets: Vec<(String, String)>,
-) -> PyResult<Vec<String>> {
-    let job = Job {
-        kind,
-        text,
-        name,
-        display,
-        base,
-        sets,
-        typed_sets,
-        seed: None,
-        variants: None,
-    };
+fn validate(job: JobTuple) -> PyResult<Vec<String>> {
+    let job = Job::from(job);
     let p = job.prepare().map_err(py_err)?;
     // As `run` reads it (simulate::run_source), so the messages match.
     let cfg: tcran_sim::SimConfig = p
@@ -378,12 +345,7 @@ fn validate(
         .map_err(py_err)?;
     tcran_sim::build_scenario(&cfg, &p.base)
         .map(|sims| sims.into_iter().map(|(n, _)| n).collect())
-        .map_err(|error| {
-            py_err(CliError::Config {
-                file: p.src.name.clone(),
-                error,
-            })
-        })
+        .map_err(|error| config_err(&p.src.name, error))
 }
 
 /// `tcran stages --json` as text.
@@ -484,7 +446,7 @@ fn dscp_ecn(what: &str, dscp: u8, ecn: u8) -> PyResult<(Dscp, Ecn)> {
 
 /// Reads a pipeline config or a control from TOML or JSON text with the
 /// command line's error messages (`<config>:line:col: ...`).
-fn parse_doc<T: serde::de::DeserializeOwned>(what: &str, text: &str) -> PyResult<T> {
+pub(crate) fn parse_doc<T: serde::de::DeserializeOwned>(what: &str, text: &str) -> PyResult<T> {
     let syntax = if text.trim_start().starts_with('{') {
         Syntax::Json
     } else {
@@ -498,50 +460,33 @@ fn parse_doc<T: serde::de::DeserializeOwned>(what: &str, text: &str) -> PyResult
     src.parse().map_err(py_err)
 }
 
-fn le_u32(what: &str, b: &[u8], n: usize) -> PyResult<Vec<u32>> {
-    if b.len() != 4 * n {
+/// `n` little-endian values of `N` bytes each from `b` (a numpy column's
+/// bytes), or the one-line error naming the argument.
+fn le_array<T, const N: usize>(
+    what: &str,
+    b: &[u8],
+    n: usize,
+    from: impl Fn([u8; N]) -> T,
+) -> PyResult<Vec<T>> {
+    if b.len() != N * n {
         return Err(ConfigError::new_err(format!(
-            "{what}: {} bytes, expected {n} little-endian uint32 values",
-            b.len()
+            "{what}: {} bytes, expected {n} little-endian {}-bit values",
+            b.len(),
+            8 * N
         )));
     }
-    Ok(b.chunks_exact(4)
-        .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")))
+    Ok(b.chunks_exact(N)
+        .map(|c| from(c.try_into().expect("N bytes")))
         .collect())
 }
 
-fn le_u64(what: &str, b: &[u8]) -> PyResult<Vec<u64>> {
-    if !b.len().is_multiple_of(8) {
-        return Err(ConfigError::new_err(format!(
-            "{what}: {} bytes, not a whole number of uint64 values",
-            b.len()
-        )));
-    }
-    Ok(b.chunks_exact(8)
-        .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
-        .collect())
-}
-
-fn le_u16(what: &str, b: &[u8], n: usize) -> PyResult<Vec<u16>> {
-    if b.len() != 2 * n {
-        return Err(ConfigError::new_err(format!(
-            "{what}: {} bytes, expected {n} little-endian uint16 values",
-            b.len()
-        )));
-    }
-    Ok(b.chunks_exact(2)
-        .map(|c| u16::from_le_bytes(c.try_into().expect("2 bytes")))
-        .collect())
-}
-
-fn u8s(what: &str, b: &[u8], n: usize) -> PyResult<()> {
-    if b.len() != n {
-        return Err(ConfigError::new_err(format!(
-            "{what}: {} values, expected {n}",
-            b.len()
-        )));
-    }
-    Ok(())
+/// A refused configuration or control as `ConfigError`, as the command
+/// line words it (`<config>: field ...`).
+fn config_err(file: &str, error: tcran_core::ConfigError) -> PyErr {
+    py_err(CliError::Config {
+        file: file.into(),
+        error,
+    })
 }
 
 fn to_bytes<T: Copy, const N: usize>(v: &[T], f: impl Fn(T) -> [u8; N]) -> Vec<u8> {
@@ -568,6 +513,13 @@ impl PyPipeline {
         // consistent one, so later calls may go on.
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
+
+    /// The state, its clock moved to `now_ns` (refused if that goes back).
+    fn at(&self, now_ns: u64) -> PyResult<(std::sync::MutexGuard<'_, PipeState>, Instant)> {
+        let mut st = self.lock();
+        let now = st.clock(now_ns, "now_ns")?;
+        Ok((st, now))
+    }
 }
 
 #[pymethods]
@@ -576,12 +528,7 @@ impl PyPipeline {
     #[new]
     fn new(config: &str) -> PyResult<Self> {
         let cfg: PipelineConfig = parse_doc("config", config)?;
-        let pipeline = cfg.build().map_err(|error| {
-            py_err(CliError::Config {
-                file: "<config>".into(),
-                error,
-            })
-        })?;
+        let pipeline = cfg.build().map_err(|e| config_err("<config>", e))?;
         Ok(PyPipeline {
             state: Mutex::new(PipeState {
                 pipeline,
@@ -622,8 +569,7 @@ impl PyPipeline {
             dport,
             proto: Protocol(proto),
         };
-        let mut st = self.lock();
-        let now = st.clock(now_ns, "now_ns")?;
+        let (mut st, now) = self.at(now_ns)?;
         let id = st.next_id;
         st.next_id += 1;
         let mut p = Packet::new(PacketId(id), size, tuple, now);
@@ -650,21 +596,15 @@ impl PyPipeline {
         dscp: &[u8],
         ecn: &[u8],
     ) -> PyResult<(u64, Bound<'py, PyBytes>)> {
-        let sizes = le_u32("sizes", sizes, n)?;
-        let times = le_u64("times_ns", times_ns)?;
-        if times.len() != n {
-            return Err(ConfigError::new_err(format!(
-                "times_ns: {} values, expected {n}",
-                times.len()
-            )));
-        }
-        let src = le_u32("src", src, n)?;
-        let dst = le_u32("dst", dst, n)?;
-        let sport = le_u16("sport", sport, n)?;
-        let dport = le_u16("dport", dport, n)?;
-        u8s("proto", proto, n)?;
-        u8s("dscp", dscp, n)?;
-        u8s("ecn", ecn, n)?;
+        let sizes = le_array("sizes", sizes, n, u32::from_le_bytes)?;
+        let times = le_array("times_ns", times_ns, n, u64::from_le_bytes)?;
+        let src = le_array("src", src, n, u32::from_le_bytes)?;
+        let dst = le_array("dst", dst, n, u32::from_le_bytes)?;
+        let sport = le_array("sport", sport, n, u16::from_le_bytes)?;
+        let dport = le_array("dport", dport, n, u16::from_le_bytes)?;
+        let proto = le_array("proto", proto, n, u8::from_le_bytes)?;
+        let dscp = le_array("dscp", dscp, n, u8::from_le_bytes)?;
+        let ecn = le_array("ecn", ecn, n, u8::from_le_bytes)?;
         // Check everything first, so a bad value changes nothing.
         let mut st = self.lock();
         let mut last = st.now.as_nanos();
@@ -712,8 +652,7 @@ impl PyPipeline {
 
     /// Pulls one packet: (id, size, sojourn ns, dscp, ecn bits) or None.
     fn pull(&self, now_ns: u64) -> PyResult<Option<PulledTuple>> {
-        let mut st = self.lock();
-        let now = st.clock(now_ns, "now_ns")?;
+        let (mut st, now) = self.at(now_ns)?;
         let p = st.pipeline.pull(now);
         st.collect_drops();
         Ok(p.map(|p| {
@@ -741,8 +680,7 @@ impl PyPipeline {
         Bound<'py, PyBytes>,
         Bound<'py, PyBytes>,
     )> {
-        let mut st = self.lock();
-        let now = st.clock(now_ns, "now_ns")?;
+        let (mut st, now) = self.at(now_ns)?;
         let (mut ids, mut sizes, mut soj, mut ecn) =
             (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         while ids.len() < max_packets {
@@ -763,8 +701,10 @@ impl PyPipeline {
         ))
     }
 
-    /// The per-TTI RLC/MAC report (after the MAC pulled).
-    #[pyo3(signature = (now_ns, tti_ns, backlog_bytes, backlog_sdus, pulled_bytes, granted_bytes, max_bytes))]
+    /// The per-TTI RLC/MAC report (after the MAC pulled). `next_pull_in_ns`
+    /// and `pulls_per_pattern` 0 mean "not known" (read as `tti_ns` and no
+    /// TDD pattern), as in `LowerLayerReport`.
+    #[pyo3(signature = (now_ns, tti_ns, backlog_bytes, backlog_sdus, pulled_bytes, granted_bytes, max_bytes, next_pull_in_ns=0, pulls_per_pattern=0, carried_bytes=0))]
     #[allow(clippy::too_many_arguments)]
     fn report(
         &self,
@@ -775,24 +715,26 @@ impl PyPipeline {
         pulled_bytes: u64,
         granted_bytes: u64,
         max_bytes: u64,
+        next_pull_in_ns: u64,
+        pulls_per_pattern: u16,
+        carried_bytes: u64,
     ) -> PyResult<()> {
         if tti_ns == 0 {
             return Err(ConfigError::new_err(
                 "tti_ns = 0: a report closes a TTI of at least 1 ns (e.g. 1000000 for a 1 ms slot)",
             ));
         }
-        let mut st = self.lock();
-        let now = st.clock(now_ns, "now_ns")?;
+        let (mut st, now) = self.at(now_ns)?;
         let r = LowerLayerReport {
             tti: tcran_core::Duration::from_nanos(tti_ns),
+            next_pull_in: tcran_core::Duration::from_nanos(next_pull_in_ns),
+            pulls_per_pattern,
+            carried_bytes,
             backlog_bytes,
             backlog_sdus,
             pulled_bytes,
             granted_bytes,
             max_bytes,
-            // Not known from Python: the next pull one `tti` later, no TDD
-            // pattern, no carried-over capacity (the report's "unknown").
-            ..LowerLayerReport::default()
         };
         st.pipeline.on_report(&r, now);
         st.collect_drops();
@@ -802,22 +744,15 @@ impl PyPipeline {
     /// Applies a control (TOML or JSON text); nothing changes if refused.
     fn control(&self, control: &str, now_ns: u64) -> PyResult<()> {
         let c: Control = parse_doc("control", control)?;
-        let mut st = self.lock();
-        let now = st.clock(now_ns, "now_ns")?;
+        let (mut st, now) = self.at(now_ns)?;
         let r = st.pipeline.apply(c, now);
         st.collect_drops();
-        r.map_err(|error| {
-            py_err(CliError::Config {
-                file: "<control>".into(),
-                error,
-            })
-        })
+        r.map_err(|e| config_err("<control>", e))
     }
 
     /// Per-stage statistics as JSON text.
     fn stats_json(&self, now_ns: u64) -> PyResult<String> {
-        let mut st = self.lock();
-        let now = st.clock(now_ns, "now_ns")?;
+        let (st, now) = self.at(now_ns)?;
         Ok(serde_json::to_string(&st.pipeline.stats(now)).expect("stats serialize"))
     }
 
@@ -867,6 +802,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("MAX_PACKET", MAX_PACKET)?;
     m.add_class::<PyOutcome>()?;
     m.add_class::<PyPipeline>()?;
+    m.add("XappError", m.py().get_type::<xapp::XappError>())?;
+    m.add_class::<xapp::PyXapp>()?;
+    m.add_class::<xapp::PySubscription>()?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(run_many, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;

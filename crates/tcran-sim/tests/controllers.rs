@@ -405,3 +405,32 @@ fn variants_override_the_cell_and_the_flows() {
         tcran_sim::Sim::new(c, Path::new(".")).unwrap_or_else(|e| panic!("{name}: {e}"));
     }
 }
+
+/// An outside controller (an xApp over E2) reading a DRB's configuration
+/// sends an empty list of controls: it changes nothing, so it is neither
+/// recorded nor counted as a reconfiguration; a real change still is, and
+/// a read of a DRB that does not exist is refused without being counted.
+#[test]
+fn an_empty_control_list_is_a_read_not_a_reconfiguration() {
+    use tcran_core::{DrbId, Instant, Rnti};
+    use tcran_sim::controller::Action;
+    let mut sim = build(CBR).unwrap();
+    let t = Instant::from_millis(500);
+    sim.run_until(t);
+    let read = sim.apply_control("e2", Rnti(1), DrbId(1), Action::Controls(vec![]));
+    assert_eq!(read.as_deref(), Ok(""));
+    assert!(sim
+        .apply_control("e2", Rnti(9), DrbId(1), Action::Controls(vec![]))
+        .is_err());
+    let change = Action::Control(tcran_tc::Control::SetTotalLimit {
+        limit_packets: Some(100),
+    });
+    assert!(sim.apply_control("e2", Rnti(1), DrbId(1), change).is_ok());
+    let out = sim.finish_at(Instant::from_millis(1000));
+    let r = &out.series.reconfigurations;
+    assert_eq!(r.len(), 1, "{r:?}");
+    assert!(r[0].what.contains("limit"), "{}", r[0].what);
+    assert!(out.series.failed_reconfigurations.is_empty());
+    assert_eq!(out.summary.reconfigurations.applied, 1);
+    assert_eq!(out.summary.reconfigurations.failed, 0);
+}

@@ -5,7 +5,9 @@
 //!   control is applied to a real pipeline and the outcome carries the
 //!   resulting configuration;
 //! - `decode_tc_indication_100_drbs`: the SDK's cost to turn one
-//!   100-DRB E2SM-TCRAN indication into typed statistics;
+//!   100-DRB E2SM-TCRAN indication into typed statistics (`_aper_only`:
+//!   its APER decoding alone, by tcran's direct decoder; `_aper_hampi`:
+//!   the same by hampi's derived decoder, the fallback);
 //! - `fan_in_10_nodes_x_100_drbs_1ms`: ten nodes of 100 DRBs each
 //!   sending an indication every 1 ms (pre-encoded, so that the node side
 //!   costs nothing and the SDK alone is measured); one iteration is 100
@@ -87,6 +89,14 @@ fn decode_indication(c: &mut Criterion) {
         "one 100-DRB E2SM-TCRAN indication: {} bytes of message",
         m.len()
     );
+    // The split: E2SM-TCRAN's APER alone (tcran's direct decoder), and
+    // hampi's derived decoder, the fallback, for comparison.
+    c.bench_function("xapp/decode_tc_indication_100_drbs_aper_only", |b| {
+        b.iter(|| tcran_e2::sm::tcran_tc::decode_indication(h, m).unwrap())
+    });
+    c.bench_function("xapp/decode_tc_indication_100_drbs_aper_hampi", |b| {
+        b.iter(|| tcran_e2::sm::tcran_tc::decode_indication_generic(h, m).unwrap())
+    });
     c.bench_function("xapp/decode_tc_indication_100_drbs", |b| {
         b.iter(|| {
             let r = report::decode_tc(h, m).unwrap();

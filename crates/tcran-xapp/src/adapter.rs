@@ -196,7 +196,11 @@ pub async fn run<C: Controller + ?Sized>(
                 controller.on_tick(&view, &mut commands);
                 for cmd in commands.drain(..) {
                     let r = apply(xapp, node, &cmd, now, &mut configs).await?;
-                    on_change(&r);
+                    // An empty list of controls reads the configuration
+                    // (refreshing `configs`); it reconfigures nothing.
+                    if !cmd.action.is_read() {
+                        on_change(&r);
+                    }
                 }
             }
             _ = stop.changed() => {

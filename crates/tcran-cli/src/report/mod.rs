@@ -1187,6 +1187,21 @@ mod tests {
         (out, cfg)
     }
 
+    fn mixed_report<'a>(
+        out: &'a tcran_sim::ScenarioOutput,
+        runs: &'a [(String, SimConfig)],
+        figure_dir: Option<&'a str>,
+    ) -> Report<'a> {
+        Report {
+            summary: &out.summary,
+            series: &out.series,
+            runs,
+            csv_dirs: None,
+            seed_series: &out.seed_series,
+            figure_dir,
+        }
+    }
+
     /// How much of an axis `[a0, a1]` the values `[v0, v1]` span, in the
     /// axis' own measure (log or linear).
     fn fill(log: bool, (a0, a1): (f64, f64), (v0, v1): (f64, f64)) -> f64 {
@@ -1205,14 +1220,7 @@ mod tests {
     fn every_plot_axis_range_fits_the_data_it_draws() {
         let (out, cfg) = mixed();
         let runs = cfg.runs();
-        let r = Report {
-            summary: &out.summary,
-            series: &out.series,
-            runs: &runs,
-            csv_dirs: None,
-            seed_series: &out.seed_series,
-            figure_dir: None,
-        };
+        let r = mixed_report(&out, &runs, None);
         let all = charts(&r);
         assert_eq!(all.len(), 1 + 3 + 2 * PLOT_KINDS.len());
         for (id, c) in &all {
@@ -1286,14 +1294,7 @@ mod tests {
     fn the_overview_shows_seeds_as_error_bars_and_bands_and_ping_as_rtt() {
         let (out, cfg) = mixed();
         let runs = cfg.runs();
-        let r = Report {
-            summary: &out.summary,
-            series: &out.series,
-            runs: &runs,
-            csv_dirs: None,
-            seed_series: &out.seed_series,
-            figure_dir: Some(FIGURE_DIR),
-        };
+        let r = mixed_report(&out, &runs, Some(FIGURE_DIR));
         let all = charts(&r);
         let scatter = &all[0].1;
         // 2 variants x 3 flows with error bars; the legend: 2 colours, 3
@@ -1331,14 +1332,7 @@ mod tests {
     fn figures_are_written_alone_as_svg_and_pdf() {
         let (out, cfg) = mixed();
         let runs = cfg.runs();
-        let r = Report {
-            summary: &out.summary,
-            series: &out.series,
-            runs: &runs,
-            csv_dirs: None,
-            seed_series: &out.seed_series,
-            figure_dir: Some(FIGURE_DIR),
-        };
+        let r = mixed_report(&out, &runs, Some(FIGURE_DIR));
         let dir = std::env::temp_dir().join(format!("tcran-figures-{}", std::process::id()));
         write_figures(&dir, &r).unwrap();
         let svg = std::fs::read_to_string(dir.join("scatter.svg")).unwrap();

@@ -248,7 +248,9 @@ impl Sim {
     /// reconfigurations (applied or refused, with `by` as who asked), as
     /// for the scenario's own events and controllers: what an outside
     /// controller (an xApp over E2) calls between two events of a
-    /// real-time run.
+    /// real-time run. An empty list of controls ([`Action::is_read`]) is a
+    /// read: checked against the DRB like any action, but not recorded nor
+    /// counted as a reconfiguration.
     pub fn apply_control(
         &mut self,
         by: &str,
@@ -256,8 +258,10 @@ impl Sim {
         drb: DrbId,
         action: Action,
     ) -> Result<String, tcran_gnb::Refused> {
+        let read = action.is_read();
         let result = self.gnb.apply(rnti, drb, action, self.now);
         match &result {
+            _ if read => {}
             Ok(what) => self.applied(by, rnti.0, drb.0, what.clone()),
             Err(r) => self.refused(by, rnti.0, drb.0, r.what.clone(), r.error.clone()),
         }

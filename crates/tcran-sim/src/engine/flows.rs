@@ -140,18 +140,18 @@ pub(super) struct Flow {
 }
 
 impl Flow {
-    /// A live flow, found by its downlink 5-tuple at `now`.
-    pub(super) fn live(
+    /// A flow with nothing measured yet.
+    fn new(
         name: String,
         kind: &'static str,
-        rnti: Rnti,
-        tuple: FiveTuple,
-        now: Instant,
+        ends: Endpoints,
+        (rnti, qfi, tuple): (Rnti, Qfi, FiveTuple),
+        first_at_gnb: Option<Instant>,
     ) -> Flow {
         Flow {
             name,
             kind,
-            ends: Endpoints::Live(Default::default()),
+            ends,
             server_wake: None,
             client_wake: None,
             delay: DelayRecorder::default(),
@@ -161,17 +161,27 @@ impl Flow {
             lost: 0,
             created: 0,
             rnti,
-            qfi: Qfi(0),
+            qfi,
             tuple,
-            first_at_gnb: Some(now),
+            first_at_gnb,
             total_bytes: 0,
             total_delay_ns: 0,
             total_packets: 0,
         }
     }
-}
 
-impl Flow {
+    /// A live flow, found by its downlink 5-tuple at `now`.
+    pub(super) fn live(
+        name: String,
+        kind: &'static str,
+        rnti: Rnti,
+        tuple: FiveTuple,
+        now: Instant,
+    ) -> Flow {
+        let ends = Endpoints::Live(Default::default());
+        Flow::new(name, kind, ends, (rnti, Qfi(0), tuple), Some(now))
+    }
+
     /// Whether the flow measures round-trip times (a ping).
     pub(super) fn is_ping(&self) -> bool {
         match &self.ends {
@@ -358,26 +368,8 @@ fn build_flow(
             responder: PingResponder::default(),
         },
     };
-    Ok(Flow {
-        name: fc.name.clone(),
-        kind: fc.kind.name(),
-        ends,
-        server_wake: None,
-        client_wake: None,
-        delay: DelayRecorder::default(),
-        rtt: DelayRecorder::default(),
-        layers: LayerDelays::default(),
-        delivered_bytes: 0,
-        lost: 0,
-        created: 0,
-        rnti: Rnti(fc.ue),
-        qfi: spec.qfi,
-        tuple: spec.tuple,
-        first_at_gnb: None,
-        total_bytes: 0,
-        total_delay_ns: 0,
-        total_packets: 0,
-    })
+    let ids = (Rnti(fc.ue), spec.qfi, spec.tuple);
+    Ok(Flow::new(fc.name.clone(), fc.kind.name(), ends, ids, None))
 }
 
 impl Sim {
