@@ -375,3 +375,229 @@ fn processes_named(cmdline: &str) -> bool {
         .map(|o| o.status.success())
         .unwrap_or(false)
 }
+
+/// A scripted RIC (the xApp SDK's RIC side of E2AP,
+/// `tcran_xapp::termination`, over framed TCP on loopback) drives `tcran
+/// emulate --e2` while iperf3 downloads through the cell: the emulator
+/// sets up as E2 node gNB 1, the RIC subscribes to E2SM-TCRAN reports
+/// every 100 ms, and once the download is under way sends one FlexRIC TC
+/// control, a 3 Mbit/s shaper on the DRB's queue. The reports (counters
+/// of the real packets) and iperf3's own measurement show the download
+/// slowed to the shaper's rate; the emulator's outputs record the change
+/// as made by E2.
+#[test]
+#[ignore = "needs root and real time: make emu-test"]
+fn a_ric_shapes_real_traffic_over_e2() {
+    use std::io::{ErrorKind, Read, Write};
+    use std::time::Instant;
+    use tcran_e2::sm::flexric_tc::PlainControl;
+    use tcran_e2::sm::tcran_tc as tcsm;
+    use tcran_xapp::termination::{ControlAnswer, Event, SubscriptionAnswer, Termination};
+
+    const RATE_BPS: f64 = 3e6;
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    let dir = out_dir("e2");
+    let iperf = dir.join("iperf.json");
+    let mut child = tcran()
+        .args(["emulate", &scenario(), "--variant", "vanilla", "--out"])
+        .arg(&dir)
+        .args(["--e2", &addr, "--server", "iperf3 -s -1", "--", "sh", "-c"])
+        .arg(format!(
+            "sleep 0.3; iperf3 -c 198.51.100.1 -R -C cubic -t 10 -J > {}",
+            iperf.display()
+        ))
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+
+    // The node connects within a few seconds, or the run failed.
+    listener.set_nonblocking(true).unwrap();
+    let t0 = Instant::now();
+    let mut stream = loop {
+        match listener.accept() {
+            Ok((s, _)) => break s,
+            Err(e) if e.kind() == ErrorKind::WouldBlock => {
+                assert!(
+                    t0.elapsed() < Duration::from_secs(10),
+                    "the emulator never connected"
+                );
+                assert!(child.try_wait().unwrap().is_none(), "the emulator ended");
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            Err(e) => panic!("accept: {e}"),
+        }
+    };
+    stream.set_nonblocking(false).unwrap();
+    stream.set_nodelay(true).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_millis(50)))
+        .unwrap();
+
+    let mut ric = Termination::new(tcran_e2::e2ap::GlobalRicId {
+        plmn: [0x00, 0xf1, 0x10],
+        ric_id: 1,
+    });
+    let mut inbuf: Vec<u8> = Vec::new();
+    // (seconds since the RIC started, bytes the DRB's pipeline let out)
+    let mut samples: Vec<(f64, u64)> = Vec::new();
+    let mut shaped_reported = false;
+    let mut control_sent: Option<f64> = None;
+    let mut acknowledged = false;
+    let mut subscribed = false;
+    let start = Instant::now();
+    let mut chunk = vec![0u8; 64 * 1024];
+    // Until the association ends with the run (at most 30 s).
+    'run: while start.elapsed() < Duration::from_secs(30) {
+        match stream.read(&mut chunk) {
+            Ok(0) => break 'run,
+            Ok(n) => inbuf.extend_from_slice(&chunk[..n]),
+            Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {}
+            Err(_) => break 'run,
+        }
+        // Whole frames: a 4-byte big-endian length, then the PDU.
+        while inbuf.len() >= 4 {
+            let n = u32::from_be_bytes(inbuf[..4].try_into().unwrap()) as usize;
+            if inbuf.len() < 4 + n {
+                break;
+            }
+            ric.handle(&inbuf[4..4 + n]);
+            inbuf.drain(..4 + n);
+        }
+        let now = start.elapsed().as_secs_f64();
+        while let Some(ev) = ric.poll_event() {
+            match ev {
+                Event::SetupDone { node, functions } => {
+                    assert_eq!(tcran_e2::e2ap::node_id_string(&node), "gnb:00f110:1");
+                    assert!(functions.iter().any(|f| f.id == 146));
+                    assert!(functions
+                        .iter()
+                        .any(|f| f.id == tcsm::DEFAULT_RAN_FUNCTION_ID));
+                    let trig = tcsm::event_trigger(&tcsm::Trigger::Periodic { period_ms: 100 });
+                    ric.subscribe(
+                        tcsm::DEFAULT_RAN_FUNCTION_ID,
+                        trig,
+                        vec![tcran_e2::e2ap::Action {
+                            id: 1,
+                            kind: tcran_e2::e2ap::ActionType::Report,
+                            definition: None,
+                            subsequent: None,
+                        }],
+                    )
+                    .unwrap();
+                }
+                Event::Subscription { answer, .. } => {
+                    assert!(
+                        matches!(answer, SubscriptionAnswer::Admitted { .. }),
+                        "{answer:?}"
+                    );
+                    subscribed = true;
+                }
+                Event::Indication(ind) => {
+                    let (_, msg) = tcsm::decode_indication(&ind.header, &ind.message).unwrap();
+                    let out: u64 = msg.reports.0.iter().map(|r| r.totals.out_bytes.0).sum();
+                    samples.push((now, out));
+                    shaped_reported |= control_sent.is_some()
+                        && msg.reports.0.iter().any(|r| {
+                            r.queues.0.iter().any(|q| {
+                                q.shaper
+                                    .as_ref()
+                                    .is_some_and(|s| s.rate_bps.0 == RATE_BPS as u64)
+                            })
+                        });
+                }
+                Event::Control { answer, .. } => {
+                    assert!(
+                        matches!(answer, ControlAnswer::Acknowledged { .. }),
+                        "{answer:?}"
+                    );
+                    acknowledged = true;
+                }
+                Event::Closed(_) => break 'run,
+                _ => {}
+            }
+        }
+        // The download is under way (2 MB through the pipeline) and has
+        // run for 2.5 s more: shape it.
+        let started = samples.iter().find(|(_, b)| *b > 2_000_000).map(|s| s.0);
+        if control_sent.is_none() && started.is_some_and(|t| now > t + 2.5) {
+            let shaper = PlainControl::ShpMod {
+                id: 0,
+                window_ms: 100,
+                rate_kbps: (RATE_BPS / 1000.0) as u32,
+                active: 1,
+            };
+            ric.control(146, vec![0; 4], shaper.encode()).unwrap();
+            control_sent = Some(now);
+        }
+        while let Some(pdu) = ric.poll_transmit() {
+            let mut f = (pdu.len() as u32).to_be_bytes().to_vec();
+            f.extend_from_slice(&pdu);
+            if stream.write_all(&f).is_err() {
+                break 'run;
+            }
+        }
+    }
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "tcran emulate --e2 failed: {stderr}");
+    assert!(subscribed && acknowledged, "{stderr}");
+    assert!(shaped_reported, "no report shows the shaper");
+
+    // The pipeline's output rate (real packets) over a window of reports.
+    let rate = |from: f64, to: f64| {
+        let w: Vec<&(f64, u64)> = samples
+            .iter()
+            .filter(|(t, _)| *t >= from && *t <= to)
+            .collect();
+        let (a, b) = (w.first().unwrap(), w.last().unwrap());
+        (b.1 - a.1) as f64 * 8.0 / (b.0 - a.0)
+    };
+    let c = control_sent.unwrap();
+    let before = rate(c - 1.5, c);
+    let last = samples.last().unwrap().0;
+    let after = rate(c + 2.0, last.min(c + 5.0));
+    assert!(
+        before > 2.0 * RATE_BPS,
+        "before the control: {before:.0} bit/s"
+    );
+    assert!(
+        after < 1.1 * RATE_BPS && after > 0.5 * RATE_BPS,
+        "after the control: {after:.0} bit/s (shaper {RATE_BPS} bit/s)"
+    );
+
+    // iperf3's own measurement: its last two seconds at the shaper's rate.
+    let report: Value = serde_json::from_str(&std::fs::read_to_string(&iperf).unwrap()).unwrap();
+    let intervals = report["intervals"].as_array().unwrap();
+    let bps = |i: &Value| i["sum"]["bits_per_second"].as_f64().unwrap();
+    let tail: f64 = intervals[intervals.len() - 2..]
+        .iter()
+        .map(bps)
+        .sum::<f64>()
+        / 2.0;
+    assert!(
+        tail < 1.2 * RATE_BPS,
+        "iperf3's last two seconds: {tail:.0} bit/s"
+    );
+    assert!(
+        intervals[1..3].iter().map(bps).sum::<f64>() / 2.0 > 2.0 * RATE_BPS,
+        "iperf3 before the control: {intervals:?}"
+    );
+
+    // The outputs record the change as made over E2.
+    let s = summary(&dir);
+    let v = &s["variants"][0];
+    assert_eq!(v["reconfigurations"]["applied"], 1, "{v}");
+    assert_eq!(v["reconfigurations"]["failed"], 0, "{v}");
+    let csv = std::fs::read_to_string(dir.join("vanilla/reconfigurations.csv")).unwrap();
+    assert!(csv.lines().skip(1).any(|l| l.contains(",e2,")), "{csv}");
+    let emu: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("emulation.json")).unwrap())
+            .unwrap();
+    let e2 = &emu["e2"];
+    assert_eq!(e2["setups_done"], 1, "{e2}");
+    assert_eq!(e2["controls_applied"], 1, "{e2}");
+    assert!(e2["indications"].as_u64().unwrap() >= 50, "{e2}");
+}

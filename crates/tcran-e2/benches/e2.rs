@@ -7,6 +7,7 @@
 //!   (view, service model encoding, E2AP encoding): FlexRIC TC for one
 //!   DRB, E2SM-TCRAN for 1,000 DRBs in one indication, KPM style 4 for
 //!   1,000 UEs.
+//! - `breakdown_1000_drbs/*`: the steps of the 1,000-DRB E2SM-TCRAN report.
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use tcran_core::{Duration, FiveTuple, Instant};
@@ -255,10 +256,33 @@ fn breakdown(c: &mut Criterion) {
                 .collect::<Vec<_>>()
         })
     });
+    g.bench_function("tc_stats", |b| {
+        b.iter(|| {
+            drbs.iter()
+                .map(|d| n.tc_stats(*d, Instant::ZERO).unwrap())
+                .collect::<Vec<_>>()
+        })
+    });
     let views: Vec<_> = drbs
         .iter()
         .map(|d| (*d, n.tc_view(*d, Instant::ZERO).unwrap()))
         .collect();
+    // Statistics to E2SM-TCRAN messages directly (the model's path).
+    let mut stream = tcran_e2::sm::report_stream::ReportStream::new();
+    g.bench_function("report_stream_encode", |b| {
+        b.iter(|| {
+            let mut bytes = 0;
+            stream.start();
+            for (d, v) in &views {
+                if !stream.push(*d, &v.stats, &v.lower, tcran_e2::sm::MAX_MESSAGE) {
+                    bytes += stream.finish().len();
+                    stream.start();
+                    stream.push(*d, &v.stats, &v.lower, tcran_e2::sm::MAX_MESSAGE);
+                }
+            }
+            bytes + stream.finish().len()
+        })
+    });
     g.bench_function("to_asn", |b| {
         b.iter(|| {
             views

@@ -772,8 +772,23 @@ fn length_determinant(out: &mut Vec<u8>, n: usize) -> Option<()> {
 /// `None` when a length needs fragmentation (the caller then uses hampi,
 /// which reports it).
 pub fn encode_indication(m: &Indication) -> Option<Vec<u8>> {
+    // Octets of an APER length determinant (X.691 11.9.3.6, aligned).
+    fn ld(n: usize) -> usize {
+        if n < 128 {
+            1
+        } else {
+            2
+        }
+    }
     // Every IE: id (2 octets), criticality reject (2 bits, padded), open
     // type length, value.
+    fn ie_len(value: usize) -> usize {
+        3 + ld(value) + value
+    }
+    // An OCTET STRING IE: the open type holds the string's own length.
+    fn octets_ie_len(v: usize) -> usize {
+        ie_len(ld(v) + v)
+    }
     fn put_ie(out: &mut Vec<u8>, id: u16, value: &[u8]) -> Option<()> {
         out.extend_from_slice(&id.to_be_bytes());
         out.push(0);
@@ -781,51 +796,62 @@ pub fn encode_indication(m: &Indication) -> Option<Vec<u8>> {
         out.extend_from_slice(value);
         Some(())
     }
-    // An OCTET STRING IE: the open type holds the string's own length.
     fn octets_ie(out: &mut Vec<u8>, id: u16, v: &[u8]) -> Option<()> {
-        let inner = if v.len() < 128 { 1 } else { 2 } + v.len();
         out.extend_from_slice(&id.to_be_bytes());
         out.push(0);
-        length_determinant(out, inner)?;
+        length_determinant(out, ld(v.len()) + v.len())?;
         length_determinant(out, v.len())?;
         out.extend_from_slice(v);
         Some(())
     }
-    let count = 6 + m.sn.is_some() as u16 + m.call_process_id.is_some() as u16;
-    let mut value = Vec::with_capacity(64 + m.header.len() + m.message.len());
-    // RICindication: extension bit (padded), then the IE count (0..65535,
-    // two aligned octets).
-    value.push(0);
-    value.extend_from_slice(&count.to_be_bytes());
-    let r = m.request;
-    let [a, b] = r.requestor.to_be_bytes();
-    let [c, d] = r.instance.to_be_bytes();
-    put_ie(&mut value, ie::REQUEST_ID, &[0, a, b, c, d])?;
     if m.function > 4095 {
         return None; // out of RANfunctionID's range: hampi says so
     }
-    put_ie(&mut value, ie::RAN_FUNCTION_ID, &m.function.to_be_bytes())?;
-    put_ie(&mut value, ie::ACTION_ID, &[m.action])?;
+    let count = 6 + m.sn.is_some() as u16 + m.call_process_id.is_some() as u16;
+    // The RICindication value's length comes first on the wire: it is
+    // computed, so the value is written once, straight into the PDU (a
+    // 16 KB report is not copied twice).
+    let value_len = 3
+        + ie_len(5)
+        + ie_len(2)
+        + ie_len(1)
+        + m.sn.map_or(0, |_| ie_len(2))
+        + ie_len(1)
+        + octets_ie_len(m.header.len())
+        + octets_ie_len(m.message.len())
+        + m.call_process_id
+            .as_ref()
+            .map_or(0, |c| octets_ie_len(c.len()));
+    let mut out = Vec::with_capacity(value_len + 6);
+    // CHOICE initiatingMessage (extension bit, index 0 of 3), procedure
+    // code (one octet), criticality ignore (2 bits, padded).
+    out.extend_from_slice(&[0x00, procedure::RIC_INDICATION, 0x40]);
+    length_determinant(&mut out, value_len)?;
+    // RICindication: extension bit (padded), then the IE count (0..65535,
+    // two aligned octets).
+    out.push(0);
+    out.extend_from_slice(&count.to_be_bytes());
+    let r = m.request;
+    let [a, b] = r.requestor.to_be_bytes();
+    let [c, d] = r.instance.to_be_bytes();
+    put_ie(&mut out, ie::REQUEST_ID, &[0, a, b, c, d])?;
+    put_ie(&mut out, ie::RAN_FUNCTION_ID, &m.function.to_be_bytes())?;
+    put_ie(&mut out, ie::ACTION_ID, &[m.action])?;
     if let Some(sn) = m.sn {
-        put_ie(&mut value, ie::INDICATION_SN, &sn.to_be_bytes())?;
+        put_ie(&mut out, ie::INDICATION_SN, &sn.to_be_bytes())?;
     }
     // ENUMERATED { report, insert, ... }: extension bit, one bit.
     let kind = match m.kind {
         IndicationType::Report => 0x00,
         IndicationType::Insert => 0x40,
     };
-    put_ie(&mut value, ie::INDICATION_TYPE, &[kind])?;
-    octets_ie(&mut value, ie::INDICATION_HEADER, &m.header)?;
-    octets_ie(&mut value, ie::INDICATION_MESSAGE, &m.message)?;
+    put_ie(&mut out, ie::INDICATION_TYPE, &[kind])?;
+    octets_ie(&mut out, ie::INDICATION_HEADER, &m.header)?;
+    octets_ie(&mut out, ie::INDICATION_MESSAGE, &m.message)?;
     if let Some(c) = &m.call_process_id {
-        octets_ie(&mut value, ie::CALL_PROCESS_ID, c)?;
+        octets_ie(&mut out, ie::CALL_PROCESS_ID, c)?;
     }
-    let mut out = Vec::with_capacity(value.len() + 6);
-    // CHOICE initiatingMessage (extension bit, index 0 of 3), procedure
-    // code (one octet), criticality ignore (2 bits, padded).
-    out.extend_from_slice(&[0x00, procedure::RIC_INDICATION, 0x40]);
-    length_determinant(&mut out, value.len())?;
-    out.extend_from_slice(&value);
+    debug_assert_eq!(out.len(), value_len + 3 + ld(value_len));
     Some(out)
 }
 

@@ -136,6 +136,21 @@ impl E2Node for FakeNode {
         Some((d.pipeline.stats(now), d.lower))
     }
 
+    fn tc_stats_into(
+        &self,
+        drb: DrbKey,
+        now: Instant,
+        stats: &mut tcran_tc::stats::PipelineStats,
+        lower: &mut LowerLayerKpis,
+    ) -> bool {
+        let Some(d) = self.drbs.get(&drb) else {
+            return false;
+        };
+        d.pipeline.stats_into(now, stats);
+        *lower = d.lower;
+        true
+    }
+
     fn kpm_cell(&self) -> KpmCounters {
         self.cell
     }

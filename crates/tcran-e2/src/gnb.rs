@@ -92,6 +92,21 @@ impl E2Node for Gnb {
         Some((d.stats(now), lower_layer_kpis(&d, now)))
     }
 
+    fn tc_stats_into(
+        &self,
+        drb: DrbKey,
+        now: Instant,
+        stats: &mut tcran_tc::stats::PipelineStats,
+        lower: &mut LowerLayerKpis,
+    ) -> bool {
+        let Some(d) = self.drb(drb.rnti, drb.drb) else {
+            return false;
+        };
+        d.pipeline().stats_into(now, stats);
+        *lower = lower_layer_kpis(&d, now);
+        true
+    }
+
     fn kpm_cell(&self) -> KpmCounters {
         let cell = self.cell_counters();
         let mut sum = KpmCounters::default();

@@ -18,6 +18,7 @@
 //! | [`sm`] | service models: FlexRIC TC (146), E2SM-TCRAN (tcran's own), E2SM-KPM (2) |
 //! | [`node`] | the [`node::E2Node`] trait a RAN node implements |
 //! | [`transport`] | framed TCP (+ TLS), in-process channels, SCTP detection, the reconnecting driver |
+//! | [`sctp`] | E2AP over SCTP (one-to-one socket, PPID 70) where the kernel has it |
 //! | [`gnb`] | `tcran_gnb::Gnb`, the RAN node of one cell, as an E2 node |
 //! | [`session`] | the agent inside a driver's own event loop, its I/O on a thread of its own |
 //! | [`fake`] | an in-memory node on real pipelines, for tests and examples |
@@ -52,6 +53,7 @@ pub mod fake;
 pub mod fuzzing;
 pub mod gnb;
 pub mod node;
+pub mod sctp;
 pub mod session;
 pub mod sm;
 pub mod transport;

@@ -8,6 +8,7 @@
 //! |---|---|
 //! | [`E2Node::drbs`] | every model: which (RNTI, DRB) exist |
 //! | [`E2Node::tc_view`] | TC models: a DRB's pipeline configuration and statistics, RLC/MAC KPIs |
+//! | [`E2Node::tc_stats_into`] | E2SM-TCRAN reports: the statistics alone, into reused values |
 //! | [`E2Node::kpm_cell`], [`E2Node::kpm_drb`] | E2SM-KPM: monotonic counters (TS 28.552 inputs) |
 //! | [`E2Node::apply`] | TC models: controls and whole-pipeline deploys, all or nothing |
 //!
@@ -121,6 +122,26 @@ pub trait E2Node {
     /// otherwise). The default takes them from [`E2Node::tc_view`].
     fn tc_stats(&self, drb: DrbKey, now: Instant) -> Option<(PipelineStats, LowerLayerKpis)> {
         self.tc_view(drb, now).map(|v| (v.stats, v.lower))
+    }
+    /// [`E2Node::tc_stats`] written over `stats` and `lower`, reusing
+    /// their allocations (what a report of 1,000 DRBs every millisecond
+    /// needs); `false` if the DRB does not exist. The default copies
+    /// [`E2Node::tc_stats`].
+    fn tc_stats_into(
+        &self,
+        drb: DrbKey,
+        now: Instant,
+        stats: &mut PipelineStats,
+        lower: &mut LowerLayerKpis,
+    ) -> bool {
+        match self.tc_stats(drb, now) {
+            Some((s, l)) => {
+                *stats = s;
+                *lower = l;
+                true
+            }
+            None => false,
+        }
     }
     /// Cumulative counters of the whole cell.
     fn kpm_cell(&self) -> KpmCounters;

@@ -5,9 +5,9 @@
 //!   frame, a u32 big-endian length N (1..=65536) then N bytes; N = 0 is
 //!   ignored. One connection is one association. Optionally TLS (rustls,
 //!   server and client certificates), off by default.
-//! - **SCTP** on port 36421 (E2AP over SCTP, O-RAN.WG3.E2GAP): detected at
-//!   run time with [`sctp_available`]; this build speaks framed TCP only,
-//!   and says so.
+//! - **SCTP** on port 36421 (E2AP over SCTP, O-RAN.WG3.E2GAP), in
+//!   [`crate::sctp`]: detected at run time with [`sctp_available`]; where
+//!   the kernel has none, connecting says so in one line.
 //! - **In-process channels** ([`channel_listener`]) for tests: the same
 //!   frames without a socket.
 //!
@@ -42,15 +42,26 @@ pub enum TransportError {
     Unavailable(String),
 }
 
+/// Bytes of received frames buffered per association.
+const READ_BUFFER: usize = 128 * 1024;
+/// Frames are gathered into one write up to about this many bytes.
+const WRITE_BATCH: usize = 256 * 1024;
+
 /// Prepends the 4-byte big-endian length.
 pub fn frame(pdu: &[u8]) -> Result<Vec<u8>, TransportError> {
+    let mut out = Vec::with_capacity(4 + pdu.len());
+    append_frame(&mut out, pdu)?;
+    Ok(out)
+}
+
+/// Appends `pdu` as one frame (length, then the bytes) to `out`.
+pub fn append_frame(out: &mut Vec<u8>, pdu: &[u8]) -> Result<(), TransportError> {
     if pdu.is_empty() || pdu.len() > MAX_FRAME {
         return Err(TransportError::FrameLength(pdu.len()));
     }
-    let mut out = Vec::with_capacity(4 + pdu.len());
     out.extend_from_slice(&(pdu.len() as u32).to_be_bytes());
     out.extend_from_slice(pdu);
-    Ok(out)
+    Ok(())
 }
 
 /// Reads one frame; `Ok(None)` at a clean end of stream. Zero-length
@@ -121,7 +132,11 @@ pub fn link_of_stream<S>(stream: S) -> Link
 where
     S: AsyncRead + AsyncWrite + Send + 'static,
 {
-    let (mut r, mut w) = tokio::io::split(stream);
+    let (r, mut w) = tokio::io::split(stream);
+    // Buffered: a frame's length and body come in one read, and frames
+    // that arrived together (a report period's indications, at a RIC) in
+    // one read too.
+    let mut r = tokio::io::BufReader::with_capacity(READ_BUFFER, r);
     let (in_tx, in_rx) = mpsc::channel(1024);
     let (out_tx, mut out_rx) = mpsc::channel::<Vec<u8>>(1024);
     tokio::spawn(async move {
@@ -141,8 +156,22 @@ where
         }
     });
     tokio::spawn(async move {
-        while let Some(pdu) = out_rx.recv().await {
-            if write_frame(&mut w, &pdu).await.is_err() {
+        // Every PDU queued when the writer runs goes out in one write (one
+        // system call for a report period's indications), framed into one
+        // reused buffer.
+        let mut batch = Vec::new();
+        'write: while let Some(pdu) = out_rx.recv().await {
+            batch.clear();
+            let mut next = Some(pdu);
+            while let Some(pdu) = next.take() {
+                if append_frame(&mut batch, &pdu).is_err() {
+                    break 'write;
+                }
+                if batch.len() < WRITE_BATCH {
+                    next = out_rx.try_recv().ok();
+                }
+            }
+            if w.write_all(&batch).await.is_err() {
                 break;
             }
         }
@@ -281,8 +310,8 @@ pub enum Connector {
         addr: SocketAddr,
         tls: Option<(Arc<rustls::ClientConfig>, String)>,
     },
-    /// SCTP: refused with [`sctp_available`]'s message where the kernel has
-    /// none; this build has no SCTP I/O yet.
+    /// SCTP ([`crate::sctp`]): refused with [`sctp_available`]'s message
+    /// where the kernel has none.
     Sctp { addr: SocketAddr },
     /// In-process (tests).
     Channel(ChannelConnector),
@@ -310,13 +339,7 @@ impl Connector {
                     .await?;
                 Ok(link_of_stream(tls))
             }
-            Connector::Sctp { .. } => {
-                sctp_available().map_err(TransportError::Unavailable)?;
-                Err(TransportError::Unavailable(
-                    "this build of tcran speaks E2 over framed TCP only; SCTP I/O is not implemented"
-                        .into(),
-                ))
-            }
+            Connector::Sctp { addr } => crate::sctp::connect(*addr).await,
             Connector::Channel(c) => c.connect(),
         }
     }

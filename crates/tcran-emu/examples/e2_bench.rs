@@ -4,6 +4,7 @@
 //! ```sh
 //! cargo run --release -p tcran-emu --example e2_bench            # all
 //! cargo run --release -p tcran-emu --example e2_bench -- 1000 5  # DRBs, seconds
+//! cargo run --release -p tcran-emu --example e2_bench -- 1000 5 scale  # only 4.
 //! ```
 //!
 //! A RIC in this process (blocking sockets, framed TCP on 127.0.0.1)
@@ -22,7 +23,8 @@
 //! 4. **scale**: N UEs with one DRB each, E2SM-TCRAN reports of every DRB
 //!    every 1 ms: report periods and indications per second received, and
 //!    CPU per indication (process CPU with the subscription minus the same
-//!    run's CPU without it, over equal windows, per indication).
+//!    run's CPU without it, over equal windows, per indication; the RIC's
+//!    own reading, on this thread, is measured apart and left out).
 
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -42,7 +44,7 @@ fn write_frame(s: &mut TcpStream, pdu: &[u8]) {
     s.write_all(&f).unwrap();
 }
 
-fn read_frame(s: &mut TcpStream) -> Option<Vec<u8>> {
+fn read_frame(s: &mut impl Read) -> Option<Vec<u8>> {
     let mut len = [0u8; 4];
     s.read_exact(&mut len).ok()?;
     let mut buf = vec![0u8; u32::from_be_bytes(len) as usize];
@@ -50,7 +52,7 @@ fn read_frame(s: &mut TcpStream) -> Option<Vec<u8>> {
     Some(buf)
 }
 
-fn recv(s: &mut TcpStream) -> E2apPdu {
+fn recv(s: &mut impl Read) -> E2apPdu {
     e2ap::decode(&read_frame(s).expect("node connected")).unwrap()
 }
 
@@ -286,78 +288,153 @@ fn control_and_age() {
     );
 }
 
+/// CPU seconds of the calling thread.
+fn thread_cpu_s() -> f64 {
+    use nix::time::{clock_gettime, ClockId};
+    let t = clock_gettime(ClockId::CLOCK_THREAD_CPUTIME_ID).unwrap();
+    t.tv_sec() as f64 + t.tv_nsec() as f64 / 1e9
+}
+
+/// The header and message of a RIC Indication PDU, found by walking its
+/// IEs (E2AP 9.1.1.7 as APER lays it out: `[0x00, 5, crit]`, the value's
+/// length, `[ext, count]`, then id, criticality, open type length and
+/// value per IE): a RIC that only counts reports need not decode 80 MB/s.
+fn indication_parts(pdu: &[u8]) -> Option<(&[u8], &[u8])> {
+    fn len(b: &[u8], at: &mut usize) -> Option<usize> {
+        let first = *b.get(*at)?;
+        if first & 0x80 == 0 {
+            *at += 1;
+            Some(usize::from(first))
+        } else {
+            let n = usize::from(u16::from_be_bytes([first & 0x3f, *b.get(*at + 1)?]));
+            *at += 2;
+            Some(n)
+        }
+    }
+    if pdu.get(..2)? != [0x00, 5] {
+        return None;
+    }
+    let mut at = 3;
+    len(pdu, &mut at)?;
+    let count = u16::from_be_bytes([*pdu.get(at + 1)?, *pdu.get(at + 2)?]);
+    at += 3;
+    let (mut header, mut message) = (None, None);
+    for _ in 0..count {
+        let id = u16::from_be_bytes([*pdu.get(at)?, *pdu.get(at + 1)?]);
+        at += 3;
+        let n = len(pdu, &mut at)?;
+        let value = pdu.get(at..at + n)?;
+        at += n;
+        if id == 25 || id == 26 {
+            let mut inner = 0;
+            let m = len(value, &mut inner)?;
+            let octets = value.get(inner..inner + m)?;
+            if id == 25 {
+                header = Some(octets);
+            } else {
+                message = Some(octets);
+            }
+        }
+    }
+    Some((header?, message?))
+}
+
+/// The node's CPU (every thread of the process but this one, the RIC's).
+fn node_cpu_s() -> f64 {
+    cpu_s() - thread_cpu_s()
+}
+
+/// What the RIC counted of a window of indications.
+#[derive(Default)]
+struct Counted {
+    indications: u64,
+    bytes: u64,
+    /// DRB reports: the E2SM-TCRAN message's report count (its second
+    /// and third octets: X.691 aligned, after the extension bit).
+    reports: u64,
+    /// Report periods: distinct indication headers (the node's time).
+    periods: u64,
+}
+
+fn count(r: &mut impl Read, window: Duration) -> Counted {
+    let mut c = Counted::default();
+    let mut last_header = Vec::new();
+    let t0 = Instant::now();
+    while t0.elapsed() < window {
+        let Some(f) = read_frame(r) else {
+            continue;
+        };
+        c.bytes += f.len() as u64 + 4;
+        if let Some((header, message)) = indication_parts(&f) {
+            c.indications += 1;
+            c.reports += u64::from(u16::from_be_bytes([message[1], message[2]]));
+            if header != last_header {
+                c.periods += 1;
+                last_header = header.to_vec();
+            }
+        }
+    }
+    c
+}
+
 fn scale(drbs: u16, seconds: u64) {
     let stop = Arc::new(AtomicBool::new(false));
     let (mut s, run) = start(scenario(drbs, seconds * 2 + 30), stop.clone());
     s.set_read_timeout(Some(Duration::from_millis(200)))
         .unwrap();
-    // Without a subscription: the engine's own CPU over `seconds`.
+    let mut r = std::io::BufReader::with_capacity(256 * 1024, s.try_clone().unwrap());
+    // Without a subscription: the node's own CPU over `seconds`.
     let window = Duration::from_secs(seconds);
-    let c0 = cpu_s();
+    let c0 = node_cpu_s();
     std::thread::sleep(window);
-    let idle_cpu = cpu_s() - c0;
+    let idle_cpu = node_cpu_s() - c0;
     // With E2SM-TCRAN reports of every DRB every 1 ms.
     let trig = tcran_tc::event_trigger(&tcran_tc::Trigger::Periodic { period_ms: 1 });
     subscribe(&mut s, 1, tcran_tc::DEFAULT_RAN_FUNCTION_ID, trig);
-    let E2apPdu::SubscriptionResponse(_) = recv(&mut s) else {
+    let E2apPdu::SubscriptionResponse(_) = recv(&mut r) else {
         panic!("subscribed")
     };
-    // Warm up; learn the DRB reports per indication from a sample (the
-    // RIC's hampi decoding is slower than the node's encoding, so the
-    // counting below does not decode).
-    let t_warm = Instant::now();
-    while t_warm.elapsed() < Duration::from_millis(500) {
-        read_frame(&mut s);
-    }
-    let (mut sampled, mut sampled_reports) = (0u64, 0u64);
-    while sampled < 40 {
-        let Some(f) = read_frame(&mut s) else {
-            continue;
-        };
-        if let Ok(E2apPdu::Indication(i)) = e2ap::decode(&f) {
-            let (_, m) = tcran_tc::decode_indication(&i.header, &i.message).unwrap();
-            sampled += 1;
-            sampled_reports += m.reports.0.len() as u64;
-        }
-    }
-    let per_indication = sampled_reports as f64 / sampled as f64;
-    let (mut inds, mut bytes) = (0u64, 0u64);
-    let c0 = cpu_s();
+    // The walk above agrees with the decoder.
+    let f = read_frame(&mut r).unwrap();
+    let Ok(E2apPdu::Indication(i)) = e2ap::decode(&f) else {
+        panic!("an indication")
+    };
+    assert_eq!(indication_parts(&f), Some((&i.header[..], &i.message[..])));
+    // Warm up, then count.
+    count(&mut r, Duration::from_millis(500));
+    let (c0, ric0) = (node_cpu_s(), thread_cpu_s());
     let t0 = Instant::now();
-    while t0.elapsed() < window {
-        let Some(f) = read_frame(&mut s) else {
-            continue;
-        };
-        bytes += f.len() as u64 + 4;
-        inds += 1;
-    }
-    let reports = (inds as f64 * per_indication) as u64;
-    let periods = reports as f64 / f64::from(drbs);
+    let c = count(&mut r, window);
     let elapsed = t0.elapsed().as_secs_f64();
-    let busy_cpu = cpu_s() - c0;
+    let (busy_cpu, ric_cpu) = (node_cpu_s() - c0, thread_cpu_s() - ric0);
     unsubscribe(&mut s, 1, tcran_tc::DEFAULT_RAN_FUNCTION_ID);
     stop.store(true, Ordering::Relaxed);
     let report = run.join().unwrap();
     let e2 = report.e2.unwrap();
-    // The RIC's reading ran in this process too: it is part of busy_cpu,
-    // so the CPU per indication is an upper bound of the node's.
+    // CPU per indication: the node's threads (loop, E2 I/O) with the
+    // subscription minus without it, over equal windows; the RIC's
+    // reading (this thread) is not in it.
+    let extra = busy_cpu - idle_cpu * elapsed / seconds as f64;
     println!(
         "{drbs} DRBs, E2SM-TCRAN every 1 ms, {elapsed:.1} s: {:.0} report periods/s \
-         ({:.0} DRB reports/s, {:.0} indications/s, {:.1} MB/s); periods skipped by the node: {}; \
-         PDUs dropped: {}\n\
-         CPU: {:.2} s without the subscription, {:.2} s with it (node + this RIC's reading) \
-         over {seconds} s: {:.1} us per indication, {:.2} us per DRB report\n\
+         ({:.0} DRB reports/s, {:.0} indications/s, {:.1} MB/s); periods skipped by the node: {} \
+         (whole run); PDUs dropped: {}\n\
+         node CPU: {:.2} s per s without the subscription, {:.2} s per s with it: \
+         {:.1} us per indication, {:.3} us per DRB report, {:.0} us per report period \
+         (the RIC's reading: {:.2} s per s)\n\
          loop wake-up lateness: p50 {:.0} us, p99 {:.0} us, max {:.0} us",
-        periods / elapsed,
-        reports as f64 / elapsed,
-        inds as f64 / elapsed,
-        bytes as f64 / elapsed / 1e6,
+        c.periods as f64 / elapsed,
+        c.reports as f64 / elapsed,
+        c.indications as f64 / elapsed,
+        c.bytes as f64 / elapsed / 1e6,
         e2.periods_skipped,
         e2.pdus_dropped,
-        idle_cpu,
-        busy_cpu,
-        (busy_cpu - idle_cpu) * 1e6 / inds.max(1) as f64,
-        (busy_cpu - idle_cpu) * 1e6 / reports.max(1) as f64,
+        idle_cpu / seconds as f64,
+        busy_cpu / elapsed,
+        extra * 1e6 / c.indications.max(1) as f64,
+        extra * 1e6 / c.reports.max(1) as f64,
+        extra * 1e6 / c.periods.max(1) as f64,
+        ric_cpu / elapsed,
         report.relay.lateness_us.p50,
         report.relay.lateness_us.p99,
         report.relay.lateness_us.max,
@@ -368,6 +445,9 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let drbs = args.first().map_or(1000, |a| a.parse().expect("DRBs"));
     let seconds = args.get(1).map_or(5, |a| a.parse().expect("seconds"));
-    control_and_age();
+    // `scale` as a third argument: only the N-DRB part (for profiling).
+    if args.get(2).map(String::as_str) != Some("scale") {
+        control_and_age();
+    }
     scale(drbs, seconds);
 }

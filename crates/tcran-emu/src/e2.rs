@@ -11,9 +11,8 @@
 //!   [`Sim::apply_control`], the node's control surface with the refusal
 //!   semantics of the in-process controllers, and is recorded in the run's
 //!   reconfigurations (`by = "e2"`) like theirs.
-//! - Transports: framed TCP (FLEXRIC-INTEROP.md), TLS over it, or SCTP,
-//!   which this build refuses in one line (and says whether the kernel
-//!   has it).
+//! - Transports: framed TCP (FLEXRIC-INTEROP.md), TLS over it, or SCTP
+//!   where the kernel has it (refused in one line where it has not).
 //! - A lost association is reconnected with backoff and set up again; the
 //!   engine and its pipelines run on unchanged meanwhile.
 
@@ -143,13 +142,8 @@ pub fn check(opts: &E2Options, sim: &Sim) -> Result<Connector, EmuError> {
     }
     Ok(match opts.transport {
         E2Transport::Sctp => {
-            transport::sctp_available().map_err(usage)?;
-            return Err(usage(
-                "--e2-transport sctp: this kernel has SCTP, but this build of tcran speaks E2 over \
-                 framed TCP only (--e2-transport tcp, which FlexRIC built with its SCTP sockets \
-                 carried over TCP speaks)"
-                    .into(),
-            ));
+            transport::sctp_available().map_err(|e| usage(format!("--e2-transport sctp: {e}")))?;
+            Connector::Sctp { addr }
         }
         E2Transport::Tcp => Connector::Tcp { addr, tls: None },
         E2Transport::Tls => {
@@ -207,6 +201,15 @@ impl E2Node for SimNode<'_> {
         now: Instant,
     ) -> Option<(::tcran_tc::stats::PipelineStats, LowerLayerKpis)> {
         self.sim.gnb().tc_stats(drb, now)
+    }
+    fn tc_stats_into(
+        &self,
+        drb: DrbKey,
+        now: Instant,
+        stats: &mut ::tcran_tc::stats::PipelineStats,
+        lower: &mut LowerLayerKpis,
+    ) -> bool {
+        self.sim.gnb().tc_stats_into(drb, now, stats, lower)
     }
     fn kpm_cell(&self) -> KpmCounters {
         self.sim.gnb().kpm_cell()

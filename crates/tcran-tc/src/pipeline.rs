@@ -627,33 +627,41 @@ impl Pipeline {
 
     /// Statistics snapshot (what the TC service model reports).
     pub fn stats(&self, now: Instant) -> PipelineStats {
-        let queues = self
-            .ids
-            .iter()
-            .map(|q| {
-                let s = self.slots[q.index()].as_ref().expect("exists");
-                QueueStats::new(
-                    *q,
-                    s.config.kind.kind_name(),
-                    s.packets(),
-                    s.bytes(),
-                    &s.counters,
-                )
-                .with_policer(s.policer.as_ref().map(|p| p.stats_at(now)))
-                .with_shaper(s.shaper.as_ref().map(|p| p.stats_at(now)))
-                .with_aqm(s.queue.aqm_stats())
-            })
-            .collect();
-        PipelineStats {
-            time_s: now.as_secs_f64(),
-            totals: self.totals(),
-            classifier: self.classifier_stats.clone(),
-            queues,
-            scheduler: self.config.scheduler.kind_name().to_string(),
-            pacer_kind: self.config.pacer.kind_name().to_string(),
-            pacer: self.pacer.stats(),
-            lower: self.lower,
-        }
+        let mut out = PipelineStats {
+            queues: Vec::with_capacity(self.ids.len()),
+            ..PipelineStats::default()
+        };
+        self.stats_into(now, &mut out);
+        out
+    }
+
+    /// [`Pipeline::stats`] written over `out`, reusing its allocations (the
+    /// queue list and the two names): a report of many pipelines every
+    /// millisecond (E2) then allocates nothing per pipeline.
+    pub fn stats_into(&self, now: Instant, out: &mut PipelineStats) {
+        out.queues.clear();
+        out.queues.extend(self.ids.iter().map(|q| {
+            let s = self.slots[q.index()].as_ref().expect("exists");
+            QueueStats::new(
+                *q,
+                s.config.kind.kind_name(),
+                s.packets(),
+                s.bytes(),
+                &s.counters,
+            )
+            .with_policer(s.policer.as_ref().map(|p| p.stats_at(now)))
+            .with_shaper(s.shaper.as_ref().map(|p| p.stats_at(now)))
+            .with_aqm(s.queue.aqm_stats())
+        }));
+        out.time_s = now.as_secs_f64();
+        out.totals = self.totals();
+        out.classifier.clone_from(&self.classifier_stats);
+        out.scheduler.clear();
+        out.scheduler.push_str(self.config.scheduler.kind_name());
+        out.pacer_kind.clear();
+        out.pacer_kind.push_str(self.config.pacer.kind_name());
+        out.pacer = self.pacer.stats();
+        out.lower = self.lower;
     }
 
     // ------------------------------------------------------- reconfiguration

@@ -129,7 +129,7 @@ impl QueueStats {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct PipelineStats {
     pub time_s: f64,
     pub totals: Totals,

@@ -14,6 +14,7 @@
 pub mod aper_fast;
 pub mod flexric_tc;
 pub mod kpm;
+pub mod report_stream;
 pub mod tcran_tc;
 
 use crate::e2ap::{Action, Cause, RanFunction};

@@ -19,8 +19,9 @@
 //!   [`PipelineConfig`] as JSON); the outcome carries the resulting
 //!   configuration, or the refusal.
 
+use super::report_stream::ReportStream;
 use super::{
-    cause, encode_in_messages, ControlOutcome, Indication, Job, JobState, Refusal, ServiceModel,
+    cause, ControlOutcome, Indication, Job, JobState, Refusal, ServiceModel, MAX_MESSAGE,
     MIN_PERIOD,
 };
 use crate::asn::e2sm_tcran as t;
@@ -40,9 +41,6 @@ pub const DEFAULT_RAN_FUNCTION_ID: u16 = 246;
 pub const OID: &str = "tcran.e2sm-tcran.1";
 /// Name in the RAN function definition.
 pub const NAME: &str = "TCRAN-TC";
-/// Up to this many DRB reports always fit one message (a report with a
-/// few queues is a few hundred bytes); more are split by size.
-const SMALL_REPORT_COUNT: usize = 8;
 
 /// Schema version this module implements.
 pub const VERSION: u8 = 1;
@@ -99,6 +97,17 @@ pub struct TcRanJob {
     /// count then.
     held: BTreeMap<DrbKey, (bool, u64)>,
     scratch: Vec<DrbKey>,
+    /// The message being written, and one DRB's statistics: reused every
+    /// period and DRB, so a report allocates nothing per DRB.
+    work: Box<Work>,
+}
+
+/// See [`TcRanJob`].
+#[derive(Debug, Clone, Default, PartialEq)]
+struct Work {
+    stream: ReportStream,
+    stats: PipelineStats,
+    lower: LowerLayerKpis,
 }
 
 fn decode<T: AperCodec<Output = T>>(bytes: &[u8]) -> Result<T, String> {
@@ -416,6 +425,7 @@ impl ServiceModel for TcRan {
                 trigger,
                 held: BTreeMap::new(),
                 scratch: Vec::new(),
+                work: Box::default(),
             }),
         })
     }
@@ -430,45 +440,57 @@ impl ServiceModel for TcRan {
         } else {
             job.scratch.extend_from_slice(&job.drbs);
         }
-        let mut reports = Vec::with_capacity(job.scratch.len());
-        for drb in &job.scratch {
-            let Some((stats, lower)) = node.tc_stats(*drb, now) else {
-                continue;
-            };
-            if let Trigger::Condition {
+        let (condition, cause) = match job.trigger {
+            Trigger::Periodic { .. } => (None, 0),
+            Trigger::Condition {
                 metric,
                 threshold,
                 rising_edge_only,
                 ..
-            } = job.trigger
-            {
+            } => (Some((metric, threshold, rising_edge_only)), 1),
+        };
+        // The hot path: each DRB's report is written from its statistics
+        // straight into the job's reused buffer (super::report_stream,
+        // hampi's bytes); a message is closed when the next report would
+        // take it past MAX_MESSAGE.
+        let mut messages = Vec::new();
+        let Work {
+            stream,
+            stats,
+            lower,
+        } = &mut *job.work;
+        stream.start();
+        for drb in &job.scratch {
+            if !node.tc_stats_into(*drb, now, stats, lower) {
+                continue;
+            }
+            if let Some((metric, threshold, rising_edge_only)) = condition {
                 let (held_before, drops_before) = job.held.get(drb).copied().unwrap_or_default();
-                let holds = metric_value(metric, &stats, &lower, drops_before) > threshold;
+                let holds = metric_value(metric, stats, lower, drops_before) > threshold;
                 job.held.insert(*drb, (holds, stats.totals.dropped_packets));
                 if !holds || (rising_edge_only && held_before) {
                     continue;
                 }
             }
-            reports.push(drb_report_of(*drb, &stats, &lower));
+            if !stream.push(*drb, stats, lower, MAX_MESSAGE) {
+                messages.push(stream.finish().to_vec());
+                stream.start();
+                stream.push(*drb, stats, lower, MAX_MESSAGE);
+            }
         }
-        let cause = match job.trigger {
-            Trigger::Periodic { .. } => 0,
-            Trigger::Condition { .. } if reports.is_empty() => return Vec::new(),
-            Trigger::Condition { .. } => 1,
-        };
+        // A periodic report is sent even without DRBs; a condition only
+        // when it held somewhere.
+        if !stream.is_empty() || (condition.is_none() && messages.is_empty()) {
+            messages.push(stream.finish().to_vec());
+        }
+        if messages.is_empty() {
+            return Vec::new();
+        }
         let header = encode(&t::TcIndicationHeader {
             time_ns: t::Counter(now.as_nanos()),
             cause: t::TcIndicationHeaderCause(cause),
         });
-        // The hot path: super::aper_fast writes hampi's bytes, faster.
-        let message = |reports: &[t::DrbReport]| super::aper_fast::indication_message(reports);
-        if reports.len() <= SMALL_REPORT_COUNT {
-            return vec![(header, message(&reports))];
-        }
-        encode_in_messages(&reports, &message, &super::aper_fast::drb_report_len)
-            .into_iter()
-            .map(|m| (header.clone(), m))
-            .collect()
+        messages.into_iter().map(|m| (header.clone(), m)).collect()
     }
 
     fn control(
