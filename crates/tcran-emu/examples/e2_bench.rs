@@ -176,7 +176,7 @@ fn start(
     let run = std::thread::spawn(move || {
         let sim = Sim::new(&cfg, std::path::Path::new(".")).unwrap();
         let link = E2Link::new(&opts, &sim, 1).unwrap();
-        tcran_emu::realtime::run_one(sim, "bench", cfg.duration, Some(link), &stop)
+        tcran_emu::realtime::run_one(sim, "bench", cfg.duration, Some(link), &stop, true)
             .unwrap()
             .1
     });

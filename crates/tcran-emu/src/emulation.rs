@@ -243,6 +243,7 @@ pub fn emulate(cfg: &SimConfig, base: &Path, opts: &Options) -> Result<Outcome, 
         relay::Plan {
             until,
             spin: opts.spin,
+            realtime: true,
         },
         &stop,
         &mut || {

@@ -8,7 +8,9 @@
 //! - Every variant runs at once, each on a thread of its own with its own
 //!   engine, clock and (with E2) its own E2 node, whose gNB id is the
 //!   variant's index plus one: one E2 node per cell. Each variant's events
-//!   run at their simulated time on CLOCK_MONOTONIC from its start.
+//!   run at their simulated time on CLOCK_MONOTONIC from its start. The
+//!   loops run at SCHED_FIFO when there are fewer of them than cores
+//!   (realtime.json's `relay.scheduling` says which).
 //! - Everything is checked before anything runs: the scenario (as
 //!   `tcran run` checks it) and the E2 options of every cell.
 //! - The run ends at the scenario's duration, or early when `stop` is set
@@ -74,6 +76,9 @@ pub fn run(
     }
     drop(built);
     let runs = cfg.runs();
+    // SCHED_FIFO only while a core is left for everything else.
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let realtime = runs.len() < cores;
     // The engines are built on their own threads (a custom controller
     // need not be `Send`); the checks above made them once already.
     std::thread::scope(|scope| {
@@ -83,7 +88,8 @@ pub fn run(
             .map(|((name, vcfg), link)| {
                 scope.spawn(move || -> Result<VariantRun, EmuError> {
                     let sim = Sim::new(&vcfg, base).map_err(scenario)?;
-                    let (output, report) = run_one(sim, &name, vcfg.duration, link, stop)?;
+                    let (output, report) =
+                        run_one(sim, &name, vcfg.duration, link, stop, realtime)?;
                     Ok(VariantRun {
                         name,
                         config: vcfg,
@@ -100,13 +106,15 @@ pub fn run(
     })
 }
 
-/// Runs one engine in real time until its duration or `stop`.
+/// Runs one engine in real time until its duration or `stop`, at
+/// SCHED_FIFO when `realtime`.
 pub fn run_one(
     mut sim: Sim,
     name: &str,
     duration: tcran_core::Duration,
     mut e2: Option<E2Link>,
     stop: &AtomicBool,
+    realtime: bool,
 ) -> Result<(RunOutput, Report), EmuError> {
     let clock = Clock::start();
     let until = Instant::ZERO + duration;
@@ -121,6 +129,7 @@ pub fn run_one(
         relay::Plan {
             until,
             spin: tcran_core::Duration::ZERO,
+            realtime,
         },
         stop,
         &mut || false,

@@ -148,6 +148,10 @@ pub struct Plan {
     pub until: Instant,
     /// Wake this long before each deadline and busy-wait the rest.
     pub spin: Duration,
+    /// Run the loop thread at SCHED_FIFO ([`realtime_scheduling`]): for
+    /// one loop per core at most, since a real-time thread that cannot
+    /// keep up holds its core against everything else.
+    pub realtime: bool,
 }
 
 /// Relays until `plan.until`, `stop` is set, or `done()` returns true
@@ -161,10 +165,18 @@ pub fn run(
     done: &mut dyn FnMut() -> bool,
     stats: &mut RelayStats,
 ) -> Result<(Stop, Instant), EmuError> {
-    let Plan { until, spin } = plan;
+    let Plan {
+        until,
+        spin,
+        realtime,
+    } = plan;
     // After the programs were spawned: they keep normal priority anyway
     // (SCHED_RESET_ON_FORK), and the relay must not wait behind them.
-    stats.scheduling = realtime_scheduling();
+    stats.scheduling = if realtime {
+        realtime_scheduling()
+    } else {
+        "normal (more real-time loops than cores less one)".to_string()
+    };
     let Io { mut links, mut e2 } = io;
     let mut poll = Poll::new().map_err(|e| EmuError::io("epoll", e))?;
     let timer = Timer::new()?;
