@@ -118,7 +118,7 @@ def test_ray_gives_the_same_rows(small: Path) -> None:
     assert got.equals(local)
 
 
-def test_sweep_file_on_the_command_line(small: Path, tmp_path: Path) -> None:
+def test_sweep_file_on_the_command_line(small: Path, tmp_path: Path, tcran_bin: Path) -> None:
     f = tmp_path / "sweep.toml"
     f.write_text(textwrap.dedent("""
         scenario = "small.toml"
@@ -133,7 +133,19 @@ def test_sweep_file_on_the_command_line(small: Path, tmp_path: Path) -> None:
     assert r.returncode == 0, r.stderr
     assert pl.read_parquet(out).equals(tcran.sweep(small, {"ues[0].channel.mcs": [8, 20]}, seeds=2, progress=False))
     assert len((tmp_path / "store" / "manifest.jsonl").read_text().splitlines()) == 4
+    # `tcran sweep` hands the same arguments to this Python: the same rows,
+    # all of them read back from the store.
+    env = {**os.environ, "TCRAN_PYTHON": sys.executable}
+    out2 = tmp_path / "rows-cli.parquet"
+    r = subprocess.run([str(tcran_bin), "sweep", str(f), "--out", str(out2), "--no-progress"],
+                       capture_output=True, text=True, env=env)
+    assert r.returncode == 0, r.stderr
+    assert pl.read_parquet(out2).equals(pl.read_parquet(out))
+    assert len((tmp_path / "store" / "manifest.jsonl").read_text().splitlines()) == 4
     f.write_text('scenario = "small.toml"\nseedz = 2\n')
     r = subprocess.run([sys.executable, "-m", "tcran", "sweep", str(f)], capture_output=True, text=True)
     assert r.returncode == 2
-    assert r.stderr.strip() == f"error: {f}: unknown key `seedz`, expected one of address, backend, batch, grid, jobs, scenario, seeds, set, store, variants"
+    want = f"error: {f}: unknown key `seedz`, expected one of address, backend, batch, grid, jobs, scenario, seeds, set, store, variants"
+    assert r.stderr.strip() == want
+    r = subprocess.run([str(tcran_bin), "sweep", str(f)], capture_output=True, text=True, env=env)
+    assert (r.returncode, r.stderr.strip()) == (2, want)

@@ -94,6 +94,10 @@ pub enum CliError {
     #[error("emulation: {0}")]
     Emulation(String),
 
+    /// `tcran sweep` cannot hand over to the Python package.
+    #[error("sweep: {0}")]
+    Sweep(String),
+
     /// The xApp's E2 termination failed (an address that cannot be bound).
     #[error("xApp: {0}")]
     Xapp(String),

@@ -16,6 +16,7 @@ pub mod series_csv;
 pub mod set;
 pub mod simulate;
 pub mod stages;
+pub mod sweep;
 pub mod trace;
 pub mod validate;
 pub mod xapp;

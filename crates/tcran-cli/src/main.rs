@@ -6,8 +6,8 @@
 //! backtrace. See docs/cli.md.
 
 use tcran_cli::{
-    emulate, error, output, realtime, reproduce, schema, series_csv, set, simulate, stages, trace,
-    validate, xapp,
+    emulate, error, output, realtime, reproduce, schema, series_csv, set, simulate, stages, sweep,
+    trace, validate, xapp,
 };
 
 use clap::{Parser, Subcommand};
@@ -170,6 +170,17 @@ enum Command {
         /// none: an interactive shell there. tcran exits with its code.
         #[arg(last = true, value_name = "UE-CMD")]
         command: Vec<String>,
+    },
+    /// Run a parameter sweep file (grid x seeds, a Parquet store that resumes, local/Dask/Ray backends): handed to the Python package, `python -m tcran sweep` (docs/python.md).
+    #[command(disable_help_flag = true)]
+    Sweep {
+        /// SWEEP.toml and the options of `python -m tcran sweep` (--backend local|dask|ray, --jobs N, --store DIR, --address A, --out FILE.parquet, --no-progress, --help).
+        #[arg(
+            trailing_var_arg = true,
+            allow_hyphen_values = true,
+            value_name = "ARGS"
+        )]
+        args: Vec<String>,
     },
     /// Run an xApp over E2: the TC-RAN paper's xApps, the L4S xApp, or a live monitor; E2 nodes (`tcran run --realtime --e2`, the emulator, tcran-e2 agents) connect to it.
     Xapp {
@@ -411,6 +422,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
             }
             std::process::exit(e.exit_code);
         }
+        Command::Sweep { args } => std::process::exit(sweep::run(&args)?),
         Command::Xapp {
             name,
             ric_listen,

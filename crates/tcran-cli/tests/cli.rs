@@ -1068,3 +1068,35 @@ fn reproduce_checks_every_scenario_before_writing_anything() {
         let _ = std::fs::remove_dir_all(d);
     }
 }
+
+/// `tcran sweep` hands over to a Python with the `tcran` package; without
+/// one it says so in one line (the sweep itself is tested with the
+/// package, python/tests/test_sweep.py).
+#[test]
+fn sweep_without_the_python_package_says_how_to_get_it() {
+    let run = |python: &str| {
+        let out = tcran(&["sweep", "sweep.toml"])
+            .env("TCRAN_PYTHON", python)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{out:?}");
+        String::from_utf8(out.stderr).unwrap()
+    };
+    let e = run("/nonexistent/python");
+    assert!(
+        e.starts_with("error: sweep: cannot run /nonexistent/python:") && e.contains("make python"),
+        "{e}"
+    );
+    assert_eq!(e.lines().count(), 1);
+    // A Python without the package (the system's, with no virtualenv).
+    if std::process::Command::new("python3")
+        .arg("-V")
+        .output()
+        .is_ok()
+    {
+        let e = run("python3");
+        let missing = e == "error: sweep: python3 has no `tcran` package: sweeps run in the Python package (`make python` installs it into target/venv; set TCRAN_PYTHON to a Python that has it)\n";
+        // A python3 that has the package installed is fine too.
+        assert!(missing || !e.contains("sweep:"), "{e}");
+    }
+}
