@@ -809,7 +809,11 @@ pipeline = { pacer = { kind = "bdp" }, queues = [ { id = 0, kind = "codel" } ] }
         }
     }
     let scatter = std::fs::read_to_string(figures.join("b-variants-scatter.svg")).unwrap();
-    for label in ["vanilla", "paced", "utilisation of the capacity offered (%)"] {
+    for label in [
+        "vanilla",
+        "paced",
+        "utilisation of the capacity offered (%)",
+    ] {
         assert!(scatter.contains(label), "{label} in the figure");
     }
     assert!(text.contains("2 scenario(s) in"), "{text}");
