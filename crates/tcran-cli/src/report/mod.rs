@@ -1019,6 +1019,10 @@ fn layer_cdf_chart(s: &RunSeries) -> Chart {
     c
 }
 
+/// Most markers one group of the drops-and-marks plot keeps (thinned with
+/// [`min_max`]): beyond a few hundred across a figure they overlap.
+const MAX_MARKERS: usize = 500;
+
 fn events_chart(s: &RunSeries) -> Chart {
     let mut c = Chart::new(
         "events",
@@ -1041,11 +1045,13 @@ fn events_chart(s: &RunSeries) -> Chart {
         } else {
             Glyph::Cross
         };
+        // A long run drops in every bin: thinned like a line, so a day of
+        // 2.4-s bins is not 36 000 markers on top of each other.
         c.series.push(Series::dots(
             format!("{what} {layer}/{reason}"),
             color(k),
             glyph,
-            pts,
+            min_max(&pts, MAX_MARKERS),
         ));
     }
     c.note = Some(match bin_note(s) {
@@ -1344,6 +1350,29 @@ mod tests {
             2 * charts(&r).len()
         );
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A day of drops in every bin is thinned to a few hundred markers,
+    /// keeping the largest count.
+    #[test]
+    fn a_long_run_of_drops_is_thinned_keeping_its_peak() {
+        let mut s = RunSeries {
+            bin_s: 2.4,
+            ..RunSeries::default()
+        };
+        for i in 0..36_000u64 {
+            s.events.push(tcran_sim::series::EventCount {
+                t_s: i as f64 * 2.4,
+                what: "drop",
+                layer: "rlc",
+                reason: "rlc_full",
+                count: if i == 12_345 { 9_999 } else { 1 + i % 7 },
+            });
+        }
+        let c = events_chart(&s);
+        let pts: Vec<(f64, f64)> = c.series[0].points().collect();
+        assert!(pts.len() <= MAX_MARKERS, "{} markers", pts.len());
+        assert!(pts.contains(&(12_345.0 * 2.4, 9_999.0)));
     }
 
     #[test]
