@@ -292,9 +292,6 @@ fn breakdown(c: &mut Criterion) {
         })
     });
     let reports: Vec<_> = views.iter().map(|(d, v)| tcsm::drb_report(*d, v)).collect();
-    g.bench_function("aper_fast_encode", |b| {
-        b.iter(|| tcran_e2::sm::aper_fast::indication_message(&reports).len())
-    });
     g.bench_function("aper_encode", |b| {
         b.iter(|| {
             use asn1_codecs::aper::AperCodec;

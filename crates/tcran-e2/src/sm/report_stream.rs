@@ -2,10 +2,9 @@
 //! statistics, one DRB at a time, into one reused buffer: the path that
 //! reports 1,000 DRBs every millisecond.
 //!
-//! [`super::aper_fast::indication_message`] encodes `DrbReport` values of
-//! the generated ASN.1 types; building those costs a dozen allocations per
-//! DRB (a vector of queues, a string per queue kind and per drop reason),
-//! more than the encoding. [`ReportStream`] writes the same bytes from
+//! hampi encodes `DrbReport` values of the generated ASN.1 types, bit by
+//! bit; building those values alone costs a dozen allocations per DRB (a
+//! vector of queues, a string per queue kind and per drop reason). [`ReportStream`] writes the same bytes from
 //! [`PipelineStats`] and [`LowerLayerKpis`] as they are (the field mapping
 //! of [`super::tcran_tc::drb_report_of`], value for value), without an
 //! allocation once its buffer has grown, and closes a message before it
@@ -14,8 +13,8 @@
 //!
 //! The bytes are X.691 ALIGNED PER exactly as hampi writes
 //! `TcIndicationMessage` (`asn1/e2sm-tcran-v1.asn`): `tests/roundtrip.rs`
-//! checks them against `aper_fast` over `drb_report_of` and against
-//! hampi's own encoder, value by value.
+//! checks them against hampi's own encoder over `drb_report_of`, value by
+//! value.
 //!
 //! Layout facts the writer relies on (X.691 10.5.7, 11.9, 27):
 //! - a message is the extension bit, the report count as two aligned
