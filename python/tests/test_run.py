@@ -158,7 +158,8 @@ def test_unwritable_output_is_an_os_error(small: Path, tmp_path: Path) -> None:
 
 
 def test_the_gil_is_released_while_rust_runs(small: Path) -> None:
-    # 20 s simulated takes a good fraction of a second. A Python thread
+    # 200 s simulated takes a good fraction of a second (20 s took 0.05 s on
+    # an idle machine, too short to tell). A Python thread
     # keeps looping meanwhile: were the GIL held, it would stop for the
     # whole run, leaving a gap as long as the run between two iterations.
     done = threading.Event()
@@ -166,7 +167,7 @@ def test_the_gil_is_released_while_rust_runs(small: Path) -> None:
 
     def work() -> None:
         t = time.perf_counter()
-        result["run"] = tcran.run(small, set={"duration": "20s"}, progress=False)
+        result["run"] = tcran.run(small, set={"duration": "200s"}, progress=False)
         result["wall"] = time.perf_counter() - t
         done.set()
 
