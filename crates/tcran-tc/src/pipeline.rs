@@ -219,7 +219,28 @@ impl Pipeline {
         ids.join(", ")
     }
 
-    /// Classifier targets and policer redirects must name existing queues.
+    /// A delay-based scheduler's boost list must name existing queues.
+    fn check_boost(&self, c: &crate::sched::SchedulerConfig) -> Result<(), ConfigError> {
+        if let crate::sched::SchedulerConfig::DelayBased {
+            boost: Some(boost), ..
+        } = c
+        {
+            if let Some(q) = boost.iter().find(|q| !self.ids.contains(q)) {
+                return Err(ConfigError::new(
+                    "scheduler.boost",
+                    q.0,
+                    format!(
+                        "must name a configured queue (configured: {})",
+                        self.id_list()
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Classifier targets, DBS boost lists and policer redirects must name
+    /// existing queues.
     fn check_references(&self, queues: &[QueueConfig]) -> Result<(), ConfigError> {
         for q in self.config.classifier.referenced_queues() {
             if !self.ids.contains(&q) {
@@ -233,6 +254,7 @@ impl Pipeline {
                 ));
             }
         }
+        self.check_boost(&self.config.scheduler)?;
         for (i, qc) in queues.iter().enumerate() {
             if let Some(target) = qc.policer.as_ref().and_then(|p| p.redirect_target()) {
                 if !self.ids.contains(&target) {
@@ -701,6 +723,7 @@ impl Pipeline {
         &mut self,
         c: crate::sched::SchedulerConfig,
     ) -> Result<(), ConfigError> {
+        self.check_boost(&c)?;
         let mut sched = c
             .build_with(self.plugins.as_deref())
             .map_err(|e| e.within("scheduler"))?;

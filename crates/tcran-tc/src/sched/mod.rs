@@ -63,6 +63,10 @@ pub enum SchedulerConfig {
         /// Head sojourn above which a queue is served first (Brunello:
         /// equal to the L4S high threshold, e.g. 10 ms).
         threshold: Duration,
+        /// The queues the threshold may boost (Brunello: the video gaming
+        /// queues; web traffic keeps the default priority). Absent: all.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        boost: Option<Vec<QueueId>>,
     },
     /// A plug-in scheduler ([`crate::plugin`]); boxed, so that the rarely used
     /// variant does not grow every config.
@@ -98,14 +102,21 @@ impl SchedulerConfig {
                 AnyScheduler::Weighted(Weighted::new(quantum(*q)?))
             }
             SchedulerConfig::Priority => AnyScheduler::Priority(StrictPriority::default()),
-            SchedulerConfig::DelayBased { threshold } => {
+            SchedulerConfig::DelayBased { threshold, boost } => {
                 check_range(
                     "threshold",
                     *threshold,
                     Duration::ZERO,
                     Duration::from_secs(60),
                 )?;
-                AnyScheduler::DelayBased(DelayBased::new(*threshold))
+                if boost.as_ref().is_some_and(|b| b.is_empty()) {
+                    return Err(ConfigError::new(
+                        "boost",
+                        "[]",
+                        "list at least one queue id, or leave boost out to boost every queue",
+                    ));
+                }
+                AnyScheduler::DelayBased(DelayBased::with_boost(*threshold, boost.clone()))
             }
             SchedulerConfig::Plugin(c) => match plugins {
                 Some(r) => AnyScheduler::Custom(r.scheduler(c)?),
