@@ -67,6 +67,20 @@ fn references_to_missing_queues_are_errors() {
     );
     let e = build_err("queues = []");
     assert!(e.contains("at least one queue"), "{e}");
+    let e = build_err(
+        "scheduler = { kind = \"delay_based\", threshold = \"10ms\", boost = [2] }\n[[queues]]\nid = 0\nkind = \"fifo\"",
+    );
+    assert_eq!(
+        e,
+        "build: scheduler.boost = 2: must name a configured queue (configured: 0)"
+    );
+    let e = build_err(
+        "scheduler = { kind = \"delay_based\", threshold = \"10ms\", boost = [] }\n[[queues]]\nid = 0\nkind = \"fifo\"",
+    );
+    assert!(
+        e.starts_with("build: scheduler.boost = []: list at least one"),
+        "{e}"
+    );
 }
 
 #[test]
