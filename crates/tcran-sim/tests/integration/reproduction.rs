@@ -355,11 +355,10 @@ fn tcran_flow_slicing_deployed_at_run_time_splits_and_shapes_the_bearer() {
 }
 
 /// TC-RAN Fig. 7: four CUBIC flows bloat the RLC buffer beyond 1.5 MB and
-/// the ping waits above 300 ms; CoDel + RR + 5G-BDP, deployed at 31 s,
-/// empties RLC and cuts the ping's delay, and "no throughput decrease is
-/// observed": with 5G-BDP our TDD cell loses about 13 % (5G-BDP's, see
-/// docs/reproduction.md), so the claim is checked with the same pipeline
-/// paced by jit.
+/// the ping's delay goes above 300 ms; CoDel + RR + 5G-BDP, deployed at
+/// 31 s, empties RLC and cuts the ping's delay, and "no throughput decrease
+/// is observed" (checked with 5G-BDP and with the same pipeline paced by
+/// jit, each within 5 % of vanilla).
 #[test]
 fn tcran_codel_rr_5g_bdp_deployed_at_31_s_empties_rlc_and_cures_the_ping() {
     let cfg = load("tcran-fig7-codel-5g-bdp.toml");
@@ -375,13 +374,21 @@ fn tcran_codel_rr_5g_bdp_deployed_at_31_s_empties_rlc_and_cures_the_ping() {
         "{}",
         vanilla.rlc.max_bytes
     );
-    assert!(rtt(&vanilla) > 300.0, "vanilla ping {}", rtt(&vanilla));
+    // "going above 300 ms" (Fig. 7b's time series): the 95th percentile.
+    let vanilla_p95 = flow(&vanilla, "ping").rtt_ms.expect("ping rtt").p95;
+    assert!(vanilla_p95 > 300.0, "vanilla ping p95 {vanilla_p95}");
     assert!(
         rtt(&cured) < rtt(&vanilla) / 10.0,
         "cured ping {}",
         rtt(&cured)
     );
     assert!(cured.rlc.mean_bytes < vanilla.rlc.mean_bytes / 100.0);
+    assert!(
+        total_mbps(&cured) > 0.95 * total_mbps(&vanilla),
+        "5G-BDP: {} vs {} Mbit/s",
+        total_mbps(&cured),
+        total_mbps(&vanilla)
+    );
     let jit = run(&cfg, "codel+rr+jit@31s", d);
     assert!(rtt(&jit) < rtt(&vanilla) / 10.0, "jit ping {}", rtt(&jit));
     assert!(
@@ -426,6 +433,37 @@ fn tcran_dynamic_mcs_cubic_bloats_and_the_others_do_not() {
         assert!(c_delay > 5.0 * delay, "{v}: {delay} ms vs CUBIC {c_delay}");
         assert!(cubic.prb_utilization >= s.prb_utilization, "{v}");
     }
+}
+
+/// TC-RAN Fig. 12 (sec. V-D): at the end of the ramp, MCS 18, the link
+/// carries "more than 9000 bytes per TTI" (a 500 us slot, 106 PRBs, one
+/// layer). The scenario's cell must give that TBS (TS 38.214 sec. 5.1.3.2):
+/// it does with the 256QAM table and 13 PDSCH symbols, not with the 64QAM
+/// table (at most 5252 B) nor with 12 symbols (8448 B).
+#[test]
+fn tcran_dynamic_mcs_cell_carries_the_papers_tbs_at_mcs_18() {
+    use tcran_gnb::config::ChannelConfig;
+    use tcran_ran::mac::Mac;
+    use tcran_ran::{Mcs, TbsInput};
+    let cfg = load("tcran-fig15-dynamic-mcs.toml");
+    let ChannelConfig::McsRamp { to, table, .. } = cfg.ues[0].channel else {
+        panic!("Fig. 15 is an MCS ramp");
+    };
+    assert_eq!(to, 18);
+    let params = cfg.cell.build().expect("cell");
+    let (n_prb, dmrs, layers) = (params.n_prb, params.dmrs_re_per_prb, params.layers);
+    let mac = Mac::new(params);
+    // Slot 0 of "DDDDDDDSUU" is a full D slot.
+    let input = TbsInput {
+        n_symb_sh: mac.pdsch_symbols(0),
+        n_dmrs_prb: dmrs,
+        n_prb,
+        layers,
+        ..TbsInput::default()
+    };
+    let bytes = input.tbs(Mcs::new(table, to).unwrap()).unwrap() / 8;
+    assert_eq!(layers, 1, "one layer (sec. V-A)");
+    assert!(bytes > 9000, "TBS at MCS 18: {bytes} B per slot");
 }
 
 /// Kumar et al. Fig. 2 (gamma 25 ms, the default): the 1024-SDU RLC buffer
