@@ -79,7 +79,7 @@ capi:
 
 # Rewrites include/tcran.h from the crate (commit the result).
 capi-header:
-	TCRAN_BLESS=1 $(CARGO) test -q -p tcran-capi --test header
+	TCRAN_BLESS=1 $(CARGO) test -q -p tcran-capi --test integration header::
 
 # The C test program and the example gNB loop with its C plug-in, built
 # with gcc -std=c11 -Wall -Wextra -Werror against the installed library and

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Makes sure Debian's headless Chromium is installed: the report tests
-# (crates/tcran-cli/tests/report_browser.rs) open report.html in it.
+# (crates/tcran-cli/tests/integration/report_browser.rs) open report.html in it.
 # Installs the `chromium` package with apt-get when it is missing (needs
 # root, as on CI and the dev machines; otherwise run it with sudo).
 # Never downloads a browser from anywhere else.

@@ -1,7 +1,7 @@
 //! Arbitrary bytes as one E2AP PDU: the decoder never panics and re-
 //! encoding is stable. The body is `tcran_e2::fuzzing::e2ap_decode` (also
 //! run by
-//! `cargo test -p tcran-e2 --test fuzz_e2`).
+//! `cargo test -p tcran-e2 --test integration fuzz_e2::`).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;

@@ -2,7 +2,7 @@
 //! filters) and controls: no panic, stable re-encoding, and a decoded
 //! control applied to a real pipeline leaves it valid. The body is
 //! `tcran_e2::fuzzing::flexric_tc` (also run by
-//! `cargo test -p tcran-e2 --test fuzz_e2`).
+//! `cargo test -p tcran-e2 --test integration fuzz_e2::`).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;

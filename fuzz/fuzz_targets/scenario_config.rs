@@ -2,7 +2,7 @@
 //! a short run of each never panic, and what runs reports a coherent
 //! summary with every packet accounted for. The body is
 //! `tcran_fuzz::scenario_config::fuzz_scenario_config` (also run by
-//! `cargo test -p tcran-sim --test fuzz_scenario`).
+//! `cargo test -p tcran-sim --test integration fuzz_scenario::`).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;

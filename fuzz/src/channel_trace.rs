@@ -2,7 +2,7 @@
 //! trace file, through every reader tcran has (mahimahi, the thesis'
 //! packets-per-10-ms format, the UCC 5G CSV) and the format detector.
 //!
-//! Also compiled into `crates/tcran-ran/tests/fuzz_trace.rs` with
+//! Also compiled into `crates/tcran-ran/tests/integration/fuzz_trace.rs` with
 //! `#[path = "../../../fuzz/src/channel_trace.rs"]`, so it may only use
 //! `tcran_ran` and `tcran_core`.
 //!

@@ -1,6 +1,6 @@
 //! Body of the `pipeline_config` fuzz target.
 //!
-//! Also compiled into `crates/tcran-tc/tests/fuzz_config.rs` with
+//! Also compiled into `crates/tcran-tc/tests/integration/fuzz_config.rs` with
 //! `#[path = "../../../fuzz/src/pipeline_config.rs"]`, so it may only use
 //! what that test can: `tcran_tc`, `tcran_core`, `tcran_wire`, `toml` and
 //! `serde_json`.

@@ -2,7 +2,7 @@
 //! file (TOML), through the serde types, the builder of its first
 //! [`MAX_VARIANTS`] variants and, when they build, a short run of each.
 //!
-//! Also compiled into `crates/tcran-sim/tests/fuzz_scenario.rs` with
+//! Also compiled into `crates/tcran-sim/tests/integration/fuzz_scenario.rs` with
 //! `#[path = "../../../fuzz/src/scenario_config.rs"]`, so it may only use
 //! `tcran_sim`, `tcran_core` and `toml`.
 //!

@@ -4,8 +4,8 @@
 //! value at its limit, one line missing, one duplicated).
 //!
 //! Test-only (it needs proptest): compiled into crates/tcran-ran/tests/
-//! fuzz_trace.rs, crates/tcran-tc/tests/fuzz_config.rs and
-//! crates/tcran-sim/tests/fuzz_scenario.rs with `#[path]`, never into the
+//! fuzz_trace.rs, crates/tcran-tc/tests/integration/fuzz_config.rs and
+//! crates/tcran-sim/tests/integration/fuzz_scenario.rs with `#[path]`, never into the
 //! fuzz crate itself.
 
 use proptest::prelude::*;

@@ -13,7 +13,7 @@
 //! - `encode` writes the IEs in the order of the ASN.1 IE set, with the
 //!   criticality the standard assigns to each, so a PDU that a standard
 //!   peer built decodes and re-encodes byte for byte (checked against
-//!   FlexRIC's PDUs in `tests/golden.rs`). An IE value outside its ASN.1
+//!   FlexRIC's PDUs in `tests/integration/golden.rs`). An IE value outside its ASN.1
 //!   range (e.g. a RAN function id above 4095) is an [`EncodeError`].
 //! - Identifiers of the other structures that this layer does not model
 //!   (GlobalE2node-ID, E2 node component ids, Cause, criticality
@@ -731,7 +731,7 @@ macro_rules! entry {
 /// Encodes one PDU (APER).
 pub fn encode(pdu: &E2apPdu) -> Result<Vec<u8>, EncodeError> {
     // The hot PDU (every report period, every subscription) has a direct
-    // encoder; hampi's bytes, checked by `tests/roundtrip.rs`.
+    // encoder; hampi's bytes, checked by `tests/integration/roundtrip.rs`.
     if let E2apPdu::Indication(m) = pdu {
         if let Some(bytes) = encode_indication(m) {
             return Ok(bytes);
@@ -768,7 +768,7 @@ fn length_determinant(out: &mut Vec<u8>, n: usize) -> Option<()> {
 /// (procedure 5, criticality ignore) whose RICindication holds the IEs in
 /// the order and with the criticality (reject) of E2AP 9.1.1.7, each an
 /// open type (X.691 10.2: length, then the value's octets). The same bytes
-/// as hampi's derived encoder (property test in `tests/roundtrip.rs`);
+/// as hampi's derived encoder (property test in `tests/integration/roundtrip.rs`);
 /// `None` when a length needs fragmentation (the caller then uses hampi,
 /// which reports it).
 pub fn encode_indication(m: &Indication) -> Option<Vec<u8>> {
@@ -883,7 +883,7 @@ fn read_length(b: &[u8], at: &mut usize) -> Option<usize> {
 /// nothing after the PDU. Anything else (another criticality, an unknown
 /// or repeated IE, an extension, a fragmented length, trailing bytes) goes
 /// to hampi, which decodes or rejects it as it always has. The property
-/// test in `tests/roundtrip.rs` and the `e2_e2ap` fuzz target hold both
+/// test in `tests/integration/roundtrip.rs` and the `e2_e2ap` fuzz target hold both
 /// paths to the same result.
 pub fn decode_indication(bytes: &[u8]) -> Option<Indication> {
     if bytes.get(..3)? != [0x00, procedure::RIC_INDICATION, 0x40] {

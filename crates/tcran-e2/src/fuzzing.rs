@@ -1,5 +1,5 @@
 //! Bodies of the fuzz targets of this crate (`fuzz/fuzz_targets/e2_*.rs`),
-//! also run on stable `cargo test` by `tests/fuzz_e2.rs` over the golden
+//! also run on stable `cargo test` by `tests/integration/fuzz_e2.rs` over the golden
 //! vectors and their mutations. Each panics on a violated invariant.
 //!
 //! Invariants:
@@ -123,7 +123,7 @@ fn dec<T: AperCodec<Output = T>>(b: &[u8]) -> Option<T> {
 /// PrintableString, and its encoder then writes bytes it cannot read back.
 /// tcran refuses such E2SM contents, whose names and values it does not
 /// know, and never echoes them; well-formed values round-trip, which
-/// `tests/roundtrip.rs` checks.)
+/// `tests/integration/roundtrip.rs` checks.)
 fn reencodes<T: AperCodec<Output = T>>(data: &[u8]) {
     if let Some(v) = dec::<T>(data) {
         let _ = enc(&v);

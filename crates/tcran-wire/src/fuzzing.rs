@@ -1,5 +1,5 @@
 //! The body of the `parse_packet` fuzz target (fuzz/fuzz_targets), kept here
-//! so stable `cargo test` runs it too (tests/fuzz_parse.rs: random bytes and
+//! so stable `cargo test` runs it too (tests/integration/fuzz_parse.rs: random bytes and
 //! the seed corpus).
 
 use crate::{ipv4_header_checksum, ipv4_header_checksum_ok, packet_from_bytes, parse, set_ce};

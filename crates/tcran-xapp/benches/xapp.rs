@@ -15,7 +15,7 @@
 //!   nodes), so a median of 10 ms means the SDK keeps up. Afterwards the
 //!   rate over 3 s is printed.
 
-#[path = "../tests/support/mod.rs"]
+#[path = "../tests/integration/support/mod.rs"]
 mod support;
 
 use criterion::{criterion_group, criterion_main, Criterion};

@@ -1,5 +1,5 @@
 //! Body of the fuzz target `xapp_termination` (fuzz/fuzz_targets/), also
-//! run on stable `cargo test` by `tests/fuzz_xapp.rs`. Panics on a
+//! run on stable `cargo test` by `tests/integration/fuzz_xapp.rs`. Panics on a
 //! violated invariant.
 //!
 //! Invariants: whatever a node sends after E2 Setup (with a TC

@@ -10,7 +10,7 @@
 //! returns `None` so that the caller falls back to hampi (which then
 //! accepts or reports the input as it always has): an extension bit set (a
 //! newer schema's additions), bytes left after the value, and a length
-//! determinant beyond 16383 (X.691 fragmentation). `tests/roundtrip.rs`
+//! determinant beyond 16383 (X.691 fragmentation). `tests/integration/roundtrip.rs`
 //! holds both decoders to the same result over hampi's encoding and
 //! mutations of it; the `e2_tcran_sm` fuzz target over arbitrary bytes.
 

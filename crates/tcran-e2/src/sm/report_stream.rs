@@ -12,7 +12,7 @@
 //! messages without encoding anything twice.
 //!
 //! The bytes are X.691 ALIGNED PER exactly as hampi writes
-//! `TcIndicationMessage` (`asn1/e2sm-tcran-v1.asn`): `tests/roundtrip.rs`
+//! `TcIndicationMessage` (`asn1/e2sm-tcran-v1.asn`): `tests/integration/roundtrip.rs`
 //! checks them against hampi's own encoder over `drb_report_of`, value by
 //! value.
 //!

@@ -1,0 +1,9 @@
+//! The integration tests of tcran-cli, one test binary (one link) for all:
+//! each module is one former `tests/NAME.rs`; run one with
+//! `cargo test -p tcran-cli --test integration NAME::`.
+
+mod cli;
+mod limits;
+mod report_browser;
+mod seeds;
+mod xapp;

@@ -1,0 +1,73 @@
+//! Web and video flows in the scenario format (Brunello thesis sec. 4.4).
+
+use crate::common;
+
+use common::run;
+
+const CELL: &str = r#"
+    [cell]
+    bandwidth_mhz = 5
+    [[ues]]
+    rnti = 1
+    channel = { kind = "mcs", mcs = 28 }
+"#;
+
+/// 30 frames/s of 2920 B (two 1460-B RTP payloads = two 1500-B IP packets)
+/// and a 14600-B I-frame (ten packets) once a second: 29 x 2 + 10 = 68
+/// packets of 1500 B per second = 816 kbit/s, all delivered on an idle cell.
+#[test]
+fn video_frames_carry_their_bit_rate() {
+    let s = run(&format!(
+        r#"duration = "10s"
+    warmup = "2s"
+    {CELL}
+    [[flows]]
+    name = "video"
+    ue = 1
+    kind = "video"
+    fps = 30
+    frame_size = "2920B"
+    iframe_size = "14600B"
+    iframe_period = "1s"
+    "#
+    ));
+    let v = &s.flows[0];
+    assert_eq!(v.kind, "video");
+    assert!(
+        (v.throughput_mbps - 0.816).abs() < 0.816 * 0.01,
+        "{}",
+        v.throughput_mbps
+    );
+    assert_eq!(v.lost_packets, 0);
+    // Ten back-to-back packets (15 kB) take 7 slots of 2304 B: the last
+    // packet of an I-frame waits about 6 slots.
+    assert!(
+        v.delay_ms.max >= 16.0 && v.delay_ms.max < 20.0,
+        "{:?}",
+        v.delay_ms
+    );
+}
+
+/// Web pages: main object + embedded objects (NGMN mean about 180 kB per
+/// page) and 5 s mean reading time, so about one page per 5 s; each page
+/// takes at least one round trip (25 ms) to load.
+#[test]
+fn web_pages_load_and_are_timed() {
+    let s = run(&format!(
+        r#"duration = "110s"
+    warmup = "10s"
+    seed = 4
+    {CELL}
+    [[flows]]
+    name = "web"
+    ue = 1
+    kind = "web"
+    "#
+    ));
+    let w = &s.flows[0];
+    assert_eq!(w.kind, "web");
+    let pages = w.page_ms.expect("web flows report page load times");
+    assert!((8..=40).contains(&pages.count), "{pages:?}");
+    assert!(pages.p50 > 25.0 && pages.max < 5000.0, "{pages:?}");
+    assert!(w.throughput_mbps > 0.05, "{}", w.throughput_mbps);
+}
