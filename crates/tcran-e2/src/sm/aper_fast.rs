@@ -38,7 +38,7 @@ impl<'a> Reader<'a> {
         }
         // Whole octets at an octet boundary (most of APER once aligned):
         // no shifting bit by bit.
-        if self.pos % 8 == 0 && width % 8 == 0 {
+        if self.pos.is_multiple_of(8) && width.is_multiple_of(8) {
             let v = self.buf[self.pos / 8..end / 8]
                 .iter()
                 .fold(0u64, |v, b| (v << 8) | *b as u64);
