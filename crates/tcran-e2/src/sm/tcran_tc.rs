@@ -546,7 +546,7 @@ impl ServiceModel for TcRan {
         let read = matches!(&change, TcChange::Controls(c) if c.is_empty());
         let applied = match read {
             true if node.tc_view(drb, now).is_some() => Ok(()),
-            true => Err(format!("{drb} does not exist")),
+            true => Err("the DRB does not exist".to_string()),
             false => node.apply(drb, &change, now),
         };
         match applied {
