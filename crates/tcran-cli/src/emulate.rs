@@ -100,7 +100,7 @@ pub fn to_text(r: &tcran_emu::Report) -> String {
     let e2 = r.e2.as_ref().map_or(String::new(), |e| {
         format!(
             "E2 node {} ({}): {} connection(s), {} setup(s), {} subscription(s), {} indication(s), \
-             controls {} applied / {} refused, {} PDU(s) dropped\n",
+             controls {} applied / {} read / {} refused, {} PDU(s) dropped\n",
             e.gnb_id,
             e.ric,
             e.connections,
@@ -108,6 +108,7 @@ pub fn to_text(r: &tcran_emu::Report) -> String {
             e.subscriptions,
             e.indications,
             e.controls_applied,
+            e.controls_read,
             e.controls_refused,
             e.pdus_dropped
         )

@@ -190,7 +190,7 @@ pub fn to_text(reports: &[realtime::Report]) -> String {
         if let Some(e) = &r.e2 {
             out.push_str(&format!(
                 "  E2 node {} ({}): {} connection(s), {} setup(s), {} subscription(s), {} indication(s), \
-                 controls {} applied / {} refused, {} PDU(s) dropped\n",
+                 controls {} applied / {} read / {} refused, {} PDU(s) dropped\n",
                 e.gnb_id,
                 e.ric,
                 e.connections,
@@ -198,6 +198,7 @@ pub fn to_text(reports: &[realtime::Report]) -> String {
                 e.subscriptions,
                 e.indications,
                 e.controls_applied,
+                e.controls_read,
                 e.controls_refused,
                 e.pdus_dropped
             ));

@@ -100,7 +100,11 @@ pub struct AgentStats {
     /// Report periods missed because `on_timeout` came late (each job
     /// resumes at the next period instead of sending a burst).
     pub periods_skipped: u64,
+    /// Controls that changed the node.
     pub controls_applied: u64,
+    /// Requests that only read (E2SM-TCRAN's empty control list),
+    /// answered like applied controls but not counted among them.
+    pub controls_read: u64,
     /// Controls refused by the node or the model (malformed included).
     pub controls_refused: u64,
     /// Of those, acknowledged anyway (FlexRIC profile).
@@ -134,6 +138,11 @@ pub enum AgentEvent {
         function: u16,
     },
     ControlApplied {
+        request: RicRequestId,
+        function: u16,
+    },
+    /// A control that changed nothing and read the state.
+    ControlRead {
         request: RicRequestId,
         function: u16,
     },
@@ -653,6 +662,16 @@ impl Agent {
             ControlOutcome::Done { outcome } => {
                 self.stats.controls_applied += 1;
                 self.events.push_back(AgentEvent::ControlApplied {
+                    request: c.request,
+                    function: c.function,
+                });
+                if c.ack_request != Some(false) {
+                    self.send(&ack(outcome));
+                }
+            }
+            ControlOutcome::Read { outcome } => {
+                self.stats.controls_read += 1;
+                self.events.push_back(AgentEvent::ControlRead {
                     request: c.request,
                     function: c.function,
                 });

@@ -84,6 +84,8 @@ pub struct E2Report {
     pub indications: u64,
     pub periods_skipped: u64,
     pub controls_applied: u64,
+    /// Controls that only read a configuration (E2SM-TCRAN's empty list).
+    pub controls_read: u64,
     pub controls_refused: u64,
     pub controls_refused_acknowledged: u64,
     pub decode_errors: u64,
@@ -345,6 +347,7 @@ impl E2Link {
             r.indications = a.indications;
             r.periods_skipped = a.periods_skipped;
             r.controls_applied = a.controls_applied;
+            r.controls_read = a.controls_read;
             r.controls_refused = a.controls_refused;
             r.controls_refused_acknowledged = a.controls_refused_acknowledged;
             r.decode_errors = a.decode_errors;

@@ -41,15 +41,18 @@ fn queue_kind(s: &str) -> &'static str {
 }
 
 /// Counts by reason name into `out` (indexed by `index`); a reason this
-/// build does not know is left out.
-fn fill<R: Copy + std::fmt::Display>(
+/// build does not know is left out. Names are compared with the reasons'
+/// static labels (no string built per comparison: this runs for every
+/// reason of every queue of every DRB of every indication).
+fn fill<R: Copy>(
     all: &[R],
+    label: impl Fn(R) -> &'static str,
     index: impl Fn(R) -> usize,
     items: &[t::ReasonCount],
     out: &mut [u64],
 ) {
     for item in items {
-        if let Some(r) = all.iter().find(|r| r.to_string() == item.reason.0) {
+        if let Some(r) = all.iter().find(|r| label(**r) == item.reason.0) {
             if let Some(slot) = out.get_mut(index(*r)) {
                 *slot = slot.saturating_add(item.count.0);
             }
@@ -63,6 +66,12 @@ fn ms(us: u64) -> f64 {
 
 /// Converts one report (`time_s`: the node's clock).
 pub fn drb_status(r: &t::DrbReport, time_s: f64) -> DrbStatus {
+    drb_status_of(r.clone(), time_s)
+}
+
+/// [`drb_status`] of a report the caller gives up: its strings move into
+/// the result instead of being copied.
+pub fn drb_status_of(r: t::DrbReport, time_s: f64) -> DrbStatus {
     let tot = &r.totals;
     let queues = r
         .queues
@@ -70,9 +79,21 @@ pub fn drb_status(r: &t::DrbReport, time_s: f64) -> DrbStatus {
         .iter()
         .map(|q| {
             let mut drops = tcran_core::reason::DropCounts::default();
-            fill(DropReason::ALL, |r| r.index(), &q.drops.0, &mut drops.0);
+            fill(
+                DropReason::ALL,
+                DropReason::label,
+                DropReason::index,
+                &q.drops.0,
+                &mut drops.0,
+            );
             let mut marks = tcran_core::reason::MarkCounts::default();
-            fill(MarkReason::ALL, |r| r.index(), &q.marks.0, &mut marks.0);
+            fill(
+                MarkReason::ALL,
+                MarkReason::label,
+                MarkReason::index,
+                &q.marks.0,
+                &mut marks.0,
+            );
             QueueStats {
                 id: QueueId(q.id.0),
                 kind: queue_kind(&q.kind.0),
@@ -148,8 +169,8 @@ pub fn drb_status(r: &t::DrbReport, time_s: f64) -> DrbStatus {
                 malformed: r.classifier.malformed.0,
             },
             queues,
-            scheduler: r.scheduler.0.clone(),
-            pacer_kind: r.pacer.kind.0.clone(),
+            scheduler: r.scheduler.0,
+            pacer_kind: r.pacer.kind.0,
             pacer: PacerStats {
                 // The report carries bit/s; PacerStats counts bytes/s.
                 bandwidth_bps: r.pacer.bandwidth_bps.0 as f64 / 8.0,
@@ -173,7 +194,12 @@ pub fn decode_tc(header: &[u8], message: &[u8]) -> Result<TcIndication, String> 
     Ok(TcIndication {
         time_ns: h.time_ns.0,
         condition: h.cause.0 == 1,
-        drbs: m.reports.0.iter().map(|r| drb_status(r, time_s)).collect(),
+        drbs: m
+            .reports
+            .0
+            .into_iter()
+            .map(|r| drb_status_of(r, time_s))
+            .collect(),
     })
 }
 

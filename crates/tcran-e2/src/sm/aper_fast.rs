@@ -36,6 +36,15 @@ impl<'a> Reader<'a> {
         if end > self.buf.len() * 8 {
             return None;
         }
+        // Whole octets at an octet boundary (most of APER once aligned):
+        // no shifting bit by bit.
+        if self.pos.is_multiple_of(8) && width.is_multiple_of(8) {
+            let v = self.buf[self.pos / 8..end / 8]
+                .iter()
+                .fold(0u64, |v, b| (v << 8) | *b as u64);
+            self.pos = end;
+            return Some(v);
+        }
         let mut v = 0u64;
         let mut p = self.pos;
         while p < end {
@@ -111,9 +120,15 @@ impl<'a> Reader<'a> {
         lb.checked_add(v)
     }
 
+    /// `Counter` (INTEGER (0..18446744073709551615)), the most frequent
+    /// field: what [`Reader::constrained`] reads for that range, without
+    /// its general steps. The range needs 8 octets, so the length is a
+    /// constrained 1..=8 (3 bits), then that many aligned octets.
     #[inline]
     fn counter(&mut self) -> Option<t::Counter> {
-        self.constrained(0, u64::MAX).map(t::Counter)
+        let n = self.bits(3)? as usize + 1;
+        let b = self.octets(n)?;
+        Some(t::Counter(b.iter().fold(0u64, |v, b| (v << 8) | *b as u64)))
     }
 
     /// A PrintableString of `lb..=ub` characters (8 bits each, aligned when

@@ -68,6 +68,10 @@ pub enum JobState {
 pub enum ControlOutcome {
     /// Applied. `outcome` is the model's RICcontrolOutcome, if it has one.
     Done { outcome: Option<Vec<u8>> },
+    /// A request that changes nothing and reads the state (E2SM-TCRAN's
+    /// empty control list): answered like an applied control, counted
+    /// apart from the changes. `outcome` carries what was read.
+    Read { outcome: Option<Vec<u8>> },
     /// Not applied, for `refusal`; `outcome` carries the model's own
     /// description, if it has one.
     Refused {

@@ -15,9 +15,10 @@
 //!   DRB reported.
 //! - Control: header = the DRB, message = `control` (one [`Control`] as
 //!   a JSON object, or a JSON array of them applied all or none; the empty
-//!   array changes nothing and reads the configuration) or `deploy` (a
-//!   [`PipelineConfig`] as JSON); the outcome carries the resulting
-//!   configuration, or the refusal.
+//!   array changes nothing and reads the configuration: the node's `apply`
+//!   is not called, and the agent counts it as a read, not as an applied
+//!   control) or `deploy` (a [`PipelineConfig`] as JSON); the outcome
+//!   carries the resulting configuration, or the refusal.
 
 use super::report_stream::ReportStream;
 use super::{
@@ -530,19 +531,31 @@ impl ServiceModel for TcRan {
             }
             Err(e) => return invalid(format!("control message: {e}")),
         };
-        match node.apply(drb, &change, now) {
-            Ok(()) => {
-                let pipeline = node
-                    .tc_view(drb, now)
-                    .and_then(|v| serde_json::to_string(&v.config).ok())
-                    .map(t::TcControlOutcomePipeline);
-                ControlOutcome::Done {
-                    outcome: Some(encode(&t::TcControlOutcome {
-                        pipeline,
-                        refusal: None,
-                    })),
-                }
-            }
+        let outcome_of = |node: &mut dyn E2Node| {
+            let pipeline = node
+                .tc_view(drb, now)
+                .and_then(|v| serde_json::to_string(&v.config).ok())
+                .map(t::TcControlOutcomePipeline);
+            Some(encode(&t::TcControlOutcome {
+                pipeline,
+                refusal: None,
+            }))
+        };
+        // A read goes nowhere near the node's `apply`: a node that logs
+        // its reconfigurations must not log one for it.
+        let read = matches!(&change, TcChange::Controls(c) if c.is_empty());
+        let applied = match read {
+            true if node.tc_view(drb, now).is_some() => Ok(()),
+            true => Err("the DRB does not exist".to_string()),
+            false => node.apply(drb, &change, now),
+        };
+        match applied {
+            Ok(()) if read => ControlOutcome::Read {
+                outcome: outcome_of(node),
+            },
+            Ok(()) => ControlOutcome::Done {
+                outcome: outcome_of(node),
+            },
             Err(why) => {
                 let why = format!("{drb}: {why}");
                 ControlOutcome::Refused {

@@ -345,6 +345,71 @@ fn tcran_model_deploys_a_pipeline_and_reports_on_condition() {
     assert!(why.contains("no such queue"), "{why}");
 }
 
+/// An empty E2SM-TCRAN control list reads the configuration: acknowledged
+/// with it, counted as a read (not as an applied control), and the node's
+/// `apply` is never called for it; a read of a DRB that does not exist is
+/// refused.
+#[test]
+fn tcran_model_counts_reads_apart_from_applied_controls() {
+    let mut n = node();
+    let mut a = ready(RicProfile::Standard, &mut n);
+    let request = |instance, drb, change: &tcran_e2::node::TcChange| {
+        let (header, message) = tcsm::control(drb, change);
+        e2ap::encode(&E2apPdu::ControlRequest(e2ap::ControlRequest {
+            request: RicRequestId {
+                requestor: 7,
+                instance,
+            },
+            function: 246,
+            call_process_id: None,
+            header,
+            message,
+            ack_request: None,
+        }))
+        .unwrap()
+    };
+    let read = tcran_e2::node::TcChange::Controls(Vec::new());
+    let before = n.drb(DRB).unwrap().pipeline.config();
+    a.handle(&request(1, DRB, &read), &mut n, t(5));
+    let [E2apPdu::ControlAcknowledge(ack)] = one(&mut a) else {
+        panic!()
+    };
+    let cfg = tcsm::decode_outcome(ack.outcome.as_deref().unwrap())
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        serde_json::from_str::<PipelineConfig>(&cfg).unwrap(),
+        before,
+        "the outcome is the configuration read"
+    );
+    let change = tcran_e2::node::TcChange::Controls(vec![::tcran_tc::Control::SetTotalLimit {
+        limit_packets: Some(77),
+    }]);
+    a.handle(&request(2, DRB, &change), &mut n, t(6));
+    assert!(matches!(
+        out(&mut a).as_slice(),
+        [E2apPdu::ControlAcknowledge(_)]
+    ));
+    a.handle(&request(3, DrbKey::new(9, 1), &read), &mut n, t(7));
+    let [E2apPdu::ControlFailure(f)] = one(&mut a) else {
+        panic!()
+    };
+    let why = tcsm::decode_outcome(f.outcome.as_deref().unwrap())
+        .unwrap()
+        .unwrap_err();
+    assert!(why.contains("does not exist"), "{why}");
+    let s = a.stats();
+    assert_eq!(
+        (s.controls_applied, s.controls_read, s.controls_refused),
+        (1, 1, 1)
+    );
+    assert_eq!(
+        (n.applied, n.refused),
+        (1, 0),
+        "the node applied one change; the reads never reached its apply"
+    );
+}
+
 #[test]
 fn drb_changes_are_announced_by_service_update_except_to_flexric() {
     for (profile, expected) in [(RicProfile::Standard, 1), (RicProfile::Flexric, 0)] {

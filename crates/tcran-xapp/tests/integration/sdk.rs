@@ -173,7 +173,16 @@ async fn subscribe_indications_and_control_outcomes() {
     drop(sub);
     let stats = tn.stop().await;
     assert_eq!(stats.decode_errors, 0);
-    assert!(stats.controls_applied >= 2);
+    // One change applied (the queue added), one read (`pipeline`), two
+    // refused (the list and the deploy to no DRB).
+    assert_eq!(
+        (
+            stats.controls_applied,
+            stats.controls_read,
+            stats.controls_refused
+        ),
+        (1, 1, 2)
+    );
 }
 
 /// What a node sends before, instead of, or after E2 Setup.
