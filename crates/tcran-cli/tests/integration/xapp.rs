@@ -135,17 +135,45 @@ fn node(addr: SocketAddr, sojourn: Duration) -> (tokio::runtime::Runtime, Arc<Mu
     (rt, n)
 }
 
-fn stdout_of(mut child: Child) -> String {
-    let status = child.wait().unwrap();
-    assert!(status.success(), "{status}");
-    let mut s = String::new();
-    child.stdout.take().unwrap().read_to_string(&mut s).unwrap();
-    s
+/// The xApp's stdout, line by line, as it is written.
+fn stdout_lines(child: &mut Child) -> std::sync::mpsc::Receiver<String> {
+    let out = BufReader::new(child.stdout.take().unwrap());
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in out.lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                return;
+            }
+        }
+    });
+    rx
 }
+
+/// Lines until one satisfies `done`, waiting as long as a loaded machine
+/// may need (the xApp runs for `LONG`), then stops the xApp.
+fn lines_until(child: &mut Child, done: impl Fn(&[String]) -> bool) -> Vec<String> {
+    let rx = stdout_lines(child);
+    let mut lines = Vec::new();
+    while !done(&lines) {
+        match rx.recv_timeout(std::time::Duration::from_secs(60)) {
+            Ok(l) => lines.push(l),
+            Err(e) => panic!("the xApp stopped or went quiet ({e}) after: {lines:#?}"),
+        }
+    }
+    // Ten more periods, to see that nothing else follows.
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let _ = child.kill();
+    let _ = child.wait();
+    lines.extend(rx.try_iter());
+    lines
+}
+
+/// Far longer than any test needs: the tests stop the xApp themselves.
+const LONG: &str = "120s";
 
 #[test]
 fn low_latency_deploys_codel_on_a_bloated_node() {
-    let (child, addr) = start(&[
+    let (mut child, addr) = start(&[
         "xapp",
         "low-latency",
         "--ric-listen",
@@ -153,30 +181,29 @@ fn low_latency_deploys_codel_on_a_bloated_node() {
         "--period",
         "50ms",
         "--duration",
-        "2s",
+        LONG,
         "--json",
     ]);
     let (_rt, n) = node(addr, Duration::from_millis(25));
-    let out = stdout_of(child);
-    let line: serde_json::Value =
-        serde_json::from_str(out.lines().next().expect("a change")).unwrap();
-    assert_eq!(line["applied"], true, "{out}");
+    let lines = lines_until(&mut child, |l| !l.is_empty());
+    let line: serde_json::Value = serde_json::from_str(&lines[0]).unwrap();
+    assert_eq!(line["applied"], true, "{lines:#?}");
     assert_eq!(line["rnti"], 1);
     assert!(
         line["what"]
             .as_str()
             .unwrap()
             .starts_with("deploy pipeline"),
-        "{out}"
+        "{lines:#?}"
     );
     let cfg = n.lock().unwrap().drb(DRB).unwrap().pipeline.config();
     assert_eq!(cfg.queues[0].kind.kind_name(), "codel");
-    assert_eq!(out.lines().count(), 1, "once: {out}");
+    assert_eq!(lines.len(), 1, "once: {lines:#?}");
 }
 
 #[test]
 fn monitor_prints_every_drb() {
-    let (child, addr) = start(&[
+    let (mut child, addr) = start(&[
         "xapp",
         "monitor",
         "--ric-listen",
@@ -184,14 +211,14 @@ fn monitor_prints_every_drb() {
         "--period",
         "100ms",
         "--duration",
-        "1500ms",
+        LONG,
     ]);
     let (_rt, _n) = node(addr, Duration::from_millis(3));
-    let out = stdout_of(child);
-    assert!(out.contains("node gnb:00f110:1"), "{out}");
-    assert!(
-        out.contains("RNTI 1 DRB 1  RLC 0 B / 0 SDUs, sojourn 3.0 ms"),
-        "{out}"
-    );
-    assert!(out.contains("q0   fifo"), "{out}");
+    let has = |lines: &[String], needle: &str| lines.iter().any(|l| l.contains(needle));
+    let lines = lines_until(&mut child, |l| {
+        has(l, "node gnb:00f110:1")
+            && has(l, "RNTI 1 DRB 1  RLC 0 B / 0 SDUs, sojourn 3.0 ms")
+            && has(l, "q0   fifo")
+    });
+    assert!(has(&lines, "q0   fifo"));
 }
