@@ -365,8 +365,9 @@ impl Writing {
             let d = self.dir.join(name);
             crate::series_csv::write(&d, series).map_err(|e| csv_error(&d, e))?;
         }
-        let section =
-            crate::report::variant_section(&self.report(o), i, &mut |id, c| self.figures.write(id, c))?;
+        let section = crate::report::variant_section(&self.report(o), i, &mut |id, c| {
+            self.figures.write(id, c)
+        })?;
         self.put(&section)
     }
 
