@@ -282,14 +282,14 @@ fn run(cli: Cli) -> Result<(), CliError> {
                 progress: show_progress(json),
                 ..Options::default()
             };
-            let o = simulate::run_text(
+            let mut o = simulate::run_text(
                 "demo",
                 "scenarios/demo.toml (embedded)",
                 simulate::DEMO,
                 Path::new("."),
                 opts,
             )?;
-            finish_run(&o, json, &out)
+            finish_run(&mut o, json, &out)
         }
         Command::Run {
             file,
@@ -319,8 +319,8 @@ fn run(cli: Cli) -> Result<(), CliError> {
                     sets: &sets,
                     progress: show_progress(json),
                 };
-                let o = simulate::run_file(&file, opts)?;
-                return finish_run(&o, json, &out);
+                let mut o = simulate::run_file(&file, opts)?;
+                return finish_run(&mut o, json, &out);
             }
             if seeds.is_some() {
                 return Err(CliError::Usage(
@@ -334,8 +334,8 @@ fn run(cli: Cli) -> Result<(), CliError> {
                 sets: &sets,
                 progress: false,
             };
-            let r = realtime::run(&file, opts, e2.as_ref())?;
-            finish_run(&r.outcome, json, &out)?;
+            let mut r = realtime::run(&file, opts, e2.as_ref())?;
+            finish_run(&mut r.outcome, json, &out)?;
             realtime::write_report(&out, &r.reports)?;
             if !json {
                 emit(&realtime::to_text(&r.reports))?;
@@ -414,9 +414,9 @@ fn run(cli: Cli) -> Result<(), CliError> {
                     .unwrap_or_default(),
                 e2: e2.options()?,
             };
-            let e = emulate::run(&file, &sets, &opts)?;
+            let mut e = emulate::run(&file, &sets, &opts)?;
             emulate::write_report(&out, &e.report)?;
-            finish_run(&e.outcome, json, &out)?;
+            finish_run(&mut e.outcome, json, &out)?;
             if !json {
                 emit(&emulate::to_text(&e.report))?;
             }
@@ -483,8 +483,8 @@ fn show_progress(json: bool) -> bool {
 }
 
 /// Writes the outputs into `out`, then the table (or the JSON) on stdout.
-fn finish_run(o: &simulate::Outcome, json: bool, out: &Path) -> Result<(), CliError> {
-    simulate::write_outputs(out, o)?;
+fn finish_run(o: &mut simulate::Outcome, json: bool, out: &Path) -> Result<(), CliError> {
+    simulate::write_outputs_releasing(out, o)?;
     let s = &o.output.summary;
     if json {
         emit_json(&serde_json::to_value(s).expect("summary serializes"))

@@ -81,8 +81,9 @@ fn write_file(path: &Path, text: &str) -> Result<(), CliError> {
 
 /// Runs one scenario into `out/sub` and draws its figures.
 fn one(file: &Path, sub: &str, out: &Path, opts: Options) -> Result<Done, CliError> {
-    let o = simulate::run_file(file, opts)?;
-    simulate::write_outputs(&out.join(sub), &o)?;
+    let mut o = simulate::run_file(file, opts)?;
+    // The figures below need only the distributions the writing leaves.
+    simulate::write_outputs_releasing(&out.join(sub), &mut o)?;
     let figures = figures(&o.output.summary, &o.output.series);
     Ok(Done {
         file: file.to_path_buf(),

@@ -274,45 +274,127 @@ pub fn seeds_label(seeds: &[u64]) -> String {
 /// Writes everything a run produced into `dir` (created if needed):
 /// `summary.json`, the CSV time series per variant (of the first seed),
 /// with several seeds `seeds.csv` (every seed's figures), `report.html`
-/// and each of its plots alone in `figures/` (SVG and PDF).
+/// and each of its plots alone in `figures/` (SVG and PDF). The series are
+/// kept; [`write_outputs_releasing`] frees them as it goes.
 pub fn write_outputs(dir: &Path, o: &Outcome) -> Result<(), CliError> {
-    let io = |path: &Path, e: &std::io::Error| CliError::write(path, e);
-    std::fs::create_dir_all(dir).map_err(|e| io(dir, &e))?;
-    let s = &o.output.summary;
-    let json = serde_json::to_string_pretty(s).expect("summary serializes");
-    let path = dir.join("summary.json");
-    std::fs::write(&path, json + "\n").map_err(|e| io(&path, &e))?;
-    let names = crate::series_csv::dir_names(s.variants.iter().map(|v| v.name.as_str()));
-    for (name, series) in names.iter().zip(&o.output.series) {
-        let d = dir.join(name);
-        crate::series_csv::write(&d, series).map_err(|e| match e.kind() {
-            csv::ErrorKind::Io(e) => io(&d, e),
-            _ => CliError::Write {
-                file: d.display().to_string(),
-                reason: e.to_string(),
-            },
-        })?;
+    let mut w = Writing::start(dir, o)?;
+    for i in 0..variants(o) {
+        w.variant(o, i)?;
     }
-    if !s.seed_runs.is_empty() {
-        let path = dir.join("seeds.csv");
-        crate::series_csv::write_seeds(&path, s).map_err(|e| match e.kind() {
-            csv::ErrorKind::Io(e) => io(&path, e),
-            _ => CliError::Write {
-                file: path.display().to_string(),
-                reason: e.to_string(),
-            },
-        })?;
+    w.end()
+}
+
+/// [`write_outputs`], leaving of each variant's series only its
+/// distributions ([`RunSeries::cdfs_only`]) once its CSV files, plots and
+/// section of the page are written: the report then never holds more than
+/// one variant's time series beside what the run already had (the peak
+/// memory of a long run, docs/performance.md#memory).
+///
+/// [`RunSeries::cdfs_only`]: tcran_sim::series::RunSeries::cdfs_only
+pub fn write_outputs_releasing(dir: &Path, o: &mut Outcome) -> Result<(), CliError> {
+    let mut w = Writing::start(dir, o)?;
+    for i in 0..variants(o) {
+        w.variant(o, i)?;
+        if let Some(s) = o.output.series.get_mut(i) {
+            *s = s.cdfs_only();
+        }
     }
-    let report = crate::report::Report {
-        summary: s,
-        series: &o.output.series,
-        seed_series: &o.output.seed_series,
-        runs: &o.runs,
-        csv_dirs: Some(&names),
-        figure_dir: Some(crate::report::FIGURE_DIR),
-    };
-    crate::report::write_figures(&dir.join(crate::report::FIGURE_DIR), &report)?;
-    let html = crate::report::render(&report);
-    let path = dir.join("report.html");
-    std::fs::write(&path, html).map_err(|e| io(&path, &e))
+    w.end()
+}
+
+/// Variants in the summary or with series (the same unless a run was cut
+/// short).
+fn variants(o: &Outcome) -> usize {
+    o.output.summary.variants.len().max(o.output.series.len())
+}
+
+/// The outputs being written: the page goes to its file part by part
+/// (the head and overview, then a variant at a time), each plot's own files
+/// as the plot is drawn.
+struct Writing {
+    dir: std::path::PathBuf,
+    names: Vec<String>,
+    figures: crate::report::FigureFiles,
+    page_path: std::path::PathBuf,
+    page: std::io::BufWriter<std::fs::File>,
+}
+
+impl Writing {
+    /// Writes `summary.json`, `seeds.csv` and the page up to the variants.
+    fn start(dir: &Path, o: &Outcome) -> Result<Writing, CliError> {
+        let io = |path: &Path, e: &std::io::Error| CliError::write(path, e);
+        std::fs::create_dir_all(dir).map_err(|e| io(dir, &e))?;
+        let s = &o.output.summary;
+        let json = serde_json::to_string_pretty(s).expect("summary serializes");
+        let path = dir.join("summary.json");
+        std::fs::write(&path, json + "\n").map_err(|e| io(&path, &e))?;
+        if !s.seed_runs.is_empty() {
+            let path = dir.join("seeds.csv");
+            crate::series_csv::write_seeds(&path, s).map_err(|e| csv_error(&path, e))?;
+        }
+        let names = crate::series_csv::dir_names(s.variants.iter().map(|v| v.name.as_str()));
+        let figures = crate::report::FigureFiles::new(&dir.join(crate::report::FIGURE_DIR))?;
+        let page_path = dir.join("report.html");
+        let file = std::fs::File::create(&page_path).map_err(|e| io(&page_path, &e))?;
+        let mut w = Writing {
+            dir: dir.to_path_buf(),
+            names,
+            figures,
+            page_path,
+            page: std::io::BufWriter::new(file),
+        };
+        let head = crate::report::page_start(&w.report(o), &mut |id, c| w.figures.write(id, c))?;
+        w.put(&head)?;
+        Ok(w)
+    }
+
+    fn report<'a>(&'a self, o: &'a Outcome) -> crate::report::Report<'a> {
+        crate::report::Report {
+            summary: &o.output.summary,
+            series: &o.output.series,
+            seed_series: &o.output.seed_series,
+            runs: &o.runs,
+            csv_dirs: Some(&self.names),
+            figure_dir: Some(crate::report::FIGURE_DIR),
+        }
+    }
+
+    /// Variant `i`'s CSV files, plots and section of the page.
+    fn variant(&mut self, o: &Outcome, i: usize) -> Result<(), CliError> {
+        if let (Some(name), Some(series)) = (self.names.get(i), o.output.series.get(i)) {
+            let d = self.dir.join(name);
+            crate::series_csv::write(&d, series).map_err(|e| csv_error(&d, e))?;
+        }
+        let section = crate::report::variant_section(&self.report(o), i, &mut |id, c| {
+            self.figures.write(id, c)
+        })?;
+        self.put(&section)
+    }
+
+    fn put(&mut self, text: &str) -> Result<(), CliError> {
+        use std::io::Write as _;
+        self.page
+            .write_all(text.as_bytes())
+            .map_err(|e| CliError::write(&self.page_path, &e))
+    }
+
+    /// The end of the page.
+    fn end(mut self) -> Result<(), CliError> {
+        use std::io::Write as _;
+        self.put(&crate::report::page_end())?;
+        self.page
+            .flush()
+            .map_err(|e| CliError::write(&self.page_path, &e))
+    }
+}
+
+/// A CSV writer's error as the one-line write error of `path`.
+fn csv_error(path: &Path, e: csv::Error) -> CliError {
+    match e.kind() {
+        csv::ErrorKind::Io(e) => CliError::write(path, e),
+        _ => CliError::Write {
+            file: path.display().to_string(),
+            reason: e.to_string(),
+        },
+    }
 }

@@ -91,29 +91,77 @@ pub fn charts(r: &Report) -> Vec<(String, Chart)> {
     all
 }
 
-/// Writes every plot of the page alone into `dir` as `<id>.svg` (legend and
-/// note inside the image) and `<id>.pdf`.
-pub fn write_figures(dir: &std::path::Path, r: &Report) -> Result<(), crate::error::CliError> {
-    use crate::error::CliError;
-    let other = |path: &std::path::Path, reason: String| CliError::Write {
-        file: path.display().to_string(),
-        reason,
-    };
-    std::fs::create_dir_all(dir).map_err(|e| CliError::write(dir, &e))?;
-    let fonts = chart::system_fonts();
-    for (id, c) in charts(r) {
-        let svg_path = dir.join(format!("{id}.svg"));
+/// Writes plots alone into a directory as `<id>.svg` (legend and note
+/// inside the image) and `<id>.pdf`, one plot at a time: nothing of a plot
+/// is kept once its files are written.
+#[derive(Debug)]
+pub struct FigureFiles {
+    dir: std::path::PathBuf,
+    fonts: std::sync::Arc<svg2pdf::usvg::fontdb::Database>,
+}
+
+impl FigureFiles {
+    /// Creates `dir` if needed and loads the system's fonts (for the PDFs).
+    pub fn new(dir: &std::path::Path) -> Result<FigureFiles, crate::error::CliError> {
+        std::fs::create_dir_all(dir).map_err(|e| crate::error::CliError::write(dir, &e))?;
+        Ok(FigureFiles {
+            dir: dir.to_path_buf(),
+            fonts: chart::system_fonts(),
+        })
+    }
+
+    /// Writes `c` as `<id>.svg` and `<id>.pdf`.
+    pub fn write(&self, id: &str, c: &Chart) -> Result<(), crate::error::CliError> {
+        use crate::error::CliError;
+        let other = |path: &std::path::Path, reason: String| CliError::Write {
+            file: path.display().to_string(),
+            reason,
+        };
+        let svg_path = self.dir.join(format!("{id}.svg"));
         let svg = c.standalone_svg().map_err(|e| other(&svg_path, e))?;
         std::fs::write(&svg_path, &svg).map_err(|e| CliError::write(&svg_path, &e))?;
-        let pdf_path = dir.join(format!("{id}.pdf"));
-        let pdf = chart::svg_to_pdf(&svg, &fonts).map_err(|e| other(&pdf_path, e))?;
-        std::fs::write(&pdf_path, pdf).map_err(|e| CliError::write(&pdf_path, &e))?;
+        let pdf_path = self.dir.join(format!("{id}.pdf"));
+        let pdf = chart::svg_to_pdf(&svg, &self.fonts).map_err(|e| other(&pdf_path, e))?;
+        std::fs::write(&pdf_path, pdf).map_err(|e| CliError::write(&pdf_path, &e))
+    }
+}
+
+/// Writes every plot of the page alone into `dir` ([`FigureFiles`]), in
+/// page order, building each variant's plots only when it comes.
+pub fn write_figures(dir: &std::path::Path, r: &Report) -> Result<(), crate::error::CliError> {
+    let files = FigureFiles::new(dir)?;
+    for (id, c) in overview_charts(r) {
+        files.write(&id, &c)?;
+    }
+    for i in 0..r.summary.variants.len() {
+        for (id, c) in variant_charts(r, i) {
+            files.write(&id, &c)?;
+        }
     }
     Ok(())
 }
 
-/// The HTML page.
+/// The HTML page, in one string. [`page_start`], [`variant_section`] and
+/// [`page_end`] give the same page part by part, for writing it to a file
+/// without holding it whole.
 pub fn render(r: &Report) -> String {
+    let no_files = &mut |_: &str, _: &Chart| Ok::<(), std::convert::Infallible>(());
+    let Ok(mut out) = page_start(r, no_files);
+    for i in 0..r.summary.variants.len() {
+        let Ok(section) = variant_section(r, i, no_files);
+        out.push_str(&section);
+    }
+    out.push_str(&page_end());
+    out
+}
+
+/// The page up to the variants: head, title, the summary table and the
+/// overview's plots. `each(id, chart)` is called with each plot before it
+/// goes into the page (to write its own files: [`FigureFiles::write`]).
+pub fn page_start<E>(
+    r: &Report,
+    each: &mut impl FnMut(&str, &Chart) -> Result<(), E>,
+) -> Result<String, E> {
     let s = r.summary;
     let mut out = String::new();
     let _ = write!(
@@ -141,25 +189,25 @@ pub fn render(r: &Report) -> String {
     out.push_str(&summary_table(s));
     let mut overview = overview_charts(r).into_iter();
     if let Some((id, c)) = overview.next() {
+        each(&id, &c)?;
         out.push_str(&r.linked(c, &id).figure(&id));
     }
     out.push_str("<div class=\"grid\">\n");
     for (id, c) in overview {
+        each(&id, &c)?;
         out.push_str(&r.linked(c, &id).figure(&id));
     }
     out.push_str("</div>\n");
     out.push_str("</section>\n");
-    for (i, v) in s.variants.iter().enumerate() {
-        let cfg = r.runs.get(i).map(|(_, c)| c);
-        let csv = r.csv_dirs.and_then(|d| d.get(i)).map(String::as_str);
-        out.push_str(&variant_section(r, i, v, cfg, csv));
-    }
-    let _ = write!(
-        out,
+    Ok(out)
+}
+
+/// The end of the page, after the last variant.
+pub fn page_end() -> String {
+    format!(
         "<footer><p id=\"report-status\" class=\"note\"></p></footer>\n<script>{}</script>\n</body>\n</html>\n",
         html::STATUS
-    );
-    out
+    )
 }
 
 fn summary_table(s: &ScenarioSummary) -> String {
@@ -660,13 +708,20 @@ fn variant_charts(r: &Report, i: usize) -> Vec<(String, Chart)> {
         .collect()
 }
 
-fn variant_section(
+/// Variant `i`'s section of the page: its pipelines, plots (each passed
+/// to `each` first, as in [`page_start`]) and reconfigurations. It reads
+/// only variant `i`'s series (and the summary), so the others may already
+/// be gone.
+pub fn variant_section<E>(
     r: &Report,
     i: usize,
-    v: &VariantSummary,
-    cfg: Option<&SimConfig>,
-    csv: Option<&str>,
-) -> String {
+    each: &mut impl FnMut(&str, &Chart) -> Result<(), E>,
+) -> Result<String, E> {
+    let Some(v) = r.summary.variants.get(i) else {
+        return Ok(String::new());
+    };
+    let cfg = r.runs.get(i).map(|(_, c)| c);
+    let csv = r.csv_dirs.and_then(|d| d.get(i)).map(String::as_str);
     let mut out = format!(
         "<section class=\"variant\" id=\"variant-{i}\" data-variant=\"{}\">\n<h2>Variant {}</h2>\n",
         escape(&v.name),
@@ -692,13 +747,14 @@ fn variant_section(
     }
     out.push_str("<div class=\"grid\">\n");
     for (id, c) in variant_charts(r, i) {
+        each(&id, &c)?;
         out.push_str(&r.linked(c, &id).figure(&id));
     }
     out.push_str("</div>\n");
     let empty = RunSeries::default();
     out.push_str(&reconfiguration_table(r.series.get(i).unwrap_or(&empty)));
     out.push_str("</section>\n");
-    out
+    Ok(out)
 }
 
 /// One drawing per distinct pipeline among the variant's DRBs, captioned
