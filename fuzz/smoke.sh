@@ -8,8 +8,8 @@
 # crates.io if missing.
 #
 # Environment:
-#   FUZZ_SECONDS    seconds per target (default 25)
-#   E2_FUZZ_SECONDS seconds per e2_* target (default 5)
+#   FUZZ_SECONDS    seconds per target (default 15)
+#   E2_FUZZ_SECONDS seconds per e2_* and xapp_* target (default 5)
 #   FUZZ_TARGETS    space-separated targets (default: all in fuzz_targets/)
 #   FUZZ_SANITIZER  address | none (default address)
 # Longer campaigns: see fuzz/README.md.
@@ -18,7 +18,7 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 cd "$here"
 
-seconds="${FUZZ_SECONDS:-25}"
+seconds="${FUZZ_SECONDS:-15}"
 sanitizer="${FUZZ_SANITIZER:-address}"
 if [[ -n "${FUZZ_TARGETS:-}" ]]; then
   read -r -a targets <<<"$FUZZ_TARGETS"
