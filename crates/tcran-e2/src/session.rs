@@ -24,7 +24,11 @@
 
 use crate::agent::{Agent, AgentEvent, AgentStats};
 use crate::node::E2Node;
-use crate::transport::{self, Connector, Link, TransportError};
+use crate::transport::{self, Connector, TransportError};
+
+/// PDUs the I/O thread holds for sending; beyond, the session drops and
+/// counts them.
+const OUT_QUEUE: usize = 1024;
 use std::sync::mpsc as std_mpsc;
 use tcran_core::Instant;
 use tokio::sync::{mpsc, watch};
@@ -212,18 +216,23 @@ fn io_thread(
         let mut attempt = 0u32;
         while !*stop.borrow() {
             let connected = tokio::select! {
-                r = connector.connect() => r,
+                r = connector.open() => r,
                 _ = stop.changed() => return,
             };
             match connected {
-                Ok(Link { mut rx, tx: out }) => {
+                Ok(mut link) => {
                     attempt = 0;
+                    // This task reads and writes the socket itself (framed
+                    // TCP, TLS): the node thread's PDUs cost one wake-up
+                    // here, with no reader or writer task behind it.
+                    let (out, mut out_rx) = mpsc::channel::<Vec<u8>>(OUT_QUEUE);
                     if !send(LinkEvent::Up(out)) {
                         return;
                     }
+                    let mut node_open = true;
                     let why = loop {
                         tokio::select! {
-                            frame = rx.recv() => match frame {
+                            frame = link.recv() => match frame {
                                 Some(Ok(pdu)) => {
                                     if !send(LinkEvent::Pdu(pdu)) {
                                         return;
@@ -232,9 +241,28 @@ fn io_thread(
                                 Some(Err(e)) => break format!("association lost: {e}"),
                                 None => break "the RIC closed the association".to_string(),
                             },
-                            _ = stop.changed() => return,
+                            pdu = out_rx.recv(), if node_open => {
+                                let Some(pdu) = pdu else {
+                                    node_open = false;
+                                    continue;
+                                };
+                                // Everything queued so far goes out in one write.
+                                let mut sent = link.send(pdu).await;
+                                while sent.is_ok() {
+                                    let Ok(pdu) = out_rx.try_recv() else { break };
+                                    sent = link.send(pdu).await;
+                                }
+                                if let Err(e) = sent.and(link.flush().await) {
+                                    break format!("association lost: {e}");
+                                }
+                            }
+                            _ = stop.changed() => {
+                                link.close(std::time::Duration::from_secs(1)).await;
+                                return;
+                            }
                         }
                     };
+                    link.close(std::time::Duration::from_secs(1)).await;
                     if !send(LinkEvent::Down(why)) {
                         return;
                     }

@@ -11,6 +11,13 @@
 //! - **In-process channels** ([`channel_listener`]) for tests: the same
 //!   frames without a socket.
 //!
+//! A driver owns its association as a [`Framed`] stream ([`Connector::open`]):
+//! it reads and writes the socket itself, so a PDU costs no task wake-up
+//! between the driver and the socket (a control's answer leaves from the
+//! task that read the control). A [`Link`] (a reader and a writer task
+//! behind channels) remains for SCTP, in-process connections and callers
+//! that want channels.
+//!
 //! [`run`] connects, runs E2 Setup, serves the RIC, and on a lost
 //! connection (a RIC restart) reconnects with exponential backoff (100 ms
 //! doubling to 5 s) and sets up again; the node, and so every pipeline,
@@ -227,6 +234,293 @@ impl ChannelConnector {
     }
 }
 
+// --------------------------------------------------------- framed stream
+
+/// A byte stream that [`Framed`] can own: TCP, TLS over TCP, any
+/// `AsyncRead + AsyncWrite` (boxed, so that one driver serves them all).
+pub trait ByteStream: AsyncRead + AsyncWrite + Unpin + Send {}
+impl<T: AsyncRead + AsyncWrite + Unpin + Send> ByteStream for T {}
+
+/// Bytes queued for sending beyond which [`Framed::flush`] waits for the
+/// peer to read (backpressure, as a full channel of a [`Link`] does).
+const MAX_QUEUED: usize = 1024 * 1024;
+
+/// One association over a byte stream, read and written by the task that
+/// owns it: no reader or writer task in between, so a PDU costs no task
+/// wake-up on either side of the socket (a [`Link`] costs two per PDU
+/// and direction).
+///
+/// - [`Framed::recv`] is cancel-safe (a `select!` branch may drop it and
+///   nothing is lost: the bytes stay in its buffer) and, while it waits
+///   for input, writes out whatever is queued, so a driver that waits in
+///   `recv` keeps sending.
+/// - [`Framed::queue`] frames a PDU into the output buffer without I/O;
+///   [`Framed::flush`] then writes as much as the socket takes at once
+///   (every queued PDU in one write) and waits only while more than
+///   1 MiB stays queued. Within an association PDUs leave in the order
+///   they were queued.
+/// - Frames are as in [`read_frame`]: zero-length frames are skipped, a
+///   length above [`MAX_FRAME`] is an error, the buffer never grows
+///   (128 KiB holds any frame).
+pub struct Framed {
+    io: Box<dyn ByteStream>,
+    rbuf: Box<[u8]>,
+    /// Unconsumed received bytes are `rbuf[rpos..rend]`.
+    rpos: usize,
+    rend: usize,
+    /// The peer closed its side cleanly.
+    eof: bool,
+    /// An error was returned: nothing more is read.
+    failed: bool,
+    wbuf: Vec<u8>,
+    /// Bytes of `wbuf` already written.
+    wpos: usize,
+    /// Written since the last successful flush (TLS keeps records of its
+    /// own until flushed).
+    unflushed: bool,
+}
+
+impl std::fmt::Debug for Framed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Framed")
+            .field("received", &(self.rend - self.rpos))
+            .field("queued", &(self.wbuf.len() - self.wpos))
+            .finish()
+    }
+}
+
+impl Framed {
+    pub fn new<S: ByteStream + 'static>(stream: S) -> Framed {
+        Framed {
+            io: Box::new(stream),
+            rbuf: vec![0u8; READ_BUFFER].into_boxed_slice(),
+            rpos: 0,
+            rend: 0,
+            eof: false,
+            failed: false,
+            wbuf: Vec::new(),
+            wpos: 0,
+            unflushed: false,
+        }
+    }
+
+    /// The next PDU; `None` at a clean end of stream, `Err` (once) when
+    /// the stream fails or breaks framing. Cancel-safe.
+    pub async fn recv(&mut self) -> Option<Result<Vec<u8>, TransportError>> {
+        std::future::poll_fn(|cx| self.poll_recv(cx)).await
+    }
+
+    fn poll_recv(
+        &mut self,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<Vec<u8>, TransportError>>> {
+        use std::task::Poll;
+        if self.failed {
+            return Poll::Ready(None);
+        }
+        loop {
+            match self.take_frame() {
+                Ok(Some(f)) => return Poll::Ready(Some(Ok(f))),
+                Ok(None) => {}
+                Err(e) => return self.fail(e),
+            }
+            if self.eof {
+                return Poll::Ready(None);
+            }
+            if self.rend == self.rbuf.len() {
+                // A frame (at most MAX_FRAME + 4 bytes, half the buffer)
+                // is incomplete at the end: move it to the front.
+                self.rbuf.copy_within(self.rpos..self.rend, 0);
+                self.rend -= self.rpos;
+                self.rpos = 0;
+            }
+            let mut rb = tokio::io::ReadBuf::new(&mut self.rbuf[self.rend..]);
+            match std::pin::Pin::new(&mut self.io).poll_read(cx, &mut rb) {
+                Poll::Pending => break,
+                Poll::Ready(Err(e)) => return self.fail(e.into()),
+                Poll::Ready(Ok(())) => {
+                    let n = rb.filled().len();
+                    if n == 0 {
+                        self.eof = true;
+                        if self.rpos != self.rend {
+                            // A frame cut short, as `read_exact` says it.
+                            return self.fail(
+                                std::io::Error::from(std::io::ErrorKind::UnexpectedEof).into(),
+                            );
+                        }
+                        return Poll::Ready(None);
+                    }
+                    self.rend += n;
+                }
+            }
+        }
+        // Nothing to read: what is queued goes out meanwhile (a write that
+        // cannot proceed leaves its waker registered too).
+        match self.poll_write_out(cx) {
+            Poll::Ready(Err(e)) => self.fail(e),
+            _ => Poll::Pending,
+        }
+    }
+
+    /// The one error of this stream; `recv` says `None` afterwards.
+    fn fail<T>(&mut self, e: TransportError) -> std::task::Poll<Option<Result<T, TransportError>>> {
+        self.failed = true;
+        self.rpos = self.rend;
+        std::task::Poll::Ready(Some(Err(e)))
+    }
+
+    /// A complete frame from the buffer, if there is one.
+    fn take_frame(&mut self) -> Result<Option<Vec<u8>>, TransportError> {
+        loop {
+            let have = &self.rbuf[self.rpos..self.rend];
+            let Some(len) = have.first_chunk::<4>() else {
+                break;
+            };
+            let n = u32::from_be_bytes(*len) as usize;
+            if n == 0 {
+                self.rpos += 4;
+                continue;
+            }
+            if n > MAX_FRAME {
+                return Err(TransportError::FrameLength(n));
+            }
+            if have.len() < 4 + n {
+                break;
+            }
+            let f = have[4..4 + n].to_vec();
+            self.rpos += 4 + n;
+            self.rewind();
+            return Ok(Some(f));
+        }
+        self.rewind();
+        Ok(None)
+    }
+
+    /// Reads start at the buffer's front again once it is all consumed.
+    fn rewind(&mut self) {
+        if self.rpos == self.rend {
+            self.rpos = 0;
+            self.rend = 0;
+        }
+    }
+
+    /// Frames `pdu` into the output buffer (no I/O).
+    pub fn queue(&mut self, pdu: &[u8]) -> Result<(), TransportError> {
+        append_frame(&mut self.wbuf, pdu)
+    }
+
+    /// Writes what is queued as far as the stream takes it now; waits
+    /// only while more than 1 MiB stays queued.
+    pub async fn flush(&mut self) -> Result<(), TransportError> {
+        std::future::poll_fn(|cx| match self.poll_write_out(cx) {
+            std::task::Poll::Ready(r) => std::task::Poll::Ready(r),
+            std::task::Poll::Pending if self.wbuf.len() - self.wpos > MAX_QUEUED => {
+                std::task::Poll::Pending
+            }
+            std::task::Poll::Pending => std::task::Poll::Ready(Ok(())),
+        })
+        .await
+    }
+
+    /// Writes queued bytes until done (`Ready(Ok)`), the stream would
+    /// block (`Pending`, waker registered) or fails.
+    fn poll_write_out(
+        &mut self,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Result<(), TransportError>> {
+        use std::task::Poll;
+        while self.wpos < self.wbuf.len() {
+            match std::pin::Pin::new(&mut self.io).poll_write(cx, &self.wbuf[self.wpos..]) {
+                Poll::Ready(Ok(0)) => {
+                    return Poll::Ready(Err(
+                        std::io::Error::from(std::io::ErrorKind::WriteZero).into()
+                    ))
+                }
+                Poll::Ready(Ok(n)) => {
+                    self.wpos += n;
+                    self.unflushed = true;
+                }
+                Poll::Ready(Err(e)) => return Poll::Ready(Err(e.into())),
+                Poll::Pending => return Poll::Pending,
+            }
+        }
+        self.wbuf.clear();
+        self.wpos = 0;
+        if self.unflushed {
+            match std::pin::Pin::new(&mut self.io).poll_flush(cx) {
+                Poll::Ready(Ok(())) => self.unflushed = false,
+                Poll::Ready(Err(e)) => return Poll::Ready(Err(e.into())),
+                Poll::Pending => return Poll::Pending,
+            }
+        }
+        Poll::Ready(Ok(()))
+    }
+
+    /// Sends what is still queued and closes the stream (for TLS with
+    /// close_notify), waiting at most `limit` for a peer that does not
+    /// read.
+    pub async fn close(mut self, limit: std::time::Duration) {
+        let _ = tokio::time::timeout(limit, async {
+            std::future::poll_fn(|cx| self.poll_write_out(cx)).await?;
+            self.io.shutdown().await?;
+            Ok::<(), TransportError>(())
+        })
+        .await;
+    }
+}
+
+
+/// An association as a driver uses it: a [`Framed`] stream (TCP, TLS:
+/// no task between the driver and the socket) or a [`Link`]'s channels
+/// (SCTP, in-process).
+#[derive(Debug)]
+pub enum Association {
+    Framed(Framed),
+    Link(Link),
+}
+
+impl Association {
+    /// The next PDU; `None` when the peer closed. Cancel-safe.
+    pub async fn recv(&mut self) -> Option<Result<Vec<u8>, TransportError>> {
+        match self {
+            Association::Framed(f) => f.recv().await,
+            Association::Link(l) => l.rx.recv().await,
+        }
+    }
+
+    /// Queues `pdu` (framed streams: sent by the next [`Association::flush`]
+    /// or while waiting in [`Association::recv`]; links: handed to the
+    /// writer task, waiting while its queue is full).
+    pub async fn send(&mut self, pdu: Vec<u8>) -> Result<(), TransportError> {
+        match self {
+            Association::Framed(f) => f.queue(&pdu),
+            Association::Link(l) => l
+                .tx
+                .send(pdu)
+                .await
+                .map_err(|_| TransportError::Unavailable("the connection closed".into())),
+        }
+    }
+
+    /// Writes what [`Association::send`] queued (see [`Framed::flush`]).
+    pub async fn flush(&mut self) -> Result<(), TransportError> {
+        match self {
+            Association::Framed(f) => f.flush().await,
+            Association::Link(_) => Ok(()),
+        }
+    }
+
+    /// Sends what is queued (at most `limit` long) and closes.
+    pub async fn close(self, limit: std::time::Duration) {
+        match self {
+            Association::Framed(f) => f.close(limit).await,
+            // Dropping the sender lets the writer task finish and shut
+            // the socket down.
+            Association::Link(_) => {}
+        }
+    }
+}
+
 // ------------------------------------------------------------------ TLS
 
 /// TLS material from PEM text: a CA to verify the peer with, and our own
@@ -343,6 +637,35 @@ impl Connector {
             Connector::Channel(c) => c.connect(),
         }
     }
+
+    /// Opens one association for a driver that reads and writes it
+    /// itself: framed TCP and TLS as a [`Framed`] stream, SCTP and
+    /// in-process as a [`Link`].
+    pub async fn open(&self) -> Result<Association, TransportError> {
+        match self {
+            Connector::Tcp { addr, tls: None } => {
+                let s = tokio::net::TcpStream::connect(addr).await?;
+                s.set_nodelay(true)?;
+                Ok(Association::Framed(Framed::new(s)))
+            }
+            Connector::Tcp {
+                addr,
+                tls: Some((cfg, name)),
+            } => {
+                let s = tokio::net::TcpStream::connect(addr).await?;
+                s.set_nodelay(true)?;
+                let name = rustls::pki_types::ServerName::try_from(name.clone())
+                    .map_err(|e| TransportError::Tls(format!("server name {name:?}: {e}")))?;
+                let tls = tokio_rustls::TlsConnector::from(cfg.clone())
+                    .connect(name, s)
+                    .await?;
+                Ok(Association::Framed(Framed::new(tls)))
+            }
+            Connector::Sctp { .. } | Connector::Channel(_) => {
+                self.connect().await.map(Association::Link)
+            }
+        }
+    }
 }
 
 /// The node's clock as the driver reads it: nanoseconds since the driver
@@ -406,8 +729,8 @@ where
     F: FnMut(&AgentEvent) + Send,
 {
     let mut attempt = 0u32;
-    'outer: while !*shutdown.borrow() {
-        let mut link = match connector.connect().await {
+    while !*shutdown.borrow() {
+        let mut link = match connector.open().await {
             Ok(l) => l,
             Err(e) => {
                 log::warn!(
@@ -429,11 +752,20 @@ where
             }
         };
         agent.connected(&*lock(&node), clock.now());
-        loop {
+        // Whether the driver stops (shutdown, E2 Removal) rather than
+        // reconnects.
+        let stop = loop {
+            // What the agent produced goes out in one write (a control's
+            // answer straight from this task: no writer task between).
+            let mut sent = Ok(());
             while let Some(pdu) = agent.poll_transmit() {
-                if link.tx.send(pdu).await.is_err() {
-                    break;
+                if sent.is_ok() {
+                    sent = link.send(pdu).await;
                 }
+            }
+            if let Err(e) = sent.and(link.flush().await) {
+                log::warn!("E2: association lost: {e}");
+                break false;
             }
             while let Some(ev) = agent.poll_event() {
                 if ev == AgentEvent::SetupDone {
@@ -442,19 +774,19 @@ where
                 on_event(&ev);
             }
             if agent.state() == AgentState::Removed {
-                break 'outer;
+                break true;
             }
             let wake = agent.next_wakeup().map(|t| clock.at(t));
             tokio::select! {
-                frame = link.rx.recv() => match frame {
+                frame = link.recv() => match frame {
                     Some(Ok(pdu)) => agent.handle(&pdu, &mut *lock(&node), clock.now()),
                     Some(Err(e)) => {
                         log::warn!("E2: association lost: {e}");
-                        break;
+                        break false;
                     }
                     None => {
                         log::warn!("E2: the RIC closed the association");
-                        break;
+                        break false;
                     }
                 },
                 _ = async { tokio::time::sleep_until(wake.expect("guarded")).await }, if wake.is_some() => {
@@ -462,10 +794,15 @@ where
                 }
                 _ = shutdown.changed() => {
                     if *shutdown.borrow() {
-                        break 'outer;
+                        break true;
                     }
                 }
             }
+        };
+        // What the agent sent last (an E2 Removal Response) still goes out.
+        link.close(std::time::Duration::from_secs(1)).await;
+        if stop {
+            break;
         }
         agent.disconnected();
         tokio::select! {

@@ -38,7 +38,7 @@ use tcran_e2::e2ap::{self, Action, ActionType, RicRequestId};
 use tcran_e2::node::{DrbKey, TcChange};
 use tcran_e2::sm::kpm::{self, KpmReport};
 use tcran_e2::sm::tcran_tc::{self as tcsm, Trigger};
-use tcran_e2::transport::{self, Link};
+use tcran_e2::transport::{self, Framed};
 use tcran_tc::PipelineConfig;
 use tokio::sync::{broadcast, mpsc, oneshot};
 
@@ -677,21 +677,14 @@ async fn accept_loop(listener: tokio::net::TcpListener, t: ListenTransport, shar
                 tokio::spawn(async move {
                     let timeout = shared.config.setup_timeout;
                     match tokio::time::timeout(timeout, acceptor.accept(stream)).await {
-                        Ok(Ok(tls)) => {
-                            association(transport::link_of_stream(tls), peer, true, shared).await
-                        }
+                        Ok(Ok(tls)) => association(Framed::new(tls), peer, true, shared).await,
                         Ok(Err(e)) => refused(&shared, peer, e.to_string()),
                         Err(_) => refused(&shared, peer, "TLS handshake timed out".into()),
                     }
                 });
             }
             _ => {
-                tokio::spawn(association(
-                    transport::link_of_stream(stream),
-                    peer,
-                    false,
-                    shared,
-                ));
+                tokio::spawn(association(Framed::new(stream), peer, false, shared));
             }
         }
     }
@@ -717,7 +710,10 @@ struct Assoc {
     name: String,
 }
 
-async fn association(mut link: Link, peer: SocketAddr, tls: bool, shared: Arc<Shared>) {
+/// One node's association: this task reads and writes the socket itself
+/// ([`Framed`]), so a control costs one task wake-up each way between the
+/// caller and the wire.
+async fn association(mut link: Framed, peer: SocketAddr, tls: bool, shared: Arc<Shared>) {
     let id = {
         let mut n = lock(&shared.next_id);
         let id = *n;
@@ -737,22 +733,29 @@ async fn association(mut link: Link, peer: SocketAddr, tls: bool, shared: Arc<Sh
     let mut stop = shared.shutdown.subscribe();
     let setup_deadline = tokio::time::Instant::now() + shared.config.setup_timeout;
     loop {
+        // Everything the termination produced goes out in one write.
+        let mut sent = Ok(());
         while let Some(pdu) = a.term.poll_transmit() {
-            if link.tx.send(pdu).await.is_err() {
-                a.term
-                    .close(CloseCause::Transport("the connection closed".into()));
+            if sent.is_ok() {
+                sent = link.queue(&pdu);
             }
+        }
+        if let Err(e) = sent {
+            a.term.close(CloseCause::Transport(e.to_string()));
+        } else if let Err(e) = link.flush().await {
+            a.term.close(CloseCause::Transport(e.to_string()));
         }
         while let Some(ev) = a.term.poll_event() {
             a.on_event(ev, &shared, peer, tls, &cmd_tx);
         }
         if let State::Closed(cause) = a.term.state().clone() {
             a.finish(&shared, cause);
+            link.close(std::time::Duration::from_secs(1)).await;
             return;
         }
         let awaiting = *a.term.state() == State::AwaitingSetup;
         tokio::select! {
-            frame = link.rx.recv() => match frame {
+            frame = link.recv() => match frame {
                 Some(Ok(pdu)) => a.term.handle(&pdu),
                 Some(Err(e)) => a.term.close(CloseCause::Transport(e.to_string())),
                 None => a.term.close(CloseCause::Transport("the node closed the connection".into())),

@@ -6,6 +6,7 @@ mod agent;
 mod common;
 mod e2e;
 mod flexric_tc;
+mod framed;
 mod fuzz_e2;
 mod gnb;
 mod golden;

@@ -185,6 +185,55 @@ async fn subscribe_indications_and_control_outcomes() {
     );
 }
 
+/// Several callers at once on one association, all on the same DRB:
+/// every call gets the outcome of its own control (the configuration
+/// right after the node applied it, which carries that call's limit),
+/// whatever else is in flight; and each caller's controls apply in the
+/// order it made them, so the pipeline ends with some caller's last value.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_callers_each_get_their_own_outcome() {
+    const CALLERS: u32 = 4;
+    const EACH: u32 = 25;
+    let (x, addr) = start().await;
+    let tn = spawn_node(addr, 21, fake(1), None);
+    let id = x.wait_for_nodes(1, WAIT).await.unwrap()[0].id;
+    let drb = DrbKey::new(1, 1);
+    let callers: Vec<_> = (0..CALLERS)
+        .map(|c| {
+            let x = x.clone();
+            tokio::spawn(async move {
+                let mut seen = Vec::new();
+                for i in 0..EACH {
+                    let limit = 10_000 * (c + 1) + i;
+                    let change = TcChange::Controls(vec![Control::SetTotalLimit {
+                        limit_packets: Some(limit),
+                    }]);
+                    match x.control(id, drb, &change).await.unwrap() {
+                        ControlOutcome::Applied(p) => seen.push((limit, p.limit_packets)),
+                        ControlOutcome::Refused(why) => panic!("refused: {why}"),
+                    }
+                }
+                seen
+            })
+        })
+        .collect();
+    for c in callers {
+        let seen = c.await.unwrap();
+        assert_eq!(seen.len(), EACH as usize);
+        for (sent, got) in seen {
+            assert_eq!(got, Some(sent), "the outcome of this call's own control");
+        }
+    }
+    let last = x.pipeline(id, drb).await.unwrap().limit_packets.unwrap();
+    assert!(
+        (0..CALLERS).any(|c| last == 10_000 * (c + 1) + EACH - 1),
+        "the pipeline ends with a caller's last limit, not {last}"
+    );
+    let stats = tn.stop().await;
+    assert_eq!(stats.controls_applied, u64::from(CALLERS * EACH));
+    assert_eq!(stats.decode_errors, 0);
+}
+
 /// What a node sends before, instead of, or after E2 Setup.
 async fn raw_node(addr: SocketAddr) -> tokio::net::TcpStream {
     tokio::net::TcpStream::connect(addr).await.unwrap()
