@@ -2,10 +2,15 @@
 //! node registry and the typed API ([`Xapp`]).
 //!
 //! ```text
-//!  node --frames--> link (tcran_e2::transport) --> association task: Termination (sans-IO)
-//!                                                     |  ^ commands (subscribe, control)
-//!                         registry (nodes, DRBs) <----+  |
-//!                         subscriptions' channels <---+  Xapp handle (Clone)
+//!  node <--frames--> association task, one per node: reads the socket
+//!                    (tcran_e2::transport::Framed), runs the Termination
+//!                    (sans-IO) behind a lock, writes TLS and whatever a
+//!                    caller's write left behind
+//!                      |                      ^ commands (subscribe, close;
+//!                      |                      |  a control on TLS or when busy)
+//!  registry (nodes, DRBs),               Xapp handle (Clone): on plain TCP,
+//!  subscriptions' channels               `control` encodes and writes its
+//!                                        request itself, under the lock
 //! ```
 //!
 //! Contract:
@@ -22,6 +27,11 @@
 //!   model's payload), breaks a procedure, or sends no E2 Setup within
 //!   [`XappConfig::setup_timeout`] is disconnected with a [`CloseCause`]
 //!   ([`NodeEvent::Disconnected`]); the other associations go on.
+//! - Control round trip: on plain TCP the caller writes its request to
+//!   the socket (non-blocking, under the association's lock, so PDUs of
+//!   one association never interleave and leave in the termination's
+//!   order); the association's task reads the answer and completes the
+//!   caller's reply: one task wake-up from the wire back to the caller.
 //! - Subscriptions belong to their association and end with it: the
 //!   stream returns `None`. Dropping a [`Subscription`] deletes it on the
 //!   node. A subscriber that does not keep up loses indications (counted
@@ -271,6 +281,7 @@ enum Cmd {
 struct Entry {
     info: NodeInfo,
     cmd: mpsc::Sender<Cmd>,
+    conn: Arc<Conn>,
 }
 
 struct Shared {
@@ -577,21 +588,28 @@ impl Xapp {
         drb: DrbKey,
         change: &TcChange,
     ) -> Result<ControlOutcome, XappError> {
-        let (info, cmd) = self.entry(node)?;
+        let (info, cmd, conn) = lock(&self.shared.nodes)
+            .get(&node)
+            .map(|e| (e.info.clone(), e.cmd.clone(), e.conn.clone()))
+            .ok_or(XappError::NoSuchNode(node))?;
         let function = info.tc_function().ok_or(XappError::NoModel {
             node,
             model: "E2SM-TCRAN",
         })?;
         let (header, message) = tcsm::control(drb, change);
         let (reply, answer) = oneshot::channel();
-        cmd.send(Cmd::Control {
+        let request = Cmd::Control {
             function,
             header,
             message,
             reply,
-        })
-        .await
-        .map_err(|_| XappError::Disconnected(node))?;
+        };
+        // Written by this task when it can (see `Conn`), else queued.
+        if let Some(request) = conn.try_issue(request)? {
+            cmd.send(request)
+                .await
+                .map_err(|_| XappError::Disconnected(node))?;
+        }
         let (outcome, failure) = match self.answer(node, answer).await?? {
             ControlAnswer::Acknowledged { outcome } => (outcome, None),
             ControlAnswer::Failed { cause, outcome } => (outcome, Some(cause)),
@@ -677,14 +695,16 @@ async fn accept_loop(listener: tokio::net::TcpListener, t: ListenTransport, shar
                 tokio::spawn(async move {
                     let timeout = shared.config.setup_timeout;
                     match tokio::time::timeout(timeout, acceptor.accept(stream)).await {
-                        Ok(Ok(tls)) => association(Framed::new(tls), peer, true, shared).await,
+                        Ok(Ok(tls)) => {
+                            association(Framed::new(tls), None, peer, true, shared).await
+                        }
                         Ok(Err(e)) => refused(&shared, peer, e.to_string()),
                         Err(_) => refused(&shared, peer, "TLS handshake timed out".into()),
                     }
                 });
             }
             _ => {
-                tokio::spawn(association(Framed::new(stream), peer, false, shared));
+                tokio::spawn(tcp_association(stream, peer, shared));
             }
         }
     }
@@ -710,10 +730,156 @@ struct Assoc {
     name: String,
 }
 
-/// One node's association: this task reads and writes the socket itself
-/// ([`Framed`]), so a control costs one task wake-up each way between the
-/// caller and the wire.
-async fn association(mut link: Framed, peer: SocketAddr, tls: bool, shared: Arc<Shared>) {
+/// Bytes of requests a node may leave unread before its association is
+/// closed (a node that reads nothing while the xApp keeps sending).
+const MAX_UNSENT: usize = 1024 * 1024;
+
+/// What an association shares with the tasks that call the SDK.
+///
+/// On plain TCP a caller issues its control itself: it takes the lock,
+/// lets the termination encode the request, and writes it to the socket
+/// with a non-blocking write, so the request leaves without waking the
+/// association's task (which only reads, and finishes a write the socket
+/// did not take at once). Everything written to the socket is written
+/// under the lock, in the termination's order, so PDUs never interleave
+/// and stay in order. When the lock is busy (the task is handling a PDU)
+/// or on TLS, the control goes through the association's command queue.
+struct Conn {
+    core: Mutex<Core>,
+    /// Plain TCP: the socket's write half. TLS: none (the association's
+    /// task writes through its [`Framed`] stream).
+    tcp: Option<tokio::net::tcp::OwnedWriteHalf>,
+    /// Tells the association's task to look again (bytes left to write,
+    /// the termination closed).
+    wake: tokio::sync::Notify,
+}
+
+struct Core {
+    a: Assoc,
+    /// Framed PDUs not yet written (plain TCP), from `sent` on.
+    unsent: Vec<u8>,
+    sent: usize,
+}
+
+impl Core {
+    /// Writes what the termination produced, as far as the socket takes
+    /// it now; `true` when bytes are left for the association's task.
+    fn transmit(&mut self, w: &tokio::net::tcp::OwnedWriteHalf) -> bool {
+        while let Some(pdu) = self.a.term.poll_transmit() {
+            if let Err(e) = transport::append_frame(&mut self.unsent, &pdu) {
+                self.a.term.close(CloseCause::Transport(e.to_string()));
+            }
+        }
+        while self.sent < self.unsent.len() {
+            match w.try_write(&self.unsent[self.sent..]) {
+                Ok(0) => {
+                    self.a
+                        .term
+                        .close(CloseCause::Transport("the connection closed".into()));
+                    break;
+                }
+                Ok(n) => self.sent += n,
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                    if self.unsent.len() - self.sent > MAX_UNSENT {
+                        self.a.term.close(CloseCause::Transport(format!(
+                            "the node left more than {MAX_UNSENT} bytes of requests unread"
+                        )));
+                        break;
+                    }
+                    return true;
+                }
+                Err(e) => {
+                    self.a.term.close(CloseCause::Transport(e.to_string()));
+                    break;
+                }
+            }
+        }
+        self.unsent.clear();
+        self.sent = 0;
+        false
+    }
+}
+
+impl Conn {
+    /// Issues `cmd` from the calling task (plain TCP, lock free at once);
+    /// gives it back when it must go through the command queue.
+    fn try_issue(&self, cmd: Cmd) -> Result<Option<Cmd>, XappError> {
+        let Some(w) = &self.tcp else {
+            return Ok(Some(cmd));
+        };
+        let mut c = match self.core.try_lock() {
+            Ok(c) => c,
+            Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner(),
+            Err(std::sync::TryLockError::WouldBlock) => return Ok(Some(cmd)),
+        };
+        if let State::Closed(_) = c.a.term.state() {
+            return Err(XappError::Disconnected(c.a.id));
+        }
+        c.a.command(cmd);
+        let left = c.transmit(w);
+        let closed = matches!(c.a.term.state(), State::Closed(_));
+        drop(c);
+        if left || closed {
+            self.wake.notify_one();
+        }
+        Ok(None)
+    }
+}
+
+/// The read half of a plain TCP association as a [`Framed`] stream: its
+/// writes go through [`Conn`], never through this.
+struct ReadHalf(tokio::net::tcp::OwnedReadHalf);
+
+impl tokio::io::AsyncRead for ReadHalf {
+    fn poll_read(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::pin::Pin::new(&mut self.0).poll_read(cx, buf)
+    }
+}
+
+impl tokio::io::AsyncWrite for ReadHalf {
+    fn poll_write(
+        self: std::pin::Pin<&mut Self>,
+        _: &mut std::task::Context<'_>,
+        _: &[u8],
+    ) -> std::task::Poll<std::io::Result<usize>> {
+        std::task::Poll::Ready(Err(std::io::ErrorKind::Unsupported.into()))
+    }
+    fn poll_flush(
+        self: std::pin::Pin<&mut Self>,
+        _: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::task::Poll::Ready(Ok(()))
+    }
+    fn poll_shutdown(
+        self: std::pin::Pin<&mut Self>,
+        _: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::task::Poll::Ready(Ok(()))
+    }
+}
+
+/// A plain TCP association: read by its task, written by whoever holds
+/// its lock ([`Conn`]).
+async fn tcp_association(stream: tokio::net::TcpStream, peer: SocketAddr, shared: Arc<Shared>) {
+    let (r, w) = stream.into_split();
+    association(Framed::new(ReadHalf(r)), Some(w), peer, false, shared).await
+}
+
+/// One node's association. Its task reads the socket itself
+/// ([`Framed`]: no reader task), writes TLS itself and plain TCP under
+/// [`Conn`]'s lock (no writer task), so a control costs one task wake-up
+/// from the wire back to its caller, and none on the way out on plain TCP.
+async fn association(
+    mut link: Framed,
+    tcp: Option<tokio::net::tcp::OwnedWriteHalf>,
+    peer: SocketAddr,
+    tls: bool,
+    shared: Arc<Shared>,
+) {
     let id = {
         let mut n = lock(&shared.next_id);
         let id = *n;
@@ -721,7 +887,7 @@ async fn association(mut link: Framed, peer: SocketAddr, tls: bool, shared: Arc<
         id
     };
     let (cmd_tx, mut cmd_rx) = mpsc::channel::<Cmd>(256);
-    let mut a = Assoc {
+    let a = Assoc {
         id,
         term: Termination::new(shared.config.ric_id),
         sinks: BTreeMap::new(),
@@ -730,44 +896,82 @@ async fn association(mut link: Framed, peer: SocketAddr, tls: bool, shared: Arc<
         registered: false,
         name: peer.to_string(),
     };
+    let conn = Arc::new(Conn {
+        core: Mutex::new(Core {
+            a,
+            unsent: Vec::new(),
+            sent: 0,
+        }),
+        tcp,
+        wake: tokio::sync::Notify::new(),
+    });
     let mut stop = shared.shutdown.subscribe();
     let setup_deadline = tokio::time::Instant::now() + shared.config.setup_timeout;
     loop {
-        // Everything the termination produced goes out in one write.
-        let mut sent = Ok(());
-        while let Some(pdu) = a.term.poll_transmit() {
-            if sent.is_ok() {
-                sent = link.queue(&pdu);
+        let (awaiting, left) = {
+            let mut c = lock(&conn.core);
+            let left = match &conn.tcp {
+                Some(w) => c.transmit(w),
+                None => {
+                    // TLS: everything the termination produced goes out in
+                    // one write, by this task.
+                    while let Some(pdu) = c.a.term.poll_transmit() {
+                        if let Err(e) = link.queue(&pdu) {
+                            c.a.term.close(CloseCause::Transport(e.to_string()));
+                        }
+                    }
+                    false
+                }
+            };
+            while let Some(ev) = c.a.term.poll_event() {
+                c.a.on_event(ev, &shared, peer, tls, &cmd_tx, &conn);
+            }
+            if let State::Closed(cause) = c.a.term.state().clone() {
+                c.a.finish(&shared, cause);
+                drop(c);
+                link.close(std::time::Duration::from_secs(1)).await;
+                return;
+            }
+            (*c.a.term.state() == State::AwaitingSetup, left)
+        };
+        if conn.tcp.is_none() {
+            if let Err(e) = link.flush().await {
+                lock(&conn.core)
+                    .a
+                    .term
+                    .close(CloseCause::Transport(e.to_string()));
+                continue;
             }
         }
-        if let Err(e) = sent {
-            a.term.close(CloseCause::Transport(e.to_string()));
-        } else if let Err(e) = link.flush().await {
-            a.term.close(CloseCause::Transport(e.to_string()));
-        }
-        while let Some(ev) = a.term.poll_event() {
-            a.on_event(ev, &shared, peer, tls, &cmd_tx);
-        }
-        if let State::Closed(cause) = a.term.state().clone() {
-            a.finish(&shared, cause);
-            link.close(std::time::Duration::from_secs(1)).await;
-            return;
-        }
-        let awaiting = *a.term.state() == State::AwaitingSetup;
+        let writable = async {
+            match &conn.tcp {
+                Some(w) => w.writable().await,
+                None => std::future::pending().await,
+            }
+        };
         tokio::select! {
-            frame = link.recv() => match frame {
-                Some(Ok(pdu)) => a.term.handle(&pdu),
-                Some(Err(e)) => a.term.close(CloseCause::Transport(e.to_string())),
-                None => a.term.close(CloseCause::Transport("the node closed the connection".into())),
-            },
-            Some(cmd) = cmd_rx.recv() => a.command(cmd),
+            frame = link.recv() => {
+                let mut c = lock(&conn.core);
+                match frame {
+                    Some(Ok(pdu)) => c.a.term.handle(&pdu),
+                    Some(Err(e)) => c.a.term.close(CloseCause::Transport(e.to_string())),
+                    None => c.a.term.close(CloseCause::Transport("the node closed the connection".into())),
+                }
+            }
+            Some(cmd) = cmd_rx.recv() => lock(&conn.core).a.command(cmd),
+            _ = conn.wake.notified() => {}
+            r = writable, if left => {
+                if let Err(e) = r {
+                    lock(&conn.core).a.term.close(CloseCause::Transport(e.to_string()));
+                }
+            }
             _ = tokio::time::sleep_until(setup_deadline), if awaiting => {
-                a.term.close(CloseCause::Protocol(format!(
+                lock(&conn.core).a.term.close(CloseCause::Protocol(format!(
                     "no E2 Setup Request within {} ms",
                     shared.config.setup_timeout.as_millis()
                 )));
             }
-            _ = stop.changed() => a.term.close(CloseCause::Local),
+            _ = stop.changed() => lock(&conn.core).a.term.close(CloseCause::Local),
         }
     }
 }
@@ -826,6 +1030,7 @@ impl Assoc {
         peer: SocketAddr,
         tls: bool,
         cmd: &mpsc::Sender<Cmd>,
+        conn: &Arc<Conn>,
     ) {
         match ev {
             Event::SetupDone { node, functions } => {
@@ -847,6 +1052,7 @@ impl Assoc {
                     Entry {
                         info: info.clone(),
                         cmd: cmd.clone(),
+                        conn: conn.clone(),
                     },
                 );
                 self.registered = true;
