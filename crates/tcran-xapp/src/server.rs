@@ -605,7 +605,11 @@ impl Xapp {
             reply,
         };
         // Written by this task when it can (see `Conn`), else queued.
-        if let Some(request) = conn.try_issue(request)? {
+        let queued = conn.try_issue(request)?;
+        // Holding the connection would keep its socket open after its
+        // association ended.
+        drop(conn);
+        if let Some(request) = queued {
             cmd.send(request)
                 .await
                 .map_err(|_| XappError::Disconnected(node))?;
