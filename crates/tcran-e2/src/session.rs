@@ -25,13 +25,13 @@
 use crate::agent::{Agent, AgentEvent, AgentStats};
 use crate::node::E2Node;
 use crate::transport::{self, Connector, TransportError};
+use std::sync::mpsc as std_mpsc;
+use tcran_core::Instant;
+use tokio::sync::{mpsc, watch};
 
 /// PDUs the I/O thread holds for sending; beyond, the session drops and
 /// counts them.
 const OUT_QUEUE: usize = 1024;
-use std::sync::mpsc as std_mpsc;
-use tcran_core::Instant;
-use tokio::sync::{mpsc, watch};
 
 /// What the I/O thread tells the driver.
 #[derive(Debug)]
