@@ -418,6 +418,14 @@ async fn tls_nodes_without_a_trusted_certificate_are_refused() {
         .await
         .unwrap();
     tokio::time::timeout(WAIT, s.recv()).await.unwrap().unwrap();
+    // A control over TLS (written by the association's task).
+    let change = TcChange::Controls(vec![Control::SetTotalLimit {
+        limit_packets: Some(77),
+    }]);
+    match x.control(nodes[0].id, DrbKey::new(1, 1), &change).await {
+        Ok(ControlOutcome::Applied(p)) => assert_eq!(p.limit_packets, Some(77)),
+        other => panic!("the control applies over TLS: {other:?}"),
+    }
     assert_eq!(x.nodes().len(), 1, "the rogue node never got in");
     rogue.stop().await;
     good.stop().await;
