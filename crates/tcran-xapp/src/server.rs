@@ -932,11 +932,15 @@ async fn association(
             }
             if let State::Closed(cause) = c.a.term.state().clone() {
                 c.a.finish(&shared, cause);
-                drop(c);
-                link.close(std::time::Duration::from_secs(1)).await;
-                return;
+                None
+            } else {
+                Some((*c.a.term.state() == State::AwaitingSetup, left))
             }
-            (*c.a.term.state() == State::AwaitingSetup, left)
+        }
+        .unzip();
+        let (Some(awaiting), Some(left)) = (awaiting, left) else {
+            link.close(std::time::Duration::from_secs(1)).await;
+            return;
         };
         if conn.tcp.is_none() {
             if let Err(e) = link.flush().await {
