@@ -469,7 +469,6 @@ impl Framed {
     }
 }
 
-
 /// An association as a driver uses it: a [`Framed`] stream (TCP, TLS:
 /// no task between the driver and the socket) or a [`Link`]'s channels
 /// (SCTP, in-process).
@@ -494,11 +493,11 @@ impl Association {
     pub async fn send(&mut self, pdu: Vec<u8>) -> Result<(), TransportError> {
         match self {
             Association::Framed(f) => f.queue(&pdu),
-            Association::Link(l) => l
-                .tx
-                .send(pdu)
-                .await
-                .map_err(|_| TransportError::Unavailable("the connection closed".into())),
+            Association::Link(l) => {
+                l.tx.send(pdu)
+                    .await
+                    .map_err(|_| TransportError::Unavailable("the connection closed".into()))
+            }
         }
     }
 

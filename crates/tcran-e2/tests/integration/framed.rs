@@ -81,7 +81,10 @@ async fn recv_dropped_by_select_loses_nothing() {
         }
     }
     writer.await.unwrap();
-    assert!(cancelled > 0, "the timer never won: the test did not cancel");
+    assert!(
+        cancelled > 0,
+        "the timer never won: the test did not cancel"
+    );
     assert_eq!(got, sent);
 }
 
