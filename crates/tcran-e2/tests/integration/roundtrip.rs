@@ -608,8 +608,10 @@ fn kpm_format1() -> impl Strategy<Value = k::E2SM_KPM_IndicationMessage_Format1>
         })
 }
 
+/// Counters of every size class (one to eight octets), zero included, so
+/// that narrowing conversions (to u32, usize) see values on both sides.
 fn counter() -> impl Strategy<Value = t::Counter> {
-    any::<u64>().prop_map(t::Counter)
+    prop_oneof![Just(0u64), 0u64..256, 0u64..=u32::MAX as u64, any::<u64>(),].prop_map(t::Counter)
 }
 
 fn lower() -> impl Strategy<Value = t::LowerLayerKpis> {
