@@ -94,6 +94,11 @@ enum Command {
         /// --set ues[0].channel.mcs=10.
         #[arg(long = "set", value_name = "KEY=VALUE")]
         set: Vec<String>,
+        /// Runs (a variant under one seed) simulated at a time, each on a
+        /// core of its own; the results do not depend on it [default: one
+        /// per core].
+        #[arg(long, short = 'j', value_name = "N")]
+        jobs: Option<usize>,
         /// Pace the simulation to the wall clock (every variant at once,
         /// each its own cell): what an outside controller needs (--e2);
         /// Ctrl-C ends it early with the outputs so far; realtime.json
@@ -298,10 +303,20 @@ fn run(cli: Cli) -> Result<(), CliError> {
             seeds,
             out,
             set,
+            jobs,
             realtime,
             e2,
         } => {
             let sets = overrides(&set)?;
+            let jobs = match jobs {
+                Some(0) => {
+                    return Err(CliError::Usage(
+                        "--jobs 0: run at least one variant at a time (see `tcran run --help`)"
+                            .into(),
+                    ))
+                }
+                n => n.and_then(std::num::NonZeroUsize::new),
+            };
             let out = out.unwrap_or_else(|| {
                 Path::new("tcran-out").join(
                     series_csv::dir_names([simulate::scenario_name(&file).as_str()]).remove(0),
@@ -318,13 +333,14 @@ fn run(cli: Cli) -> Result<(), CliError> {
                     seeds: seeds.as_ref(),
                     sets: &sets,
                     progress: show_progress(json),
+                    jobs,
                 };
                 let mut o = simulate::run_file(&file, opts)?;
                 return finish_run(&mut o, json, &out);
             }
             if seeds.is_some() {
                 return Err(CliError::Usage(
-                    "--seeds runs many seeds one after another; --realtime runs one on the wall clock: give --seed N instead".into(),
+                    "--seeds runs many seeds as fast as the machine allows; --realtime runs one on the wall clock: give --seed N instead".into(),
                 ));
             }
             let e2 = e2.options()?;
@@ -333,6 +349,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
                 seeds: None,
                 sets: &sets,
                 progress: false,
+                jobs: None,
             };
             let mut r = realtime::run(&file, opts, e2.as_ref())?;
             finish_run(&mut r.outcome, json, &out)?;

@@ -1,9 +1,11 @@
 //! The progress bar of `tcran run`, `demo` and `reproduce`: one bar over
-//! all variants (simulated seconds done of all to do), on stderr. Callers
+//! all variants (simulated seconds done of all to do, summed over the runs
+//! going at once), on stderr. Callers
 //! create it only when stderr is a terminal and stdout is not reserved for
 //! JSON, so logs and pipes never see it.
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::sync::Mutex;
 use tcran_sim::{Progress, SimConfig};
 
 /// A bar in simulated milliseconds over every variant.
@@ -11,6 +13,8 @@ use tcran_sim::{Progress, SimConfig};
 pub struct Bar {
     bar: ProgressBar,
     names: Vec<String>,
+    /// Simulated seconds done per run (seed-major), runs going in parallel.
+    done_s: Mutex<Vec<f64>>,
 }
 
 impl Bar {
@@ -34,13 +38,20 @@ impl Bar {
         Bar {
             bar,
             names: runs.iter().map(|(n, _)| n.clone()).collect(),
+            done_s: Mutex::new(vec![0.0; runs.len() * seeds.max(1)]),
         }
     }
 
     pub fn update(&self, p: Progress) {
         let run = p.seed * p.variants + p.variant;
-        let done = (run as f64 * p.duration_s + p.sim_s.min(p.duration_s)) * 1e3;
-        self.bar.set_position(done.round() as u64);
+        let done_s = {
+            let mut done = self.done_s.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some(d) = done.get_mut(run) {
+                *d = p.sim_s.min(p.duration_s);
+            }
+            done.iter().sum::<f64>()
+        };
+        self.bar.set_position((done_s * 1e3).round() as u64);
         let name = self.names.get(p.variant).map_or("", String::as_str);
         let seed = if p.seeds > 1 {
             format!("seed {}/{}, ", p.seed + 1, p.seeds)

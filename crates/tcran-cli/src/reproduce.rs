@@ -124,9 +124,15 @@ pub fn run(
     }
     .min(files.len())
     .max(1);
-    // One progress bar makes sense only when one scenario runs at a time.
+    // One progress bar makes sense only when one scenario runs at a time;
+    // the cores go to scenarios, or to one scenario's runs.
     let opts = Options {
         progress: opts.progress && jobs == 1,
+        jobs: if jobs > 1 {
+            Some(std::num::NonZeroUsize::MIN)
+        } else {
+            opts.jobs
+        },
         ..opts
     };
     let results: Vec<Mutex<Option<Result<Done, CliError>>>> =

@@ -19,7 +19,7 @@ pub struct Outcome {
     pub runs: Vec<(String, SimConfig)>,
 }
 
-/// How to run: seed override, `--set` overrides, progress bar.
+/// How to run: seed override, `--set` overrides, progress bar, runs at once.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Options<'a> {
     /// One seed instead of the scenario's `seed` or `seeds`.
@@ -29,6 +29,9 @@ pub struct Options<'a> {
     pub sets: &'a [Override],
     /// Draw a progress bar on stderr (the caller checks it is a terminal).
     pub progress: bool,
+    /// Runs (a variant under one seed) simulated at a time; `None`: one
+    /// per core. The output does not depend on it.
+    pub jobs: Option<std::num::NonZeroUsize>,
 }
 
 /// Runs a scenario given as text; `base` resolves relative trace paths.
@@ -113,8 +116,11 @@ pub fn run_source(
     let bar = opts
         .progress
         .then(|| crate::progress::Bar::new(name, &runs, seeds, cfg.duration.as_secs_f64()));
+    let jobs = opts.jobs.unwrap_or_else(|| {
+        std::thread::available_parallelism().unwrap_or(std::num::NonZeroUsize::MIN)
+    });
     let started = std::time::Instant::now();
-    let result = tcran_sim::run_scenario_with_progress(name, &cfg, base, &mut |p| {
+    let result = tcran_sim::run_scenario_with_progress(name, &cfg, base, jobs, &|p| {
         if let Some(b) = &bar {
             b.update(p);
         }

@@ -10,8 +10,11 @@
 //!   constraints (an extension value of an extensible ENUMERATED), which
 //!   its encoder then refuses; tcran never echoes received values.
 //! - The direct decoders of the RIC Indication and of E2SM-TCRAN's
-//!   indication header and message give hampi's result wherever they take
-//!   the bytes (they leave the rest to hampi).
+//!   indication header give hampi's result wherever they take the bytes
+//!   (they leave the rest to hampi); the direct decoder of E2SM-TCRAN's
+//!   indication message into statuses gives hampi's result converted by
+//!   `tc_status::drb_status_of`, and the RIC's decoder (`tc_status::decode_tc`)
+//!   always gives what hampi and that conversion give, error included.
 //! - FlexRIC TC: an accepted message re-encodes to bytes that decode to
 //!   the same message.
 //! - The agent survives any sequence of frames in either RIC profile: it
@@ -24,7 +27,7 @@ use crate::agent::{Agent, AgentConfig, RicProfile};
 use crate::e2ap;
 use crate::fake::FakeNode;
 use crate::node::DrbKey;
-use crate::sm::{flexric_tc, kpm, tcran_tc, AnyModel, ServiceModel};
+use crate::sm::{flexric_tc, kpm, tc_status, tcran_tc, AnyModel, ServiceModel};
 use ::tcran_tc::queue::{FifoConfig, QueueKindConfig};
 use ::tcran_tc::PipelineConfig;
 use asn1_codecs::aper::AperCodec;
@@ -160,12 +163,29 @@ pub fn kpm(data: &[u8]) {
 /// E2SM-TCRAN decoders, subscriptions and controls.
 pub fn tcran_sm(data: &[u8]) {
     use crate::asn::e2sm_tcran as t;
-    // The direct indication decoders agree with hampi's wherever they take
-    // the bytes.
-    if let Some(fast) = crate::sm::aper_fast::decode_indication_message(data) {
-        let hampi = t::TcIndicationMessage::aper_decode(&mut PerCodecData::from_slice_aper(data));
-        assert_eq!(hampi.ok(), Some(fast), "direct TcIndicationMessage decoder");
+    // The direct indication decoders agree with hampi's (and, for the
+    // message, with the conversion of hampi's reports to statuses)
+    // wherever they take the bytes; the RIC's decoder, which falls back to
+    // hampi for the rest, thus always.
+    const TIME_NS: u64 = 0x1234_5678_9abc;
+    let time_s = TIME_NS as f64 / 1e9;
+    let header = enc(&t::TcIndicationHeader {
+        time_ns: t::Counter(TIME_NS),
+        cause: t::TcIndicationHeaderCause(1),
+    })
+    .expect("a valid header");
+    if let Some(fast) = crate::sm::aper_fast::decode_statuses(data, time_s) {
+        assert_eq!(
+            tc_status::statuses_generic(data, time_s),
+            Some(fast),
+            "direct TcIndicationMessage decoder to statuses"
+        );
     }
+    assert_eq!(
+        tc_status::decode_tc(&header, data),
+        tc_status::decode_tc_generic(&header, data),
+        "E2SM-TCRAN indication message"
+    );
     if let Some(fast) = crate::sm::aper_fast::decode_indication_header(data) {
         let hampi = t::TcIndicationHeader::aper_decode(&mut PerCodecData::from_slice_aper(data));
         assert_eq!(hampi.ok(), Some(fast), "direct TcIndicationHeader decoder");

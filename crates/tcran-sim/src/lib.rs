@@ -79,7 +79,7 @@ pub fn run_scenario(
     cfg: &SimConfig,
     base: &Path,
 ) -> Result<ScenarioOutput, ConfigError> {
-    run_scenario_with_progress(name, cfg, base, &mut |_| {})
+    run_scenario_with_progress(name, cfg, base, std::num::NonZeroUsize::MIN, &|_| {})
 }
 
 /// Builds the simulator of every run a scenario asks for (its variants, or
@@ -125,48 +125,81 @@ pub fn build_scenario(cfg: &SimConfig, base: &Path) -> Result<Vec<(String, Sim)>
 /// several seeds (`seeds`), every variant runs once per seed; the runs of
 /// the first seed keep their whole series, the others only their CDFs, so
 /// memory does not grow with the number of seeds beyond the summaries.
+///
+/// Up to `jobs` runs (a variant under one seed) go at once, each on a
+/// thread of its own: every run is its own simulator with its own seeded
+/// randomness, so the output is the same for any `jobs` (a test holds
+/// that), only sooner. `progress` may then be called from several
+/// threads, each run reporting its own [`Progress`].
 pub fn run_scenario_with_progress(
     name: &str,
     cfg: &SimConfig,
     base: &Path,
-    progress: &mut dyn FnMut(Progress),
+    jobs: std::num::NonZeroUsize,
+    progress: &(dyn Fn(Progress) + Sync),
 ) -> Result<ScenarioOutput, ConfigError> {
     let seeds = cfg.seed_list();
     let duration_s = cfg.duration.as_secs_f64();
+    // Everything is checked before anything runs.
+    let variant_names: Vec<String> = build_scenario(cfg, base)?
+        .into_iter()
+        .map(|(name, _)| name)
+        .collect();
+    let per_seed: Vec<SimConfig> = seeds
+        .iter()
+        .map(|&seed| {
+            let mut c = cfg.clone();
+            c.seed = seed;
+            c.seeds = None;
+            c
+        })
+        .collect();
+    let n = variant_names.len();
+    let several = seeds.len() > 1;
+    // Run `u` is variant `u % n` under seed `u / n`.
+    let run = |u: usize| -> Result<Finished, ConfigError> {
+        let (k, i) = (u / n, u % n);
+        let c = &per_seed[k];
+        let sim = match c.variants.get(i) {
+            Some(v) => {
+                Sim::new(&c.for_variant(v), base).map_err(|e| e.within(format!("variants[{i}]")))?
+            }
+            None => Sim::new(c, base)?,
+        };
+        let out = sim.run_with_progress(&mut |sim_s| {
+            progress(Progress {
+                seed: k,
+                seeds: seeds.len(),
+                variant: i,
+                variants: n,
+                sim_s,
+                duration_s,
+            })
+        });
+        let cdfs = several.then(|| out.series.cdfs_only());
+        Ok(Finished {
+            summary: out.summary,
+            series: (k == 0).then_some(out.series),
+            cdfs,
+        })
+    };
+    let mut finished = in_order(seeds.len() * n, jobs, run)?.into_iter();
     let mut seed_runs = Vec::with_capacity(seeds.len());
-    let mut series = Vec::new();
+    let mut series = Vec::with_capacity(n);
     let mut seed_series = Vec::new();
-    for (k, &seed) in seeds.iter().enumerate() {
-        let mut c = cfg.clone();
-        c.seed = seed;
-        c.seeds = None;
-        let sims = build_scenario(&c, base)?;
-        let n = sims.len();
+    for &seed in &seeds {
         let mut variants = Vec::with_capacity(n);
         let mut this = Vec::with_capacity(n);
-        for (i, (name, sim)) in sims.into_iter().enumerate() {
-            let out = sim.run_with_progress(&mut |sim_s| {
-                progress(Progress {
-                    seed: k,
-                    seeds: seeds.len(),
-                    variant: i,
-                    variants: n,
-                    sim_s,
-                    duration_s,
-                })
-            });
+        for name in &variant_names {
+            let f = finished.next().expect("one result per run");
             variants.push(VariantSummary {
-                name,
-                run: out.summary,
+                name: name.clone(),
+                run: f.summary,
             });
-            if seeds.len() > 1 {
-                this.push(out.series.cdfs_only());
-            }
-            if k == 0 {
-                series.push(out.series);
-            }
+            series.extend(f.series);
+            this.extend(f.cdfs);
         }
-        if seeds.len() > 1 {
+        if several {
             seed_series.push(this);
         }
         seed_runs.push(seeds::SeedRuns { seed, variants });
@@ -187,4 +220,50 @@ pub fn run_scenario_with_progress(
         series,
         seed_series,
     })
+}
+
+/// What one run leaves for the scenario's output.
+struct Finished {
+    summary: RunSummary,
+    /// The whole series (first seed only).
+    series: Option<RunSeries>,
+    /// Its CDFs (with several seeds).
+    cdfs: Option<RunSeries>,
+}
+
+/// `run(0..count)`, up to `jobs` at a time, results in index order; the
+/// first error in that order wins. Runs are taken in order, so with one
+/// job this is a plain loop on the caller's thread.
+fn in_order<T: Send>(
+    count: usize,
+    jobs: std::num::NonZeroUsize,
+    run: impl Fn(usize) -> Result<T, ConfigError> + Sync,
+) -> Result<Vec<T>, ConfigError> {
+    let jobs = jobs.get().min(count);
+    if jobs <= 1 {
+        return (0..count).map(run).collect();
+    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let slots: Vec<std::sync::Mutex<Option<Result<T, ConfigError>>>> =
+        (0..count).map(|_| std::sync::Mutex::new(None)).collect();
+    std::thread::scope(|scope| {
+        for _ in 0..jobs {
+            scope.spawn(|| loop {
+                let u = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                if u >= count {
+                    return;
+                }
+                let r = run(u);
+                *slots[u].lock().unwrap_or_else(|e| e.into_inner()) = Some(r);
+            });
+        }
+    });
+    slots
+        .into_iter()
+        .map(|s| {
+            s.into_inner()
+                .unwrap_or_else(|e| e.into_inner())
+                .expect("every run was taken")
+        })
+        .collect()
 }

@@ -3,6 +3,12 @@
 //! every period, of every node); the node writes these messages with
 //! [`super::report_stream`].
 //!
+//! The message is read straight into [`DrbStatus`]es, the statistics types
+//! an xApp reads ([`super::tc_status`]): no ASN.1 value in between, and no
+//! string built for a queue kind or a reason name (they are compared, as
+//! bytes checked to be UTF-8, with the static labels; the scheduler's and
+//! pacer's names are the only strings, since `PipelineStats` owns them).
+//!
 //! It reads what hampi's derived decoder reads, the same way: integers are
 //! not range-checked beyond what their bit-field holds and are cast to
 //! their Rust type as hampi casts them, padding bits are skipped unread,
@@ -10,11 +16,16 @@
 //! returns `None` so that the caller falls back to hampi (which then
 //! accepts or reports the input as it always has): an extension bit set (a
 //! newer schema's additions), bytes left after the value, and a length
-//! determinant beyond 16383 (X.691 fragmentation). `tests/integration/roundtrip.rs`
-//! holds both decoders to the same result over hampi's encoding and
-//! mutations of it; the `e2_tcran_sm` fuzz target over arbitrary bytes.
+//! determinant beyond 16383 (X.691 fragmentation). Its result is that of
+//! hampi's decoder followed by [`super::tc_status::drb_status_of`]:
+//! `tests/integration/roundtrip.rs` holds the two to the same result over
+//! the node's encoder output and mutations of it, the `e2_tcran_sm` fuzz
+//! target over arbitrary bytes.
 
+use super::tc_status::{self as st, DrbStatus};
 use crate::asn::e2sm_tcran as t;
+use crate::node::DrbKey;
+use tcran_core::reason::{DropCounts, MarkCounts};
 
 /// APER bit reader.
 struct Reader<'a> {
@@ -125,26 +136,27 @@ impl<'a> Reader<'a> {
     /// its general steps. The range needs 8 octets, so the length is a
     /// constrained 1..=8 (3 bits), then that many aligned octets.
     #[inline]
-    fn counter(&mut self) -> Option<t::Counter> {
+    fn counter(&mut self) -> Option<u64> {
         let n = self.bits(3)? as usize + 1;
         let b = self.octets(n)?;
-        Some(t::Counter(b.iter().fold(0u64, |v, b| (v << 8) | *b as u64)))
+        Some(b.iter().fold(0u64, |v, b| (v << 8) | *b as u64))
     }
 
     /// A PrintableString of `lb..=ub` characters (8 bits each, aligned when
-    /// more than two), UTF-8 checked as hampi does.
+    /// more than two), UTF-8 checked as hampi does, handed to `f` without
+    /// being copied to the heap.
     #[inline]
-    fn string(&mut self, lb: u64, ub: u64) -> Option<String> {
+    fn string_with<R>(&mut self, lb: u64, ub: u64, f: impl FnOnce(&str) -> R) -> Option<R> {
         let n = self.constrained(lb, ub)? as usize;
         if n > 2 {
             let b = self.octets(n)?;
-            std::str::from_utf8(b).ok().map(str::to_owned)
+            std::str::from_utf8(b).ok().map(f)
         } else {
-            let mut b = Vec::with_capacity(n);
-            for _ in 0..n {
-                b.push(self.bits(8)? as u8);
+            let mut b = [0u8; 2];
+            for c in &mut b[..n] {
+                *c = self.bits(8)? as u8;
             }
-            String::from_utf8(b).ok()
+            std::str::from_utf8(&b[..n]).ok().map(f)
         }
     }
 
@@ -162,129 +174,97 @@ impl<'a> Reader<'a> {
     }
 }
 
-fn read_counters<const N: usize>(r: &mut Reader) -> Option<[t::Counter; N]> {
-    let mut out = [const { t::Counter(0) }; N];
+fn read_counters<const N: usize>(r: &mut Reader) -> Option<[u64; N]> {
+    let mut out = [0u64; N];
     for c in &mut out {
         *c = r.counter()?;
     }
     Some(out)
 }
 
-fn read_reasons(r: &mut Reader) -> Option<Vec<t::ReasonCount>> {
+/// A list of reason counts into `out`, each name looked up by `index`
+/// (a name this build does not know counts nowhere).
+fn read_reasons(r: &mut Reader, index: fn(&str) -> Option<usize>, out: &mut [u64]) -> Option<()> {
     let n = r.constrained(0, 64)?;
-    let mut out = Vec::with_capacity(r.capacity(n, 8));
     for _ in 0..n {
         r.no_extension()?;
-        out.push(t::ReasonCount {
-            reason: t::ReasonCountReason(r.string(1, 32)?),
-            count: r.counter()?,
-        });
+        let at = r.string_with(1, 32, index)?;
+        let count = r.counter()?;
+        st::add_count(out, at, count);
     }
-    Some(out)
+    Some(())
 }
 
-fn read_queue(r: &mut Reader) -> Option<t::QueueReport> {
+fn read_queue(r: &mut Reader) -> Option<tcran_tc::stats::QueueStats> {
     r.no_extension()?;
     let has_policer = r.bit()?;
     let has_shaper = r.bit()?;
-    let id = t::QueueReportId(r.constrained(0, 8191)? as u16);
-    let kind = t::QueueReportKind(r.string(1, 16)?);
-    let [backlog_packets, backlog_bytes, offered_packets, offered_bytes, forwarded_packets, forwarded_bytes] =
-        read_counters(r)?;
-    let drops = t::QueueReportDrops(read_reasons(r)?);
-    let marks = t::QueueReportMarks(read_reasons(r)?);
-    let [redirected_out, moved_in_packets, avg_sojourn_us, last_sojourn_us] = read_counters(r)?;
+    let id = r.constrained(0, 8191)? as u16;
+    let kind = r.string_with(1, 16, st::queue_kind)?;
+    let counters = read_counters(r)?;
+    let mut drops = DropCounts::default();
+    read_reasons(r, st::drop_index, &mut drops.0)?;
+    let mut marks = MarkCounts::default();
+    read_reasons(r, st::mark_index, &mut marks.0)?;
+    let after = read_counters(r)?;
     let policer = if has_policer {
         r.no_extension()?;
-        let [rate_bps, burst_bytes, passed_packets, dropped_packets, marked_packets, redirected_packets, measured_bps, out_of_profile_bps] =
-            read_counters(r)?;
-        Some(t::PolicerReport {
-            rate_bps,
-            burst_bytes,
-            passed_packets,
-            dropped_packets,
-            marked_packets,
-            redirected_packets,
-            measured_bps,
-            out_of_profile_bps,
-        })
+        Some(st::policer(read_counters(r)?))
     } else {
         None
     };
     let shaper = if has_shaper {
         r.no_extension()?;
-        let [rate_bps, measured_bps, delayed] = read_counters(r)?;
-        Some(t::ShaperReport {
-            rate_bps,
-            measured_bps,
-            delayed,
-        })
+        Some(st::shaper(read_counters(r)?))
     } else {
         None
     };
     r.no_extension()?;
     let (has_p, has_d, has_c) = (r.bit()?, r.bit()?, r.bit()?);
     let probability_ppm = match has_p {
-        true => Some(t::AqmReportProbabilityPpm(
-            r.constrained(0, 1_000_000)? as u32
-        )),
+        true => Some(r.constrained(0, 1_000_000)? as u32),
         false => None,
     };
     let dropping = match has_d {
-        true => Some(t::AqmReportDropping(r.bit()?)),
+        true => Some(r.bit()?),
         false => None,
     };
     let count = match has_c {
         true => Some(r.counter()?),
         false => None,
     };
-    Some(t::QueueReport {
+    Some(st::queue_stats(
         id,
         kind,
-        backlog_packets,
-        backlog_bytes,
-        offered_packets,
-        offered_bytes,
-        forwarded_packets,
-        forwarded_bytes,
+        counters,
         drops,
         marks,
-        redirected_out,
-        moved_in_packets,
-        avg_sojourn_us,
-        last_sojourn_us,
+        after,
         policer,
         shaper,
-        aqm: t::AqmReport {
-            probability_ppm,
-            dropping,
-            count,
-        },
-    })
+        st::aqm(probability_ppm, dropping, count),
+    ))
 }
 
-fn read_drb_report(r: &mut Reader) -> Option<t::DrbReport> {
+fn read_drb(r: &mut Reader, time_s: f64) -> Option<DrbStatus> {
     r.no_extension()?;
     r.no_extension()?; // DrbRef
-    let drb = t::DrbRef {
-        rnti: t::DrbRefRnti(r.constrained(0, 65535)? as u16),
-        drb: t::DrbRefDrb(r.constrained(1, 32)? as u8),
-    };
+    let rnti = r.constrained(0, 65535)? as u16;
+    let drb = r.constrained(1, 32)? as u8;
     r.no_extension()?;
-    let [in_packets, in_bytes, out_packets, out_bytes, dropped_packets, dropped_bytes, queued_packets, queued_bytes] =
-        read_counters(r)?;
+    let totals = st::totals(read_counters(r)?);
     r.no_extension()?;
-    let [classified, defaulted, missing_queue, malformed] = read_counters(r)?;
+    let classifier = st::classifier(read_counters(r)?);
     let n = r.constrained(0, 8192)?;
     // A queue report is at least 16 octets.
     let mut queues = Vec::with_capacity(r.capacity(n, 128));
     for _ in 0..n {
         queues.push(read_queue(r)?);
     }
-    let scheduler = t::DrbReportScheduler(r.string(1, 32)?);
+    let scheduler = r.string_with(1, 32, str::to_owned)?;
     r.no_extension()?;
     let has_limit = r.bit()?;
-    let kind = t::PacerReportKind(r.string(1, 16)?);
+    let pacer_kind = r.string_with(1, 16, str::to_owned)?;
     let bandwidth_bps = r.counter()?;
     let allowance_bytes = r.counter()?;
     let limit = match has_limit {
@@ -293,63 +273,36 @@ fn read_drb_report(r: &mut Reader) -> Option<t::DrbReport> {
     };
     let refused = r.counter()?;
     r.no_extension()?;
-    let [rlc_backlog_bytes, rlc_backlog_sdus, rlc_sojourn_us, rlc_tx_bytes, mac_tx_bytes, mac_prbs] =
-        read_counters(r)?;
-    let mcs = t::LowerLayerKpisMcs(r.constrained(0, 31)? as u8);
-    Some(t::DrbReport {
-        drb,
-        totals: t::PipelineTotals {
-            in_packets,
-            in_bytes,
-            out_packets,
-            out_bytes,
-            dropped_packets,
-            dropped_bytes,
-            queued_packets,
-            queued_bytes,
-        },
-        classifier: t::ClassifierCounters {
-            classified,
-            defaulted,
-            missing_queue,
-            malformed,
-        },
-        queues: t::DrbReportQueues(queues),
+    let lower = read_counters(r)?;
+    let mcs = r.constrained(0, 31)? as u8;
+    Some(st::drb_status_from(
+        DrbKey::new(rnti, drb),
+        time_s,
+        totals,
+        classifier,
+        queues,
         scheduler,
-        pacer: t::PacerReport {
-            kind,
-            bandwidth_bps,
-            allowance_bytes,
-            limit,
-            refused,
-        },
-        lower: t::LowerLayerKpis {
-            rlc_backlog_bytes,
-            rlc_backlog_sdus,
-            rlc_sojourn_us,
-            rlc_tx_bytes,
-            mac_tx_bytes,
-            mac_prbs,
-            mcs,
-        },
-    })
+        pacer_kind,
+        st::pacer(bandwidth_bps, allowance_bytes, limit, refused),
+        st::lower(lower, mcs),
+    ))
 }
 
-/// Decodes a `TcIndicationMessage` as hampi would, or `None` where this
-/// decoder leaves the input to hampi (see above).
-pub fn decode_indication_message(bytes: &[u8]) -> Option<t::TcIndicationMessage> {
+/// Decodes a `TcIndicationMessage` into one [`DrbStatus`] per report
+/// (`time_s`: the node's clock, from the header), as hampi's decoder and
+/// [`super::tc_status::drb_status_of`] would, or `None` where this decoder
+/// leaves the input to hampi (see above).
+pub fn decode_statuses(bytes: &[u8], time_s: f64) -> Option<Vec<DrbStatus>> {
     let mut r = Reader::new(bytes);
     r.no_extension()?;
     let n = r.constrained(0, 65535)?;
     // A DRB report is at least 40 octets.
-    let mut reports = Vec::with_capacity(r.capacity(n, 320));
+    let mut drbs = Vec::with_capacity(r.capacity(n, 320));
     for _ in 0..n {
-        reports.push(read_drb_report(&mut r)?);
+        drbs.push(read_drb(&mut r, time_s)?);
     }
     r.finished()?;
-    Some(t::TcIndicationMessage {
-        reports: t::TcIndicationMessageReports(reports),
-    })
+    Some(drbs)
 }
 
 /// Decodes a `TcIndicationHeader` as hampi would, or `None` where this
@@ -357,7 +310,7 @@ pub fn decode_indication_message(bytes: &[u8]) -> Option<t::TcIndicationMessage>
 pub fn decode_indication_header(bytes: &[u8]) -> Option<t::TcIndicationHeader> {
     let mut r = Reader::new(bytes);
     r.no_extension()?;
-    let time_ns = r.counter()?;
+    let time_ns = t::Counter(r.counter()?);
     // ENUMERATED { periodic, condition, ... }: extension bit, one bit.
     r.no_extension()?;
     let cause = t::TcIndicationHeaderCause(r.bits(1)? as u8);

@@ -8,6 +8,10 @@
 //! | [`tcran_tc`] | configurable (default 246) | tcran's TC model (E2SM-TCRAN v1): every DRB, every stage, triggers by period and condition |
 //! | [`kpm`] | 2 | E2SM-KPM v02.03 REPORT styles 1 (node) and 4 (UE level), TS 28.552 measurements |
 //!
+//! The RIC side reads E2SM-TCRAN indications as tcran's statistics types
+//! with [`tc_status`] (the direct decoder of [`aper_fast`], hampi's
+//! otherwise); [`report_stream`] is the node's writer of them.
+//!
 //! A model is sans-IO like the agent: it reads the node through
 //! [`E2Node`] and the time it is given.
 
@@ -15,6 +19,7 @@ pub mod aper_fast;
 pub mod flexric_tc;
 pub mod kpm;
 pub mod report_stream;
+pub mod tc_status;
 pub mod tcran_tc;
 
 use crate::e2ap::{Action, Cause, RanFunction};

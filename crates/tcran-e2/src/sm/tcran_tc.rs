@@ -212,27 +212,11 @@ pub fn decode_outcome(bytes: &[u8]) -> Result<Result<String, String>, String> {
     })
 }
 
-/// Decodes an indication (header, message): tcran's direct decoder
-/// (`super::aper_fast`, the RIC's hot path) where it takes the bytes,
-/// hampi's otherwise; the same result either way.
+/// Decodes an indication (header, message) into E2SM-TCRAN's ASN.1
+/// types, by hampi's derived decoder. The RIC's hot path does not go
+/// through these types: [`super::tc_status::decode_tc`] reads the message
+/// straight into tcran's statistics types.
 pub fn decode_indication(
-    header: &[u8],
-    message: &[u8],
-) -> Result<(t::TcIndicationHeader, t::TcIndicationMessage), String> {
-    let header = match super::aper_fast::decode_indication_header(header) {
-        Some(h) => h,
-        None => decode(header)?,
-    };
-    let message = match super::aper_fast::decode_indication_message(message) {
-        Some(m) => m,
-        None => decode(message)?,
-    };
-    Ok((header, message))
-}
-
-/// Decodes an indication with hampi's derived decoder alone (the
-/// reference [`decode_indication`] is tested against).
-pub fn decode_indication_generic(
     header: &[u8],
     message: &[u8],
 ) -> Result<(t::TcIndicationHeader, t::TcIndicationMessage), String> {

@@ -46,10 +46,9 @@ fn seed_corpora_run() {
 fn the_direct_decoders_take_the_indication_seeds() {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/seeds");
     let read = |p: &str| std::fs::read(dir.join(p)).unwrap();
-    let m =
-        tcran_e2::sm::aper_fast::decode_indication_message(&read("e2_tcran_sm/indication_message"))
-            .expect("tcran's indication message");
-    assert_eq!(m.reports.0.len(), 1);
+    let m = tcran_e2::sm::aper_fast::decode_statuses(&read("e2_tcran_sm/indication_message"), 0.0)
+        .expect("tcran's indication message");
+    assert_eq!(m.len(), 1);
     assert!(tcran_e2::sm::aper_fast::decode_indication_header(&read(
         "e2_tcran_sm/indication_header"
     ))

@@ -142,7 +142,7 @@ impl FromSlice for MarkCounts {
     }
 }
 
-fn stats() -> impl Strategy<Value = PipelineStats> {
+pub(crate) fn stats() -> impl Strategy<Value = PipelineStats> {
     (
         proptest::collection::vec(counter(), 12),
         proptest::collection::vec(queue(), 0..4),
@@ -185,7 +185,7 @@ fn stats() -> impl Strategy<Value = PipelineStats> {
         )
 }
 
-fn lower() -> impl Strategy<Value = LowerLayerKpis> {
+pub(crate) fn lower() -> impl Strategy<Value = LowerLayerKpis> {
     (
         proptest::collection::vec(counter(), 5),
         any::<u32>(),
@@ -203,7 +203,7 @@ fn lower() -> impl Strategy<Value = LowerLayerKpis> {
         })
 }
 
-fn drb() -> impl Strategy<Value = DrbKey> {
+pub(crate) fn drb() -> impl Strategy<Value = DrbKey> {
     (any::<u16>(), prop_oneof![1u8..=32, Just(0u8), Just(40u8)])
         .prop_map(|(r, d)| DrbKey::new(r, d))
 }

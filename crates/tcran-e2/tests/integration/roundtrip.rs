@@ -8,7 +8,9 @@ use tcran_e2::asn::e2ap as a;
 use tcran_e2::asn::e2sm_kpm as k;
 use tcran_e2::asn::e2sm_tcran as t;
 use tcran_e2::e2ap::*;
+use tcran_e2::sm::aper_fast;
 use tcran_e2::sm::flexric_tc::*;
+use tcran_e2::sm::tc_status::{self, DrbStatus};
 
 fn printable(max: usize) -> impl Strategy<Value = String> {
     proptest::string::string_regex(&format!("[A-Za-z0-9 '()+,./:=?-]{{1,{max}}}")).unwrap()
@@ -606,8 +608,10 @@ fn kpm_format1() -> impl Strategy<Value = k::E2SM_KPM_IndicationMessage_Format1>
         })
 }
 
+/// Counters of every size class (one to eight octets), zero included, so
+/// that narrowing conversions (to u32, usize) see values on both sides.
 fn counter() -> impl Strategy<Value = t::Counter> {
-    any::<u64>().prop_map(t::Counter)
+    prop_oneof![Just(0u64), 0u64..256, 0u64..=u32::MAX as u64, any::<u64>(),].prop_map(t::Counter)
 }
 
 fn lower() -> impl Strategy<Value = t::LowerLayerKpis> {
@@ -745,9 +749,33 @@ fn short_string(max: usize) -> impl Strategy<Value = String> {
     proptest::string::string_regex(&format!("[a-z_0-9]{{1,{max}}}")).unwrap()
 }
 
+/// A reason name: one tcran knows (drop or mark; a short list of them
+/// repeats names) or any other.
+fn reason_name() -> impl Strategy<Value = String> {
+    use tcran_core::reason::{DropReason, MarkReason};
+    let known: Vec<&'static str> = DropReason::ALL
+        .iter()
+        .map(|r| r.label())
+        .chain(MarkReason::ALL.iter().map(|r| r.label()))
+        .collect();
+    prop_oneof![
+        2 => proptest::sample::select(known).prop_map(str::to_owned),
+        1 => short_string(32),
+    ]
+}
+
+/// A queue kind tcran's statistics know, one they do not, or any name.
+fn queue_kind_name() -> impl Strategy<Value = String> {
+    prop_oneof![
+        2 => proptest::sample::select(&["fifo", "codel", "red", "pie", "l4s", "dualq", "plugin", "fq_codel"][..])
+            .prop_map(str::to_owned),
+        1 => short_string(16),
+    ]
+}
+
 fn reasons() -> impl Strategy<Value = Vec<t::ReasonCount>> {
     proptest::collection::vec(
-        (short_string(32), counter()).prop_map(|(r, c)| t::ReasonCount {
+        (reason_name(), counter()).prop_map(|(r, c)| t::ReasonCount {
             reason: t::ReasonCountReason(r),
             count: c,
         }),
@@ -759,7 +787,7 @@ fn queue_report() -> impl Strategy<Value = t::QueueReport> {
     (
         (
             0u16..=8191,
-            short_string(16),
+            queue_kind_name(),
             proptest::collection::vec(counter(), 10),
         ),
         (reasons(), reasons()),
@@ -915,6 +943,12 @@ fn hampi_tc_message(bytes: &[u8]) -> Result<t::TcIndicationMessage, String> {
         .map_err(|e| e.to_string())
 }
 
+fn hampi_tc_header_bytes(h: &t::TcIndicationHeader) -> Vec<u8> {
+    let mut d = PerCodecData::new_aper();
+    h.aper_encode(&mut d).unwrap();
+    d.into_bytes()
+}
+
 fn hampi_tc_header(bytes: &[u8]) -> Result<t::TcIndicationHeader, String> {
     t::TcIndicationHeader::aper_decode(&mut PerCodecData::from_slice_aper(bytes))
         .map_err(|e| e.to_string())
@@ -948,51 +982,105 @@ proptest! {
     }
 
     /// The direct E2SM-TCRAN decoder takes every indication message and
-    /// header tcran encodes and gives what hampi's decoder gives.
+    /// header hampi encodes, and gives hampi's header and hampi's reports
+    /// converted to statuses (`drb_status_of`).
     #[test]
     fn fast_tcran_indication_decoding_is_hampis(
         reports in proptest::collection::vec(drb_report(), 0..5),
         time in any::<u64>(), condition in any::<bool>(),
     ) {
         let bytes = hampi_tc_bytes(reports.clone());
-        let msg = t::TcIndicationMessage { reports: t::TcIndicationMessageReports(reports) };
-        prop_assert_eq!(tcran_e2::sm::aper_fast::decode_indication_message(&bytes), Some(msg.clone()));
+        let msg = t::TcIndicationMessage { reports: t::TcIndicationMessageReports(reports.clone()) };
         prop_assert_eq!(hampi_tc_message(&bytes).unwrap(), msg);
+        let time_s = time as f64 / 1e9;
+        let want: Vec<DrbStatus> = reports.into_iter().map(|r| tc_status::drb_status_of(r, time_s)).collect();
+        prop_assert_eq!(aper_fast::decode_statuses(&bytes, time_s), Some(want.clone()));
         let h = t::TcIndicationHeader {
             time_ns: t::Counter(time),
             cause: t::TcIndicationHeaderCause(condition as u8),
         };
-        let mut d = PerCodecData::new_aper();
-        h.aper_encode(&mut d).unwrap();
-        let hb = d.into_bytes();
-        prop_assert_eq!(tcran_e2::sm::aper_fast::decode_indication_header(&hb), Some(h.clone()));
+        let hb = hampi_tc_header_bytes(&h);
+        prop_assert_eq!(aper_fast::decode_indication_header(&hb), Some(h.clone()));
         prop_assert_eq!(hampi_tc_header(&hb).unwrap(), h);
+        let ind = tc_status::decode_tc(&hb, &bytes).unwrap();
+        prop_assert_eq!(&ind, &tc_status::decode_tc_generic(&hb, &bytes).unwrap());
+        prop_assert_eq!((ind.time_ns, ind.condition), (time, condition));
+        prop_assert_eq!(ind.drbs, want);
     }
 
     /// On damaged E2SM-TCRAN messages and headers, whatever the direct
-    /// decoder accepts hampi decodes identically.
+    /// decoders accept hampi decodes (and converts) identically, and the
+    /// RIC's decoder always gives hampi's result, error included.
     #[test]
     fn fast_tcran_indication_decoding_agrees_on_damaged_bytes(
         reports in proptest::collection::vec(drb_report(), 0..3),
         time in any::<u64>(), f in flips(), k in keep(),
     ) {
         let bytes = mutated(hampi_tc_bytes(reports), &f, k);
-        if let Some(fast) = tcran_e2::sm::aper_fast::decode_indication_message(&bytes) {
-            prop_assert_eq!(hampi_tc_message(&bytes), Ok(fast));
+        let time_s = time as f64 / 1e9;
+        if let Some(fast) = aper_fast::decode_statuses(&bytes, time_s) {
+            prop_assert_eq!(tc_status::statuses_generic(&bytes, time_s), Some(fast));
         }
         let h = t::TcIndicationHeader {
             time_ns: t::Counter(time),
             cause: t::TcIndicationHeaderCause(0),
         };
-        let mut d = PerCodecData::new_aper();
-        h.aper_encode(&mut d).unwrap();
-        let hb = mutated(d.into_bytes(), &f, k);
-        if let Some(fast) = tcran_e2::sm::aper_fast::decode_indication_header(&hb) {
+        let hb = mutated(hampi_tc_header_bytes(&h), &f, k);
+        if let Some(fast) = aper_fast::decode_indication_header(&hb) {
             prop_assert_eq!(hampi_tc_header(&hb), Ok(fast));
         }
         prop_assert_eq!(
-            tcran_e2::sm::tcran_tc::decode_indication(&hb, &bytes),
-            tcran_e2::sm::tcran_tc::decode_indication_generic(&hb, &bytes)
+            tc_status::decode_tc(&hb, &bytes),
+            tc_status::decode_tc_generic(&hb, &bytes)
+        );
+    }
+
+    /// The node's own encoder output (`sm::report_stream`, from pipeline
+    /// statistics with tcran's queue kinds and reasons): the direct
+    /// decoder takes it and gives hampi's reports converted to statuses;
+    /// on damaged copies of it, the RIC's decoder gives hampi's result.
+    #[test]
+    fn fast_tcran_statuses_of_the_node_encoder_are_hampis(
+        drbs in proptest::collection::vec(
+            (crate::report_stream::drb(), crate::report_stream::stats(), crate::report_stream::lower()),
+            0..5,
+        ),
+        time in any::<u64>(), f in flips(), k in keep(),
+    ) {
+        let mut s = tcran_e2::sm::report_stream::ReportStream::new();
+        s.start();
+        for (d, st, l) in &drbs {
+            prop_assert!(s.push(*d, st, l, usize::MAX));
+        }
+        let bytes = s.finish().to_vec();
+        let time_s = time as f64 / 1e9;
+        let fast = aper_fast::decode_statuses(&bytes, time_s);
+        prop_assert!(fast.is_some(), "the direct decoder takes the node's messages");
+        prop_assert_eq!(&fast, &tc_status::statuses_generic(&bytes, time_s));
+        // The statuses carry the node's DRBs, queue kinds and drops.
+        let fast = fast.unwrap();
+        prop_assert_eq!(fast.len(), drbs.len());
+        for (got, (_, st, l)) in fast.iter().zip(&drbs) {
+            prop_assert_eq!(got.lower.rlc_backlog_bytes, l.rlc_backlog_bytes);
+            prop_assert_eq!(&got.stats.scheduler, &st.scheduler);
+            prop_assert_eq!(got.stats.queues.len(), st.queues.len());
+            for (a, b) in got.stats.queues.iter().zip(&st.queues) {
+                prop_assert_eq!(a.kind, tc_status::queue_kind(b.kind));
+                prop_assert_eq!(&a.drops, &b.drops);
+                prop_assert_eq!(&a.marks, &b.marks);
+            }
+        }
+        let hb = hampi_tc_header_bytes(&t::TcIndicationHeader {
+            time_ns: t::Counter(time),
+            cause: t::TcIndicationHeaderCause(1),
+        });
+        let damaged = mutated(bytes, &f, k);
+        if let Some(fast) = aper_fast::decode_statuses(&damaged, time_s) {
+            prop_assert_eq!(tc_status::statuses_generic(&damaged, time_s), Some(fast));
+        }
+        prop_assert_eq!(
+            tc_status::decode_tc(&hb, &damaged),
+            tc_status::decode_tc_generic(&hb, &damaged)
         );
     }
 }
