@@ -216,7 +216,8 @@ pub(crate) fn lower(c: [u64; 6], mcs: u8) -> LowerLayerKpis {
     LowerLayerKpis {
         rlc_backlog_bytes,
         rlc_backlog_sdus: rlc_backlog_sdus.min(u32::MAX as u64) as u32,
-        rlc_sojourn: Duration::from_micros(rlc_sojourn_us),
+        // A counter of any size is valid APER: saturate, never overflow.
+        rlc_sojourn: Duration::from_nanos(rlc_sojourn_us.saturating_mul(1_000)),
         rlc_tx_bytes,
         mac_tx_bytes,
         mac_prbs,
