@@ -262,6 +262,9 @@ pub fn run(args: &Args) -> Result<(), CliError> {
         let x = Xapp::start(cfg)
             .await
             .map_err(|e| CliError::Xapp(e.to_string()))?;
+        // Listen to node events before anyone learns the address: a node
+        // that connects at once must not be missed.
+        let events = x.events();
         let name = clap::ValueEnum::to_possible_value(&args.name)
             .map(|v| v.get_name().to_string())
             .unwrap_or_default();
@@ -274,7 +277,7 @@ pub fn run(args: &Args) -> Result<(), CliError> {
                 "framed TCP"
             }
         ));
-        let main = serve(x.clone(), args.clone(), flows, period);
+        let main = serve(x.clone(), events, args.clone(), flows, period);
         match stop_after {
             Some(d) => {
                 let _ =
@@ -287,8 +290,18 @@ pub fn run(args: &Args) -> Result<(), CliError> {
     }))
 }
 
-async fn serve(x: Xapp, args: Args, flows: Vec<FlowEntry>, period: Duration) {
-    let mut events = x.events();
+async fn serve(
+    x: Xapp,
+    mut events: tokio::sync::broadcast::Receiver<NodeEvent>,
+    args: Args,
+    flows: Vec<FlowEntry>,
+    period: Duration,
+) {
+    // Nodes that connected before `events` was taken, then the events; a
+    // node seen both ways is served once.
+    let mut early: std::collections::VecDeque<NodeEvent> =
+        x.nodes().into_iter().map(NodeEvent::Connected).collect();
+    let mut served = std::collections::BTreeSet::new();
     // Per node name, so that a node that reconnects meets the same
     // controller (and its memory of what it already did).
     let controllers: Rc<RefCell<BTreeMap<String, AnyController>>> = Rc::default();
@@ -297,13 +310,19 @@ async fn serve(x: Xapp, args: Args, flows: Vec<FlowEntry>, period: Duration) {
     opts.ue = args.ue;
     opts.flows = flows;
     loop {
-        let ev = match events.recv().await {
-            Ok(e) => e,
-            Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
-            Err(_) => return,
+        let ev = match early.pop_front() {
+            Some(e) => e,
+            None => match events.recv().await {
+                Ok(e) => e,
+                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
+                Err(_) => return,
+            },
         };
         match ev {
             NodeEvent::Connected(n) => {
+                if !served.insert(n.id) {
+                    continue;
+                }
                 say(&format!(
                     "node {} ({}) connected from {}{}: DRBs {}",
                     n.id,
@@ -345,6 +364,7 @@ async fn serve(x: Xapp, args: Args, flows: Vec<FlowEntry>, period: Duration) {
                 });
             }
             NodeEvent::Disconnected { id, name, cause } => {
+                served.remove(&id);
                 say(&format!("node {id} ({name}) disconnected: {cause}"))
             }
             NodeEvent::Refused { peer, cause } => say(&format!("refused {peer}: {cause}")),

@@ -394,7 +394,8 @@ impl Xapp {
         &self.shared.local
     }
 
-    /// Node events from now on.
+    /// Node events from now on: take the receiver before a node can learn
+    /// the address, or also look at [`Xapp::nodes`] for those already there.
     pub fn events(&self) -> broadcast::Receiver<NodeEvent> {
         self.shared.events.subscribe()
     }
