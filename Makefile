@@ -30,8 +30,12 @@ lint:
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 
 # The report tests open report.html in Debian's headless Chromium.
+# Examples are left out (`--lib --bins --tests`, then the doc tests): no
+# test runs them, the lint stage checks that they compile, and building
+# them in release cost about a minute of every run.
 unit: browser
-	$(CARGO) test --workspace --release
+	$(CARGO) test --workspace --release --lib --bins --tests
+	$(CARGO) test --workspace --release --doc
 
 browser:
 	./scripts/ensure-chromium.sh
@@ -70,11 +74,11 @@ golden:
 # The C library (docs/c-api.md): libtcran.so/.a, tcran.h and tcran.pc
 # installed into $(DESTDIR)$(PREFIX), by default target/capi.
 PREFIX ?= $(CURDIR)/target/capi
-# `--workspace ... --examples`: the features `cargo test --workspace` (the
-# `unit` stage) resolves, so this reuses its build instead of compiling
-# the tcran crates again with other features (scripts/python-env.sh too).
+# `--workspace ... --tests`: the targets and features of the `unit` stage,
+# so this reuses its build instead of compiling the tcran crates again
+# with other features (scripts/python-env.sh too).
 capi:
-	$(CARGO) build --release -q --workspace --lib --bins --examples
+	$(CARGO) build --release -q --workspace --lib --bins --tests
 	./scripts/capi-install.sh "$(DESTDIR)$(PREFIX)"
 
 # Rewrites include/tcran.h from the crate (commit the result).

@@ -5,10 +5,10 @@
 # installed into it. Re-running only rebuilds what changed.
 #
 # The native module is the cdylib cargo builds with the rest of the
-# workspace: `cargo build --release --workspace --lib --bins --examples`
-# resolves features as `cargo test --workspace --release` (the `unit`
-# stage of `make test`) does (selecting examples turns on the workspace's
-# dev-dependencies, as tests do), so after that stage it compiles nothing.
+# workspace: `cargo build --release --workspace --lib --bins --tests`
+# selects the targets and resolves the features of the `unit` stage of
+# `make test` (tests turn on the workspace's dev-dependencies), so after
+# that stage it compiles nothing.
 # `maturin develop` would resolve features for tcran-py alone, which
 # differ (dev-dependencies such as jsonschema turn on serde_json's
 # float_roundtrip, ...), and compile 56 of its 198 packages, every tcran
@@ -43,7 +43,7 @@ if [ "${TCRAN_PY_BUILD:-cargo}" = maturin ]; then
         "$root/$VENV/bin/maturin" develop --release --quiet
     exit 0
 fi
-"$CARGO" build --release -q --workspace --lib --bins --examples
+"$CARGO" build --release -q --workspace --lib --bins --tests
 so="target/release/lib_native.so"
 dest="python/tcran/_native.abi3.so"
 if [ "$so" -nt "$dest" ]; then

@@ -79,7 +79,7 @@ def tcran_bin() -> Path:
     p = Path(os.environ.get("TCRAN_BIN", ROOT / "target" / "release" / "tcran"))
     if not p.exists():
         subprocess.run(
-            ["cargo", "build", "--release", "-q", "--workspace", "--lib", "--bins", "--examples"], cwd=ROOT, check=True
+            ["cargo", "build", "--release", "-q", "--workspace", "--lib", "--bins", "--tests"], cwd=ROOT, check=True
         )
     return p
 
