@@ -37,6 +37,27 @@ pub fn spin(text: &str) -> Result<tcran_core::Duration, CliError> {
     Ok(d)
 }
 
+/// `--cpu-latency D`: holds the machine's CPU wake-up latency at or below
+/// `D` (Linux PM QoS, `tcran_e2::cpu_latency`) until the guard drops.
+pub fn hold_cpu_latency(
+    text: Option<&str>,
+) -> Result<Option<tcran_e2::cpu_latency::CpuLatencyGuard>, CliError> {
+    let Some(text) = text else { return Ok(None) };
+    let d = duration("--cpu-latency", text)?;
+    // The kernel takes a signed 32-bit count of microseconds.
+    if d.as_nanos() / 1000 > i32::MAX as u64 {
+        return Err(CliError::Usage(format!(
+            "--cpu-latency {text}: must be within 0s..=2147s (0s: idle CPUs never sleep)"
+        )));
+    }
+    let max = std::time::Duration::from_nanos(d.as_nanos());
+    tcran_e2::cpu_latency::hold(max)
+        .map(Some)
+        .map_err(|reason| {
+            CliError::System(format!("--cpu-latency {text}: {reason} (it needs root)"))
+        })
+}
+
 /// Parses `--sysctl KEY=VALUE`.
 pub fn sysctl(arg: &str) -> Result<(String, String), CliError> {
     match arg.split_once('=') {

@@ -67,6 +67,11 @@ pub enum CliError {
     #[error("cannot write the output: {0}")]
     Output(std::io::Error),
 
+    /// A setting of the machine that cannot be made (e.g. `--cpu-latency`
+    /// without root).
+    #[error("{0}")]
+    System(String),
+
     /// An output file or directory that cannot be written.
     #[error("{file}: cannot write: {reason}")]
     Write { file: String, reason: String },
@@ -130,6 +135,7 @@ impl CliError {
         match self {
             CliError::Output(_)
             | CliError::Write { .. }
+            | CliError::System(_)
             | CliError::Emulation(_)
             | CliError::Xapp(_) => EXIT_IO,
             _ => EXIT_USAGE,

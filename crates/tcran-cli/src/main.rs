@@ -231,6 +231,9 @@ enum Command {
         /// Each reconfiguration as one JSON line on stdout.
         #[arg(long)]
         json: bool,
+        /// Keep idle CPUs' wake-up latency at or below D while running (Linux PM QoS, /dev/cpu_dma_latency; needs root), e.g. 0s: control round trips without the cost of leaving a deep idle state (docs/xapps.md).
+        #[arg(long, value_name = "D")]
+        cpu_latency: Option<String>,
     },
     /// Panics on purpose, to test the panic hook.
     #[command(name = "internal-panic", hide = true)]
@@ -328,6 +331,11 @@ fn run(cli: Cli) -> Result<(), CliError> {
                         "--e2 {addr} needs --realtime (an E2 node runs on the wall clock; see `tcran run --help`)"
                     )));
                 }
+                if let Some(d) = &e2.cpu_latency {
+                    return Err(CliError::Usage(format!(
+                        "--cpu-latency {d} needs --realtime (a simulation waits for no wake-up; see `tcran run --help`)"
+                    )));
+                }
                 let opts = Options {
                     seed,
                     seeds: seeds.as_ref(),
@@ -343,6 +351,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
                     "--seeds runs many seeds as fast as the machine allows; --realtime runs one on the wall clock: give --seed N instead".into(),
                 ));
             }
+            let _awake = emulate::hold_cpu_latency(e2.cpu_latency.as_deref())?;
             let e2 = e2.options()?;
             let opts = Options {
                 seed,
@@ -431,6 +440,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
                     .unwrap_or_default(),
                 e2: e2.options()?,
             };
+            let _awake = emulate::hold_cpu_latency(e2.cpu_latency.as_deref())?;
             let mut e = emulate::run(&file, &sets, &opts)?;
             emulate::write_report(&out, &e.report)?;
             finish_run(&mut e.outcome, json, &out)?;
@@ -455,6 +465,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
             ue,
             duration,
             json,
+            cpu_latency,
         } => xapp::run(&xapp::Args {
             name,
             listen: ric_listen,
@@ -471,6 +482,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
             ue,
             duration,
             json,
+            cpu_latency,
         }),
         Command::InternalPanic => panic!("deliberate panic (internal-panic)"),
         Command::InternalAllocate { bytes } => {

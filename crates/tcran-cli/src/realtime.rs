@@ -66,6 +66,11 @@ pub struct E2Args {
     /// Also log subscriptions and applied controls on stderr.
     #[arg(long, requires = "e2")]
     pub e2_verbose: bool,
+    /// Keep idle CPUs' wake-up latency at or below D while running (Linux
+    /// PM QoS, /dev/cpu_dma_latency; needs root), e.g. 0s: E2 round trips
+    /// and wake-ups without the cost of leaving a deep idle state.
+    #[arg(long, value_name = "D")]
+    pub cpu_latency: Option<String>,
 }
 
 impl E2Args {

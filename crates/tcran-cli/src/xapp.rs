@@ -49,6 +49,7 @@ pub struct Args {
     pub ue: Option<u16>,
     pub duration: Option<String>,
     pub json: bool,
+    pub cpu_latency: Option<String>,
 }
 
 fn usage(m: String) -> CliError {
@@ -250,6 +251,7 @@ pub fn run(args: &Args) -> Result<(), CliError> {
         .map(|d| duration("--duration", d))
         .transpose()?;
     let cfg = config(args)?;
+    let _awake = crate::emulate::hold_cpu_latency(args.cpu_latency.as_deref())?;
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

@@ -48,6 +48,7 @@
 
 pub mod agent;
 pub mod asn;
+pub mod cpu_latency;
 pub mod e2ap;
 pub mod fake;
 pub mod fuzzing;

@@ -4,6 +4,8 @@
 //!   FakeNode running in its own runtime (as another process would): the
 //!   control is applied to a real pipeline and the outcome carries the
 //!   resulting configuration;
+//!   `_cpu_latency_0`: the same while a CPU wake-up latency of 0 is held
+//!   (`tcran_e2::cpu_latency`, needs root), so idle cores do not sleep;
 //! - `decode_tc_indication_100_drbs`: the SDK's cost to turn one
 //!   100-DRB E2SM-TCRAN indication into typed statistics (tcran's direct
 //!   decoder, APER straight into `DrbStatus`es; `_hampi_converted`: the
@@ -55,16 +57,25 @@ fn control_round_trip(c: &mut Criterion) {
     let id = rt.block_on(x.wait_for_nodes(1, support::WAIT)).unwrap()[0].id;
     let drb = DrbKey::new(1, 1);
     let mut i = 0u32;
-    c.bench_function("xapp/control_round_trip", |b| {
-        b.iter(|| {
-            i += 1;
-            let change = TcChange::Controls(vec![Control::SetTotalLimit {
-                limit_packets: Some(1000 + (i % 2)),
-            }]);
-            let out = rt.block_on(x.control(id, drb, &change)).unwrap();
-            assert!(matches!(out, tcran_xapp::ControlOutcome::Applied(_)));
-        })
-    });
+    let mut round_trip = |name: &str| {
+        c.bench_function(name, |b| {
+            b.iter(|| {
+                i += 1;
+                let change = TcChange::Controls(vec![Control::SetTotalLimit {
+                    limit_packets: Some(1000 + (i % 2)),
+                }]);
+                let out = rt.block_on(x.control(id, drb, &change)).unwrap();
+                assert!(matches!(out, tcran_xapp::ControlOutcome::Applied(_)));
+            })
+        });
+    };
+    round_trip("xapp/control_round_trip");
+    // The same with idle cores kept awake (tcran_e2::cpu_latency): what a
+    // deployment that asks for it gets.
+    match tcran_e2::cpu_latency::hold(Duration::ZERO) {
+        Ok(_awake) => round_trip("xapp/control_round_trip_cpu_latency_0"),
+        Err(e) => eprintln!("xapp/control_round_trip_cpu_latency_0 not run: {e}"),
+    }
 }
 
 fn decode_indication(c: &mut Criterion) {

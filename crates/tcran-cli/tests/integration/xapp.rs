@@ -66,6 +66,48 @@ fn bad_options_are_one_line_errors() {
         &["xapp", "quantum", "--ric-listen", "127.0.0.1:0"],
         "quantum",
     );
+    // The kernel's limit is an s32 of microseconds.
+    fails_with(
+        &[
+            "xapp",
+            "monitor",
+            "--ric-listen",
+            "127.0.0.1:0",
+            "--cpu-latency",
+            "2148s",
+        ],
+        "--cpu-latency 2148s: must be within 0s..=2147s",
+    );
+    fails_with(
+        &["run", "scenarios/demo.toml", "--cpu-latency", "0s"],
+        "--cpu-latency 0s needs --realtime",
+    );
+}
+
+/// Without root the PM QoS device cannot be opened: exit 1 and one line
+/// that says why (as root the request is made, `tcran_e2::cpu_latency`).
+#[test]
+fn cpu_latency_without_permission_is_a_one_line_error() {
+    let user = Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+        .arg(env!("CARGO_BIN_EXE_tcran"))
+        .args(["xapp", "monitor", "--ric-listen", "127.0.0.1:0"])
+        .args(["--cpu-latency", "0s", "--duration", "1s"])
+        .output();
+    let Ok(out) = user else {
+        return eprintln!("skipped: setpriv is not available");
+    };
+    let err = String::from_utf8_lossy(&out.stderr);
+    if out.status.success() || err.starts_with("setpriv:") {
+        // Not root (setpriv cannot become nobody), or nobody may write
+        // the device here: nothing to check.
+        return eprintln!("skipped: {err}");
+    }
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert_eq!(
+        err.trim(),
+        "error: --cpu-latency 0s: cannot open /dev/cpu_dma_latency: Permission denied (os error 13) (it needs root)"
+    );
 }
 
 /// Starts `tcran xapp ...` and returns it with the address it listens on.
