@@ -340,6 +340,17 @@ impl Gnb {
             let mut drbs = Vec::new();
             for (d, dc) in uc.drbs.iter().enumerate() {
                 let at = |e: ConfigError| e.within(format!("ues[{u}].drbs[{d}]"));
+                // Packets, reports and controls find a DRB by its id: two
+                // DRBs of one UE with the same id would share a buffer's
+                // accounting (`id` defaults to 1, so a second DRB without
+                // one is such a twin).
+                if uc.drbs[..d].iter().any(|o| o.id == dc.id) {
+                    return Err(ConfigError::new(
+                        format!("ues[{u}].drbs[{d}].id"),
+                        dc.id,
+                        "must be unique within the UE (a DRB without `id` has id 1)",
+                    ));
+                }
                 let rlc = dc.rlc.build().map_err(|e| at(e.within("rlc")))?;
                 let pdcp = dc.pdcp.build().map_err(|e| at(e.within("pdcp")))?;
                 let pipeline = dc

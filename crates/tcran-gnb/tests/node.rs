@@ -155,6 +155,35 @@ fn packet_for_an_unknown_ue_is_dropped_with_a_reason() {
     );
 }
 
+/// Two DRBs of one UE with the same id (a second `[[ues.drbs]]` without
+/// `id` is DRB 1 again) are refused, naming the field: they would share
+/// one DRB's accounting (found by the scenario fuzz target: in-flight
+/// packets counted twice).
+#[test]
+fn a_drb_id_twice_in_one_ue_is_refused() {
+    let text = r#"
+        [[ues]]
+        rnti = 1
+        channel = { kind = "mcs", mcs = 28 }
+        [[ues.drbs]]
+        [[ues.drbs]]
+        id = 1
+        rlc = { mode = "um", buffer_limit = "5MB" }
+    "#;
+    let cfg: GnbConfig = toml::from_str(text).expect("config parses");
+    let e = cfg.build(std::path::Path::new(".")).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "ues[0].drbs[1].id = 1: must be unique within the UE (a DRB without `id` has id 1)"
+    );
+    // Distinct ids are fine.
+    let ok = text.replace(
+        "[[ues.drbs]]\n        [[ues.drbs]]",
+        "[[ues.drbs]]\n        id = 2\n        [[ues.drbs]]",
+    );
+    node(&ok);
+}
+
 const LOADED: &str = r#"
     [cell]
     bandwidth_mhz = 5
