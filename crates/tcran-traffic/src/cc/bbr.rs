@@ -300,7 +300,7 @@ impl Bbr {
         }
         // Only ACKs with a valid rate sample (Linux: `rs->interval_us > 0`,
         // which `tcp_rate_gen` clears for intervals below min_rtt).
-        if ack.acked == 0 || !ack.rate.is_some_and(|r| r.rate(ack.min_rtt).is_some()) {
+        if ack.acked == 0 || ack.rate.is_none_or(|r| r.rate(ack.min_rtt).is_none()) {
             return;
         }
         let epoch = ack.now.saturating_since(self.ack_epoch_start);
