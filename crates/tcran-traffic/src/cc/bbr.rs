@@ -3,9 +3,9 @@
 //!
 //! Model: BtlBw = max delivery rate over the last 10 packet-timed rounds,
 //! RTprop = min RTT over 10 s, BDP = BtlBw·RTprop. Outputs: pacing rate =
-//! pacing_gain·BtlBw·0.99 and cwnd = cwnd_gain·BDP + 3 TSO quanta (+2
-//! segments in the 1.25 phase, rounded up to an even segment count), at
-//! least 4 segments.
+//! pacing_gain·BtlBw·0.99 and cwnd = cwnd_gain·BDP + ACK-aggregation
+//! allowance + 3 TSO quanta (+2 segments in the 1.25 phase, rounded up to an
+//! even segment count), at least 4 segments.
 //!
 //! | state | pacing gain | cwnd gain | leaves when |
 //! |---|---|---|---|
@@ -18,8 +18,29 @@
 //! (`cycle_idx = 7 − U{0..6}`, then advanced once, so never the 0.75 phase).
 //! Loss: packet conservation for one round after entering recovery, then
 //! normal growth; the pre-recovery cwnd is restored when recovery ends.
-//! Not modelled: the long-term (policer) bandwidth mode, the ACK-aggregation
-//! cwnd allowance and idle restart; BBR v1 ignores ECN.
+//!
+//! ACK aggregation (Linux 5.1 and later, `bbr_update_ack_aggregation`,
+//! `bbr_ack_aggregation_cwnd`): on every ACK with a valid rate sample the
+//! data ACKed since the start of the current ACK epoch is compared with
+//! what BtlBw would have delivered over the epoch (`expected`). The epoch
+//! restarts at this ACK when the ACKs fell behind (`acked ≤ expected`), when
+//! 2^20 segments would have been ACKed in it, and when the sender starts
+//! transmitting again after an application-limited idle period
+//! (`CA_EVENT_TX_START`). The excess `acked − expected`, capped at the cwnd,
+//! feeds a max filter of two slots of 5 rounds each (so an aggregate is
+//! remembered for 5-10 rounds). Once STARTUP has found the full bandwidth,
+//! `min(max excess, BtlBw · 100 ms)` (gain 1) is added to the BDP part of
+//! the target cwnd before the quantization budget, in every state; it does
+//! not apply to the packet-conservation round of recovery (which bypasses
+//! the target) and the PROBE_RTT cap of 4 segments still applies on top. It
+//! keeps the sender busy through the silences between ACK bursts (Wi-Fi,
+//! cellular MACs), at the cost of that much more queue. Units: bytes (Linux
+//! counts segments; the allowance is rounded the way Linux's segment counts
+//! round: the excess up, the 100 ms cap down).
+//!
+//! Not modelled: the long-term (policer) bandwidth mode and the rest of idle
+//! restart (pacing at 1·BtlBw and no PROBE_RTT entry right after an idle
+//! period); BBR v1 ignores ECN.
 
 use super::{AckEvent, CcState, CongestionControl, CongestionEvent};
 use tcran_core::rng::RngStream;
@@ -39,6 +60,18 @@ const PACING_MARGIN: f64 = 0.99;
 const FULL_BW_THRESH: f64 = 1.25;
 const FULL_BW_COUNT: u32 = 3;
 const INITIAL_WINDOW_SEGMENTS: u64 = 10;
+/// Rounds per slot of the two-slot max filter of the ACK-aggregation excess
+/// (`bbr_extra_acked_win_rtts`).
+pub const EXTRA_ACKED_WIN_ROUNDS: u32 = 5;
+/// Saturation of the slot's round counter (the 5-bit `extra_acked_win_rtts`).
+const EXTRA_ACKED_WIN_RTTS_MAX: u32 = 0x1f;
+/// An ACK epoch restarts before this many segments are ACKed in it
+/// (`bbr_ack_epoch_acked_reset_thresh`, the 20-bit `ack_epoch_acked`).
+pub const ACK_EPOCH_RESET_SEGMENTS: u64 = 1 << 20;
+/// The allowance is at most BtlBw times this (`bbr_extra_acked_max_us`).
+pub const EXTRA_ACKED_MAX: Duration = Duration::from_millis(100);
+/// `bbr_extra_acked_gain` (`BBR_UNIT`, i.e. 1).
+const EXTRA_ACKED_GAIN: f64 = 1.0;
 
 /// BBR state-machine mode.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -70,6 +103,15 @@ pub struct Bbr {
     full_bw_count: u32,
     full_bw_reached: bool,
     pacing_rate: Option<f64>,
+    /// Max excess ACKed per slot, bytes (`extra_acked[2]`).
+    extra_acked: [u64; 2],
+    /// Rounds since the current slot was started (`extra_acked_win_rtts`).
+    extra_acked_win_rtts: u32,
+    extra_acked_win_idx: usize,
+    /// Start of the ACK epoch (`ack_epoch_mstamp`).
+    ack_epoch_start: Instant,
+    /// Bytes ACKed in the ACK epoch (`ack_epoch_acked`).
+    ack_epoch_acked: u64,
 }
 
 impl Bbr {
@@ -94,6 +136,13 @@ impl Bbr {
             full_bw_count: 0,
             full_bw_reached: false,
             pacing_rate: None,
+            extra_acked: [0; 2],
+            extra_acked_win_rtts: 0,
+            extra_acked_win_idx: 0,
+            // `bbr_init` starts the epoch with the connection; nothing being
+            // ACKed in it, the first valid ACK restarts it either way.
+            ack_epoch_start: Instant::ZERO,
+            ack_epoch_acked: 0,
         }
     }
     pub fn mode(&self) -> BbrMode {
@@ -116,6 +165,28 @@ impl Bbr {
     pub fn min_rtt(&self) -> Option<Duration> {
         self.min_rtt
     }
+    /// STARTUP found the full bandwidth (`bbr_full_bw_reached`).
+    pub fn full_bw_reached(&self) -> bool {
+        self.full_bw_reached
+    }
+    /// Max excess data ACKed beyond BtlBw over the last 5-10 rounds, bytes
+    /// (`bbr_extra_acked`).
+    pub fn extra_acked(&self) -> u64 {
+        self.extra_acked[0].max(self.extra_acked[1])
+    }
+    /// The cwnd allowance for ACK aggregation, bytes in whole segments
+    /// (`bbr_ack_aggregation_cwnd`): 0 before STARTUP found the full
+    /// bandwidth, else `min(extra_acked, BtlBw · 100 ms)`. Linux counts
+    /// segments: the excess (ACKed segments minus the whole segments
+    /// expected) rounds up, the cap (`bw · 100 ms` in segments) down.
+    pub fn ack_aggregation_cwnd(&self, mss: u64) -> u64 {
+        if !self.full_bw_reached {
+            return 0;
+        }
+        let max_aggr = (self.max_bw() * EXTRA_ACKED_MAX.as_secs_f64()) as u64 / mss;
+        let aggr = ((EXTRA_ACKED_GAIN * self.extra_acked() as f64) as u64).div_ceil(mss);
+        aggr.min(max_aggr) * mss
+    }
 
     fn tso_segs(&self, mss: u64) -> u64 {
         let rate = self.pacing_rate.unwrap_or(0.0);
@@ -123,18 +194,27 @@ impl Bbr {
         ((rate / 1024.0) as u64 / mss).max(min)
     }
 
-    /// `bbr_bdp` + `bbr_quantization_budget`, bytes.
-    fn inflight(&self, bw: f64, gain: f64, mss: u64) -> u64 {
-        let bdp = match self.min_rtt {
-            None => INITIAL_WINDOW_SEGMENTS * mss,
-            Some(rtt) => (bw * rtt.as_secs_f64() * gain).ceil() as u64,
-        };
-        let mut segs = bdp.div_ceil(mss) + 3 * self.tso_segs(mss);
+    /// `bbr_bdp`, segments (rounded up).
+    fn bdp_segments(&self, bw: f64, gain: f64, mss: u64) -> u64 {
+        match self.min_rtt {
+            None => INITIAL_WINDOW_SEGMENTS,
+            Some(rtt) => ((bw * rtt.as_secs_f64() * gain).ceil() as u64).div_ceil(mss),
+        }
+    }
+
+    /// `bbr_quantization_budget` of a window of `segs` segments, bytes.
+    fn quantization_budget(&self, segs: u64, mss: u64) -> u64 {
+        let mut segs = segs + 3 * self.tso_segs(mss);
+        segs = (segs + 1) & !1;
         if self.mode == BbrMode::ProbeBw && self.cycle_idx == 0 {
             segs += 2;
         }
-        segs = (segs + 1) & !1;
         segs * mss
+    }
+
+    /// `bbr_inflight`: `bbr_bdp` + `bbr_quantization_budget`, bytes.
+    fn inflight(&self, bw: f64, gain: f64, mss: u64) -> u64 {
+        self.quantization_budget(self.bdp_segments(bw, gain, mss), mss)
     }
 
     fn save_cwnd(&mut self, cwnd: u64) {
@@ -198,6 +278,47 @@ impl Bbr {
                 slot.1 = slot.1.max(bw);
             }
         }
+    }
+
+    /// `bbr_update_ack_aggregation`, after [`Bbr::update_bw`] of the same
+    /// ACK (so `expected` uses the BtlBw this ACK may have raised) and with
+    /// the cwnd from before this ACK's [`Bbr::set_cwnd`].
+    fn update_ack_aggregation(&mut self, ack: &AckEvent, cwnd: u64, mss: u64) {
+        // Linux starts a round only on a valid rate sample and then
+        // rotates here; the engine's rounds (which the bandwidth filter
+        // counts too) also end on the rare ACK whose sample is too short,
+        // so rotating on every round start keeps this window at 5 of the
+        // same rounds.
+        if ack.round_start {
+            self.extra_acked_win_rtts =
+                (self.extra_acked_win_rtts + 1).min(EXTRA_ACKED_WIN_RTTS_MAX);
+            if self.extra_acked_win_rtts >= EXTRA_ACKED_WIN_ROUNDS {
+                self.extra_acked_win_rtts = 0;
+                self.extra_acked_win_idx ^= 1;
+                self.extra_acked[self.extra_acked_win_idx] = 0;
+            }
+        }
+        // Only ACKs with a valid rate sample (Linux: `rs->interval_us > 0`,
+        // which `tcp_rate_gen` clears for intervals below min_rtt).
+        if ack.acked == 0 || ack.rate.is_none_or(|r| r.rate(ack.min_rtt).is_none()) {
+            return;
+        }
+        let epoch = ack.now.saturating_since(self.ack_epoch_start);
+        let mut expected = (self.max_bw() * epoch.as_secs_f64()) as u64;
+        // ACKs no faster than BtlBw, or a very old epoch: start a new one
+        // at this ACK.
+        if self.ack_epoch_acked <= expected
+            || self.ack_epoch_acked + ack.acked >= ACK_EPOCH_RESET_SEGMENTS * mss
+        {
+            self.ack_epoch_acked = 0;
+            self.ack_epoch_start = ack.now;
+            expected = 0;
+        }
+        self.ack_epoch_acked =
+            (self.ack_epoch_acked + ack.acked).min((ACK_EPOCH_RESET_SEGMENTS - 1) * mss);
+        let extra = self.ack_epoch_acked.saturating_sub(expected).min(cwnd);
+        let slot = &mut self.extra_acked[self.extra_acked_win_idx];
+        *slot = (*slot).max(extra);
     }
 
     fn check_full_bw_reached(&mut self, ack: &AckEvent) {
@@ -279,7 +400,11 @@ impl Bbr {
             if self.packet_conservation {
                 s.cwnd = s.cwnd.max(ack.inflight + ack.acked);
             } else {
-                let target = self.inflight(self.max_bw(), self.cwnd_gain, mss);
+                // `bbr_set_cwnd`: the aggregation allowance joins the BDP
+                // before the quantization budget.
+                let segs = self.bdp_segments(self.max_bw(), self.cwnd_gain, mss)
+                    + self.ack_aggregation_cwnd(mss) / mss;
+                let target = self.quantization_budget(segs, mss);
                 if self.full_bw_reached {
                     s.cwnd = (s.cwnd + ack.acked).min(target);
                 } else if s.cwnd < target || ack.delivered < INITIAL_WINDOW_SEGMENTS * mss {
@@ -300,6 +425,7 @@ impl CongestionControl for Bbr {
     }
     fn on_ack(&mut self, s: &mut CcState, ack: &AckEvent) {
         self.update_bw(ack);
+        self.update_ack_aggregation(ack, s.cwnd, s.mss);
         if self.mode == BbrMode::ProbeBw && self.is_next_cycle_phase(ack, s.mss) {
             self.advance_cycle_phase(ack.now);
         }
@@ -336,6 +462,15 @@ impl CongestionControl for Bbr {
         self.in_recovery = false;
         self.packet_conservation = false;
         s.cwnd = s.cwnd.max(self.prior_cwnd);
+    }
+    fn on_tx_start(&mut self, _s: &mut CcState, now: Instant, app_limited: bool) {
+        // `bbr_cwnd_event(CA_EVENT_TX_START)`: after an application-limited
+        // idle period the ACK epoch restarts now, so that the silence is not
+        // counted as ACKs behind BtlBw nor the old epoch's data as ahead.
+        if app_limited {
+            self.ack_epoch_start = now;
+            self.ack_epoch_acked = 0;
+        }
     }
     fn pacing_rate(&self, _s: &CcState, _srtt: Option<Duration>) -> Option<f64> {
         self.pacing_rate

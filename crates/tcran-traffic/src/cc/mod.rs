@@ -2,11 +2,12 @@
 //!
 //! The TCP engine ([`crate::tcp::TcpSender`]) owns the common machinery (RTT,
 //! loss detection, recovery, ECN feedback, rate sampling, pacing) and calls
-//! the congestion control at four points: every ACK ([`CongestionControl::on_ack`]),
+//! the congestion control at five points: every ACK ([`CongestionControl::on_ack`]),
 //! a congestion event when loss recovery or an ECN reduction starts
 //! ([`CongestionControl::on_congestion_event`]), a retransmission timeout
-//! ([`CongestionControl::on_rto`]) and the end of loss recovery
-//! ([`CongestionControl::on_recovery_exit`]). The controller changes `cwnd`
+//! ([`CongestionControl::on_rto`]), the end of loss recovery
+//! ([`CongestionControl::on_recovery_exit`]) and a transmission with
+//! nothing in flight ([`CongestionControl::on_tx_start`]). The controller changes `cwnd`
 //! and `ssthresh` in the shared [`CcState`] and may set its own pacing rate.
 //!
 //! Units: windows in bytes (payload bytes, the way Linux counts segments ×
@@ -127,6 +128,10 @@ pub trait CongestionControl {
     fn on_rto(&mut self, s: &mut CcState, flight: u64, now: Instant);
     /// Fast recovery ended (the recovery point was ACKed).
     fn on_recovery_exit(&mut self, _s: &mut CcState, _now: Instant) {}
+    /// A data segment is about to be sent with nothing in flight (Linux
+    /// `CA_EVENT_TX_START`); `app_limited`: the sender had run out of
+    /// application data (an idle restart, Linux `tp->app_limited`).
+    fn on_tx_start(&mut self, _s: &mut CcState, _now: Instant, _app_limited: bool) {}
     /// The controller's own pacing rate in payload bytes/s, or `None` for the
     /// engine's Linux default (2·cwnd/SRTT below ssthresh/2, else 1.2·cwnd/SRTT).
     fn pacing_rate(&self, _s: &CcState, _srtt: Option<Duration>) -> Option<f64> {
@@ -211,6 +216,9 @@ impl CongestionControl for AnyCongestionControl {
     }
     fn on_recovery_exit(&mut self, s: &mut CcState, now: Instant) {
         dispatch!(self, c => c.on_recovery_exit(s, now))
+    }
+    fn on_tx_start(&mut self, s: &mut CcState, now: Instant, app_limited: bool) {
+        dispatch!(self, c => c.on_tx_start(s, now, app_limited))
     }
     fn pacing_rate(&self, s: &CcState, srtt: Option<Duration>) -> Option<f64> {
         dispatch!(self, c => c.pacing_rate(s, srtt))

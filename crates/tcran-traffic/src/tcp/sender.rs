@@ -390,6 +390,9 @@ impl TcpSender {
         if self.inflight() == 0 {
             self.first_sent_time = now;
             self.delivered_time = now;
+            // Linux `tcp_event_data_sent`: CA_EVENT_TX_START.
+            self.cc
+                .on_tx_start(&mut self.st, now, self.app_limited_until != 0);
         }
         let snapshot = (
             self.delivered,

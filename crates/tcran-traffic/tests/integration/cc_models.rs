@@ -4,11 +4,12 @@
 use crate::common;
 
 use common::{percentile, TcpPair};
+use tcran_core::rng::RngStream;
 use tcran_core::{BitRate, Duration, Instant};
-use tcran_traffic::cc::bbr::BbrMode;
+use tcran_traffic::cc::bbr::{Bbr, BbrMode};
 use tcran_traffic::cc::cubic::{cubic_k, w_cubic, Cubic};
 use tcran_traffic::cc::{
-    AckEvent, AnyCongestionControl, CcKind, CcState, CongestionControl, CongestionEvent,
+    AckEvent, AnyCongestionControl, CcKind, CcState, CongestionControl, CongestionEvent, RateSample,
 };
 use tcran_traffic::tcp::TcpConfig;
 
@@ -215,6 +216,244 @@ fn bbr_fills_the_link_with_a_small_queue_and_probes_rtt_every_10s() {
         let gap = w[1].0.saturating_since(w[0].0).as_secs_f64();
         assert!((9.9..=10.6).contains(&gap), "PROBE_RTT spacing {gap} s");
     }
+}
+
+// BBR's ACK-aggregation allowance (Linux `bbr_update_ack_aggregation`,
+// `bbr_ack_aggregation_cwnd`), driven by scripted ACKs. The oracles follow
+// the Linux algorithm by hand: per ACK with a valid rate sample,
+// expected = floor(BtlBw · (now − epoch start)); if the epoch's ACKed data
+// is <= expected, or would reach 2^20 segments, the epoch restarts at this
+// ACK (expected = 0); excess = epoch's ACKed − expected, capped at the
+// cwnd, into a max filter of two 5-round slots; allowance = min(max excess,
+// BtlBw · 100 ms) in segments once the full bandwidth was found, added to
+// the BDP before the quantization budget. Where an epoch goes on, the ACK
+// comes 0.5 us off the millisecond grid (`us`) so that BtlBw · epoch is
+// never an integer and its floor has no floating-point ambiguity.
+
+const AGG_MSS: u64 = 1000;
+const AGG_RTT: Duration = Duration::from_millis(10);
+
+/// An ACK of `acked` bytes at `now` carrying a valid, not app-limited
+/// rate sample of `bw` bytes/s over one min RTT (10 ms), nothing in flight.
+fn bbr_ack(now: Instant, acked: u64, bw: u64, round_start: bool) -> AckEvent {
+    AckEvent {
+        round_start,
+        rate: Some(RateSample {
+            delivered: bw / 100,
+            interval: AGG_RTT,
+            prior_delivered: 0,
+            is_app_limited: false,
+        }),
+        ..ack(now, acked, AGG_RTT)
+    }
+}
+
+/// `us` microseconds and a half.
+fn us(us: u64) -> Instant {
+    Instant::from_nanos(us * 1000 + 500)
+}
+
+/// A BBR flow at BtlBw `bw` bytes/s, RTprop 10 ms, that has just found the
+/// full bandwidth: four round-start ACKs of `warm` bytes at 10, 20, 30, 40 ms
+/// (bw grows < 25 % for three rounds after the first). Each warm-up ACK
+/// comes after `bw · 10 ms > warm` was expected, so each restarts the epoch
+/// and leaves an excess of `warm` bytes; the last one starts the epoch at
+/// 40 ms, and its slot is 4 rounds old.
+fn bbr_at_full_bw(bw: u64, warm: u64) -> (Bbr, CcState) {
+    let mut b = Bbr::new(RngStream::new(1, "flow/1/tcp"));
+    let mut s = CcState {
+        cwnd: 10 * AGG_MSS,
+        ssthresh: u64::MAX,
+        mss: AGG_MSS,
+    };
+    for k in 1..=4 {
+        assert!(!b.full_bw_reached());
+        b.on_ack(
+            &mut s,
+            &bbr_ack(Instant::from_millis(10 * k), warm, bw, true),
+        );
+    }
+    assert!(b.full_bw_reached());
+    assert_eq!(b.mode(), BbrMode::ProbeBw);
+    assert_eq!(b.max_bw(), bw as f64);
+    assert_eq!(b.extra_acked(), warm);
+    (b, s)
+}
+
+#[test]
+fn bbr_ack_aggregation_excess_is_the_data_acked_beyond_btlbw_over_the_epoch() {
+    // 1 MB/s: BDP 10 segments, 100 ms cap 100 segments.
+    let bw = 1_000_000;
+    let (mut b, mut s) = bbr_at_full_bw(bw, 1000);
+    // An aggregate of 5000 B 60 ms after the last ACK: the epoch (1000 B
+    // since 40 ms) is behind the 60 000 B expected, so it restarts here and
+    // the excess is the aggregate itself.
+    s.cwnd = 100 * AGG_MSS;
+    b.on_ack(&mut s, &bbr_ack(Instant::from_millis(100), 5000, bw, false));
+    assert_eq!(b.extra_acked(), 5000);
+    assert_eq!(b.ack_aggregation_cwnd(AGG_MSS), 5000);
+    // 2.0005 ms later 4000 B more: expected floor(2000.5) = 2000 < 5000,
+    // the epoch goes on: excess 5000 + 4000 − 2000 = 7000 B.
+    s.cwnd = 100 * AGG_MSS;
+    b.on_ack(&mut s, &bbr_ack(us(102_000), 4000, bw, false));
+    assert_eq!(b.extra_acked(), 7000);
+    assert_eq!(b.ack_aggregation_cwnd(AGG_MSS), 7000);
+    // Target cwnd (the window was above it, so cwnd = target): BDP at
+    // cwnd_gain 2 = 20 segments, + 7 for aggregation, + 3 TSO quanta of
+    // 2 segments (pacing >= 1.2 Mbit/s, < 1 segment per ms), rounded up to
+    // even = 34 segments, + 2 in the 1.25 phase. Without the allowance 26.
+    let probe = if b.cycle_index() == 0 { 2 } else { 0 };
+    assert_eq!(s.cwnd, (34 + probe) * AGG_MSS);
+}
+
+#[test]
+fn bbr_ack_aggregation_excess_is_capped_at_the_cwnd_and_the_allowance_at_100ms_of_btlbw() {
+    // 1 MB/s, the cwnd holds 4 segments: a 6000-B aggregate counts 4000.
+    let (mut b, mut s) = bbr_at_full_bw(1_000_000, 1000);
+    s.cwnd = 4 * AGG_MSS;
+    b.on_ack(
+        &mut s,
+        &bbr_ack(Instant::from_millis(100), 6000, 1_000_000, false),
+    );
+    assert_eq!(b.extra_acked(), 4000);
+    // 52 kB/s: BtlBw · 100 ms = 5200 B, 5 whole segments (Linux's
+    // `bw · bbr_extra_acked_max_us` rounds down); warm-up ACKs of 250 B
+    // (< 520 B expected per 10 ms, so each restarts the epoch).
+    let (mut b, mut s) = bbr_at_full_bw(52_000, 250);
+    s.cwnd = 100 * AGG_MSS;
+    b.on_ack(
+        &mut s,
+        &bbr_ack(Instant::from_millis(100), 12_000, 52_000, false),
+    );
+    assert_eq!(b.extra_acked(), 12_000);
+    assert_eq!(b.ack_aggregation_cwnd(AGG_MSS), 5000);
+}
+
+#[test]
+fn bbr_ack_aggregation_allowance_waits_for_the_full_bandwidth() {
+    let mut b = Bbr::new(RngStream::new(1, "flow/1/tcp"));
+    let mut s = CcState {
+        cwnd: 10 * AGG_MSS,
+        ssthresh: u64::MAX,
+        mss: AGG_MSS,
+    };
+    let bw = 1_000_000;
+    b.on_ack(&mut s, &bbr_ack(Instant::from_millis(10), 1000, bw, true));
+    b.on_ack(&mut s, &bbr_ack(Instant::from_millis(20), 1000, bw, true));
+    // STARTUP grows the cwnd by the ACKed data: 10 + 1 + 1 segments. An
+    // 8000-B aggregate at 25 ms (1000 B since 20 ms, behind the 5000 B
+    // expected: the epoch restarts) is measured ...
+    assert_eq!(s.cwnd, 12 * AGG_MSS);
+    b.on_ack(&mut s, &bbr_ack(Instant::from_millis(25), 8000, bw, false));
+    assert_eq!(b.extra_acked(), 8000);
+    // ... but gives no allowance before the full bandwidth is found.
+    assert!(!b.full_bw_reached());
+    assert_eq!(b.ack_aggregation_cwnd(AGG_MSS), 0);
+    // Two more rounds find it (3 rounds without 25 % growth); the 8000 B
+    // are still in the window (4 rounds) and now count.
+    b.on_ack(&mut s, &bbr_ack(Instant::from_millis(30), 1000, bw, true));
+    b.on_ack(&mut s, &bbr_ack(Instant::from_millis(40), 1000, bw, true));
+    assert!(b.full_bw_reached());
+    assert_eq!(b.extra_acked(), 8000);
+    assert_eq!(b.ack_aggregation_cwnd(AGG_MSS), 8000);
+}
+
+#[test]
+fn bbr_ack_aggregation_window_forgets_an_aggregate_after_5_to_10_rounds() {
+    let bw = 1_000_000;
+    let (mut b, mut s) = bbr_at_full_bw(bw, 1000);
+    // One round-start ACK of 1000 B every 10 ms (each behind BtlBw).
+    let round = |b: &mut Bbr, s: &mut CcState, t: &mut u64| {
+        *t += 10;
+        b.on_ack(s, &bbr_ack(Instant::from_millis(*t), 1000, bw, true));
+    };
+    // The warm-up's slot is 4 rounds old: the next round start (60 ms)
+    // opens the other slot.
+    let mut t = 50;
+    round(&mut b, &mut s, &mut t);
+    assert_eq!(b.extra_acked(), 1000);
+    // A 6000-B aggregate at 65 ms lands in the new slot.
+    s.cwnd = 100 * AGG_MSS;
+    b.on_ack(&mut s, &bbr_ack(Instant::from_millis(65), 6000, bw, false));
+    assert_eq!(b.extra_acked(), 6000);
+    // Remembered through 9 more round starts (its slot survives the
+    // rotation at the 5th, the next rotation clears it) ...
+    for _ in 0..9 {
+        round(&mut b, &mut s, &mut t);
+        assert_eq!(b.extra_acked(), 6000, "t = {t} ms");
+    }
+    // ... and forgotten at the 10th: only the 1000-B ACKs remain.
+    round(&mut b, &mut s, &mut t);
+    assert_eq!(b.extra_acked(), 1000);
+    assert_eq!(b.ack_aggregation_cwnd(AGG_MSS), 1000);
+}
+
+#[test]
+fn bbr_ack_epoch_restarts_before_2_pow_20_segments() {
+    let bw = 1_000_000;
+    let (mut b, mut s) = bbr_at_full_bw(bw, 1000);
+    // 600 MB at 100 ms (the epoch restarts: far behind BtlBw), 500 MB at
+    // 101 ms: together 1.1e9 >= 2^20 segments (1 048 576 000 B), so the
+    // epoch restarts at this ACK with 500 MB; 200 MB at 102.0005 ms: 700 MB
+    // − floor(1000.5) = 699 999 000. Without the restart the epoch would
+    // hold (2^20 − 1) segments (the 20-bit clamp) at 101 ms already.
+    let acks = [
+        (Instant::from_millis(100), 600_000_000),
+        (Instant::from_millis(101), 500_000_000),
+        (us(102_000), 200_000_000),
+    ];
+    for (t, acked) in acks {
+        s.cwnd = 4_000_000_000;
+        b.on_ack(&mut s, &bbr_ack(t, acked, bw, false));
+    }
+    assert_eq!(b.extra_acked(), 699_999_000);
+}
+
+#[test]
+fn bbr_ack_epoch_restarts_when_sending_resumes_after_an_app_limited_idle() {
+    let bw = 1_000_000;
+    // 3000 B at 100 ms start an epoch; 4000 B at 102.0005 ms continue it
+    // (expected 2000 < 3000): excess 7000 − 2000 = 5000. A transmission
+    // with nothing in flight at 101 ms (Linux CA_EVENT_TX_START) restarts
+    // the epoch there if the sender was application-limited: then the
+    // 4000 B find 0 <= floor(1000.5) expected and restart it again: 4000.
+    for (tx_start, app_limited, excess) in [
+        (false, false, 5000),
+        (true, false, 5000),
+        (true, true, 4000),
+    ] {
+        let (mut b, mut s) = bbr_at_full_bw(bw, 1000);
+        s.cwnd = 100 * AGG_MSS;
+        b.on_ack(&mut s, &bbr_ack(Instant::from_millis(100), 3000, bw, false));
+        if tx_start {
+            b.on_tx_start(&mut s, Instant::from_millis(101), app_limited);
+        }
+        s.cwnd = 100 * AGG_MSS;
+        b.on_ack(&mut s, &bbr_ack(us(102_000), 4000, bw, false));
+        assert_eq!(
+            b.extra_acked(),
+            excess,
+            "tx start {tx_start}, app-limited {app_limited}"
+        );
+    }
+}
+
+#[test]
+fn bbr_ack_aggregation_does_not_lift_the_probe_rtt_cap() {
+    let bw = 1_000_000;
+    let (mut b, mut s) = bbr_at_full_bw(bw, 1000);
+    // min_rtt (10 ms, stamped at 10 ms) expires after 10 s: this ACK enters
+    // PROBE_RTT; its 6000-B aggregate is measured and allowed, the cwnd is
+    // still capped at 4 segments.
+    s.cwnd = 100 * AGG_MSS;
+    b.on_ack(
+        &mut s,
+        &bbr_ack(Instant::from_millis(10_020), 6000, bw, false),
+    );
+    assert_eq!(b.mode(), BbrMode::ProbeRtt);
+    assert_eq!(b.extra_acked(), 6000);
+    assert_eq!(b.ack_aggregation_cwnd(AGG_MSS), 6000);
+    assert_eq!(s.cwnd, 4 * AGG_MSS);
 }
 
 fn marking_run(cc: CcKind) -> (TcpPair, f64, f64) {
