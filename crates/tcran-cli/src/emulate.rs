@@ -42,20 +42,19 @@ pub fn spin(text: &str) -> Result<tcran_core::Duration, CliError> {
 pub fn hold_cpu_latency(
     text: Option<&str>,
 ) -> Result<Option<tcran_e2::cpu_latency::CpuLatencyGuard>, CliError> {
+    use tcran_e2::cpu_latency::{hold, CpuLatencyError, MAX};
     let Some(text) = text else { return Ok(None) };
     let d = duration("--cpu-latency", text)?;
-    // The kernel takes a signed 32-bit count of microseconds.
-    if d.as_nanos() / 1000 > i32::MAX as u64 {
-        return Err(CliError::Usage(format!(
-            "--cpu-latency {text}: must be within 0s..=2147s (0s: idle CPUs never sleep)"
-        )));
+    match hold(std::time::Duration::from_nanos(d.as_nanos())) {
+        Ok(guard) => Ok(Some(guard)),
+        Err(CpuLatencyError::TooLong(_)) => Err(CliError::Usage(format!(
+            "--cpu-latency {text}: must be within 0s..={}s (0s: idle CPUs never sleep)",
+            MAX.as_secs()
+        ))),
+        Err(e) => Err(CliError::System(format!(
+            "--cpu-latency {text}: {e} (it needs root)"
+        ))),
     }
-    let max = std::time::Duration::from_nanos(d.as_nanos());
-    tcran_e2::cpu_latency::hold(max)
-        .map(Some)
-        .map_err(|reason| {
-            CliError::System(format!("--cpu-latency {text}: {reason} (it needs root)"))
-        })
 }
 
 /// Parses `--sysctl KEY=VALUE`.

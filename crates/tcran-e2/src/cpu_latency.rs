@@ -33,60 +33,72 @@ impl CpuLatencyGuard {
     }
 }
 
+/// The longest limit the kernel takes: an s32 of microseconds.
+pub const MAX: Duration = Duration::from_micros(i32::MAX as u64);
+
+/// Why a limit could not be held.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum CpuLatencyError {
+    /// Above [`MAX`].
+    #[error("a CPU wake-up latency of {} us is above the allowed {} us", .0.as_micros(), MAX.as_micros())]
+    TooLong(Duration),
+    /// The device could not be opened or written (not root, no PM QoS).
+    #[error("{0}")]
+    Device(String),
+}
+
 /// Asks the kernel to keep every CPU's wake-up latency at or below `max`
 /// (`Duration::ZERO`: never leave the shallowest idle state) until the
 /// guard is dropped. Needs write access to [`DEVICE`] (root, usually).
-pub fn hold(max: Duration) -> Result<CpuLatencyGuard, String> {
+pub fn hold(max: Duration) -> Result<CpuLatencyGuard, CpuLatencyError> {
     hold_at(Path::new(DEVICE), max)
 }
 
-fn hold_at(device: &Path, max: Duration) -> Result<CpuLatencyGuard, String> {
+fn hold_at(device: &Path, max: Duration) -> Result<CpuLatencyGuard, CpuLatencyError> {
+    if max > MAX {
+        return Err(CpuLatencyError::TooLong(max));
+    }
     // The device takes a native-endian s32 of microseconds.
-    let us = i32::try_from(max.as_micros()).map_err(|_| {
-        format!(
-            "a CPU wake-up latency of {} us is above the allowed {} us",
-            max.as_micros(),
-            i32::MAX
-        )
-    })?;
+    let us = max.as_micros() as i32;
     let mut file = std::fs::OpenOptions::new()
         .write(true)
         .open(device)
-        .map_err(|e| format!("cannot open {}: {e}", device.display()))?;
-    file.write_all(&us.to_ne_bytes())
-        .map_err(|e| format!("cannot write to {}: {e}", device.display()))?;
+        .map_err(|e| CpuLatencyError::Device(format!("cannot open {}: {e}", device.display())))?;
+    file.write_all(&us.to_ne_bytes()).map_err(|e| {
+        CpuLatencyError::Device(format!("cannot write to {}: {e}", device.display()))
+    })?;
     Ok(CpuLatencyGuard { _device: file, max })
-}
-
-/// The machine's current CPU wake-up latency limit (the smallest of all
-/// held requests, or the default of 2000 s when none is).
-pub fn current() -> Result<Duration, String> {
-    use std::io::Read;
-    let mut b = [0u8; 4];
-    std::fs::File::open(DEVICE)
-        .and_then(|mut f| f.read_exact(&mut b))
-        .map_err(|e| format!("cannot read {DEVICE}: {e}"))?;
-    Ok(Duration::from_micros(
-        u64::try_from(i32::from_ne_bytes(b)).unwrap_or(0),
-    ))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// The machine's current limit: the smallest of all held requests
+    /// (2000 s when none is).
+    fn current() -> Duration {
+        use std::io::Read;
+        let mut b = [0u8; 4];
+        std::fs::File::open(DEVICE)
+            .and_then(|mut f| f.read_exact(&mut b))
+            .unwrap();
+        Duration::from_micros(u64::try_from(i32::from_ne_bytes(b)).unwrap_or(0))
+    }
+
     #[test]
     fn too_long_a_limit_is_refused_before_the_device_is_opened() {
         let e = hold_at(Path::new("/nonexistent"), Duration::from_secs(3000)).unwrap_err();
         assert_eq!(
-            e,
+            e.to_string(),
             "a CPU wake-up latency of 3000000000 us is above the allowed 2147483647 us"
         );
     }
 
     #[test]
     fn a_missing_device_is_named() {
-        let e = hold_at(Path::new("/nonexistent/cpu_dma_latency"), Duration::ZERO).unwrap_err();
+        let e = hold_at(Path::new("/nonexistent/cpu_dma_latency"), Duration::ZERO)
+            .unwrap_err()
+            .to_string();
         assert!(
             e.starts_with("cannot open /nonexistent/cpu_dma_latency: "),
             "{e}"
@@ -105,6 +117,6 @@ mod tests {
         let g = hold(Duration::from_micros(7)).unwrap();
         assert_eq!(g.max(), Duration::from_micros(7));
         // Other holders may ask for less, never the kernel for more.
-        assert!(current().unwrap() <= Duration::from_micros(7));
+        assert!(current() <= Duration::from_micros(7));
     }
 }
