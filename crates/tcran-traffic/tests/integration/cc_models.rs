@@ -253,6 +253,17 @@ fn us(us: u64) -> Instant {
     Instant::from_nanos(us * 1000 + 500)
 }
 
+/// A new BBR flow with a 10-segment cwnd.
+fn new_bbr() -> (Bbr, CcState) {
+    let b = Bbr::new(RngStream::new(1, "flow/1/tcp"));
+    let s = CcState {
+        cwnd: 10 * AGG_MSS,
+        ssthresh: u64::MAX,
+        mss: AGG_MSS,
+    };
+    (b, s)
+}
+
 /// A BBR flow at BtlBw `bw` bytes/s, RTprop 10 ms, that has just found the
 /// full bandwidth: four round-start ACKs of `warm` bytes at 10, 20, 30, 40 ms
 /// (bw grows < 25 % for three rounds after the first). Each warm-up ACK
@@ -260,12 +271,7 @@ fn us(us: u64) -> Instant {
 /// and leaves an excess of `warm` bytes; the last one starts the epoch at
 /// 40 ms, and its slot is 4 rounds old.
 fn bbr_at_full_bw(bw: u64, warm: u64) -> (Bbr, CcState) {
-    let mut b = Bbr::new(RngStream::new(1, "flow/1/tcp"));
-    let mut s = CcState {
-        cwnd: 10 * AGG_MSS,
-        ssthresh: u64::MAX,
-        mss: AGG_MSS,
-    };
+    let (mut b, mut s) = new_bbr();
     for k in 1..=4 {
         assert!(!b.full_bw_reached());
         b.on_ack(
@@ -331,12 +337,7 @@ fn bbr_ack_aggregation_excess_is_capped_at_the_cwnd_and_the_allowance_at_100ms_o
 
 #[test]
 fn bbr_ack_aggregation_allowance_waits_for_the_full_bandwidth() {
-    let mut b = Bbr::new(RngStream::new(1, "flow/1/tcp"));
-    let mut s = CcState {
-        cwnd: 10 * AGG_MSS,
-        ssthresh: u64::MAX,
-        mss: AGG_MSS,
-    };
+    let (mut b, mut s) = new_bbr();
     let bw = 1_000_000;
     b.on_ack(&mut s, &bbr_ack(Instant::from_millis(10), 1000, bw, true));
     b.on_ack(&mut s, &bbr_ack(Instant::from_millis(20), 1000, bw, true));
