@@ -150,8 +150,8 @@ pub struct FlowSummary {
     /// Ping round-trip times.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rtt_ms: Option<DelaySummary>,
-    /// Web flows: page load time (request to last byte acknowledged at the
-    /// server) of the pages requested after warm-up.
+    /// Web and FTP flows: download time (request to last byte acknowledged
+    /// at the server) of the pages or files requested after warm-up.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub page_ms: Option<DelaySummary>,
     /// The one-way delay split by layer (core, UPF queue, TC queues, RLC,

@@ -191,6 +191,15 @@ pub enum FlowKind {
         #[serde(default)]
         reading_mean: Option<Duration>,
     },
+    /// FTP traffic model 1 (3GPP TR 36.814 Annex A.2.1.3.1): downloads of
+    /// `file_size` bytes arriving as a Poisson process of `per_second`,
+    /// over the flow's one TCP connection (Brunello sec. 5.1's background).
+    Ftp {
+        #[serde(default)]
+        tcp: TcpConfig,
+        file_size: ByteSize,
+        per_second: f64,
+    },
     /// Video frames over UDP/RTP, each fragmented into MTU-sized packets
     /// sent back to back (Brunello sec. 4.4), with a larger I-frame every
     /// `iframe_period`.
@@ -221,6 +230,7 @@ impl FlowKind {
             FlowKind::Ping { .. } => "ping",
             FlowKind::Cbr { .. } => "cbr",
             FlowKind::Web { .. } => "web",
+            FlowKind::Ftp { .. } => "ftp",
             FlowKind::Video { .. } => "video",
         }
     }
@@ -269,7 +279,10 @@ impl SimConfig {
         c.controllers.extend(v.controllers.iter().cloned());
         if let Some(cc) = v.tcp_cc {
             for f in &mut c.flows {
-                if let FlowKind::Tcp { tcp, .. } | FlowKind::Web { tcp, .. } = &mut f.kind {
+                if let FlowKind::Tcp { tcp, .. }
+                | FlowKind::Web { tcp, .. }
+                | FlowKind::Ftp { tcp, .. } = &mut f.kind
+                {
                     tcp.cc = cc;
                 }
             }

@@ -17,7 +17,7 @@
 //! - [`cc`]: the pluggable congestion controls (NewReno, CUBIC, BBR v1,
 //!   DCTCP, Prague) behind [`cc::CongestionControl`].
 //! - [`sources`]: UDP/ICMP sources (CBR, VoIP G.711, online gaming, video
-//!   frames, ping) and the web-page model on top of TCP.
+//!   frames, ping) and request-driven TCP downloads (web pages, FTP files).
 //! - [`flow`]: how a flow stamps its packets (flow id, 5-tuple, DSCP, ECN).
 //! - [`dist`]: the few random distributions the sources need, drawn from a
 //!   per-flow [`tcran_core::rng::RngStream`].

@@ -536,14 +536,14 @@ fn overview_charts(r: &Report) -> Vec<(String, Chart)> {
     out
 }
 
-/// The flow a scenario is about: the first flow that is not a bulk or web
-/// TCP download (the game, the call, the ping, the video), else the first
-/// flow.
+/// The flow a scenario is about: the first flow that is not a bulk, web or
+/// FTP TCP download (the game, the call, the ping, the video), else the
+/// first flow.
 pub fn key_flow(s: &ScenarioSummary) -> Option<&str> {
     let flows = s.variants.first().map(|v| &v.run.flows)?;
     flows
         .iter()
-        .find(|f| !matches!(f.kind.as_str(), "tcp" | "web"))
+        .find(|f| !matches!(f.kind.as_str(), "tcp" | "web" | "ftp"))
         .or(flows.first())
         .map(|f| f.name.as_str())
 }

@@ -20,8 +20,8 @@ use tcran_core::{
 };
 use tcran_gnb::ue_address;
 use tcran_traffic::sources::{
-    GamingSource, PacketSource, PeriodicSource, PingResponder, Pinger, UdpSink, VideoSource,
-    WebPageModel, WebServer,
+    Demand, DownloadServer, GamingSource, PacketSource, PeriodicSource, PingResponder, Pinger,
+    UdpSink, VideoSource, WebPageModel,
 };
 use tcran_traffic::{FlowSpec, TcpReceiver, TcpSender};
 
@@ -57,38 +57,38 @@ impl PacketSource for Source {
 #[derive(Debug)]
 pub(super) enum TcpServer {
     Download(TcpSender),
-    Web(WebServer),
+    Downloads(DownloadServer),
 }
 
 impl TcpServer {
     pub(super) fn sender(&self) -> &TcpSender {
         match self {
             TcpServer::Download(t) => t,
-            TcpServer::Web(w) => &w.tcp,
+            TcpServer::Downloads(w) => &w.tcp,
         }
     }
     fn on_timer(&mut self, now: Instant) {
         match self {
             TcpServer::Download(t) => t.on_timer(now),
-            TcpServer::Web(w) => w.on_timer(now),
+            TcpServer::Downloads(w) => w.on_timer(now),
         }
     }
     fn poll_transmit(&mut self, now: Instant) -> Option<Packet> {
         match self {
             TcpServer::Download(t) => t.poll_transmit(now),
-            TcpServer::Web(w) => w.poll_transmit(now),
+            TcpServer::Downloads(w) => w.poll_transmit(now),
         }
     }
     fn next_wakeup(&self) -> Option<Instant> {
         match self {
             TcpServer::Download(t) => t.next_wakeup(),
-            TcpServer::Web(w) => w.next_wakeup(),
+            TcpServer::Downloads(w) => w.next_wakeup(),
         }
     }
     fn on_packet(&mut self, p: &Packet, now: Instant) {
         match self {
             TcpServer::Download(t) => t.on_packet(p, now),
-            TcpServer::Web(w) => w.on_packet(p, now),
+            TcpServer::Downloads(w) => w.on_packet(p, now),
         }
     }
 }
@@ -260,7 +260,7 @@ fn build_flow(
     tcran_core::config::check_range("qfi", fc.qfi, 0, 63)?;
     tcran_core::config::check_range("dscp", fc.dscp, 0, 63)?;
     let proto = match fc.kind {
-        FlowKind::Tcp { .. } | FlowKind::Web { .. } => Protocol::TCP,
+        FlowKind::Tcp { .. } | FlowKind::Web { .. } | FlowKind::Ftp { .. } => Protocol::TCP,
         FlowKind::Ping { .. } => Protocol::ICMP,
         _ => Protocol::UDP,
     };
@@ -312,9 +312,28 @@ fn build_flow(
                 model.reading_max = Duration::from_nanos(r.as_nanos() * 7 / 5);
             }
             let tx = TcpSender::new(params.clone(), spec, rng("tcp"));
-            let server = WebServer::new(tx, model, rng("web"), start);
+            let server = DownloadServer::new(tx, Demand::Pages(model), rng("web"), start);
             Endpoints::Tcp {
-                tx: Box::new(TcpServer::Web(server)),
+                tx: Box::new(TcpServer::Downloads(server)),
+                rx: Box::new(TcpReceiver::new(params, spec)),
+            }
+        }
+        FlowKind::Ftp {
+            tcp,
+            file_size,
+            per_second,
+        } => {
+            let params = tcp.build().map_err(|e| e.within("tcp"))?;
+            tcran_core::config::check_range("file_size", file_size.0, 1, 1 << 30)?;
+            tcran_core::config::check_range("per_second", *per_second, 1e-6, 1e4)?;
+            let demand = Demand::Files {
+                size: file_size.0,
+                per_second: *per_second,
+            };
+            let tx = TcpSender::new(params.clone(), spec, rng("tcp"));
+            let server = DownloadServer::new(tx, demand, rng("ftp"), start);
+            Endpoints::Tcp {
+                tx: Box::new(TcpServer::Downloads(server)),
                 rx: Box::new(TcpReceiver::new(params, spec)),
             }
         }

@@ -49,9 +49,9 @@ impl Sim {
                 let rtt = f.is_ping().then(|| f.rtt.summary());
                 let pages = match &f.ends {
                     Endpoints::Tcp { tx, .. } => match tx.as_ref() {
-                        TcpServer::Web(w) => {
+                        TcpServer::Downloads(w) => {
                             let mut r = DelayRecorder::default();
-                            for pg in w.pages.iter().filter(|p| p.requested_at >= warmup_end) {
+                            for pg in w.completed.iter().filter(|p| p.requested_at >= warmup_end) {
                                 r.record(pg.completed_at.saturating_since(pg.requested_at));
                             }
                             Some(r.summary())

@@ -1,4 +1,4 @@
-//! Web and video flows in the scenario format (Brunello thesis sec. 4.4).
+//! Web, FTP and video flows in the scenario format (Brunello thesis secs. 4.4, 5.1).
 
 use crate::common;
 
@@ -70,4 +70,36 @@ fn web_pages_load_and_are_timed() {
     assert!((8..=40).contains(&pages.count), "{pages:?}");
     assert!(pages.p50 > 25.0 && pages.max < 5000.0, "{pages:?}");
     assert!(w.throughput_mbps > 0.05, "{}", w.throughput_mbps);
+}
+
+/// FTP model 1 at Brunello sec. 5.1's per-cell rate for the 1 Mb files: 2
+/// arrivals per second of 125 kB over 100 s after warm-up: 200 files
+/// expected (Poisson, standard deviation 14.1), 2 Mbit/s of payload, each
+/// download at least a round trip (25 ms).
+#[test]
+fn ftp_files_arrive_at_their_rate_and_are_timed() {
+    let s = run(&format!(
+        r#"duration = "110s"
+    warmup = "10s"
+    seed = 5
+    {CELL}
+    [[flows]]
+    name = "ftp"
+    ue = 1
+    kind = "ftp"
+    file_size = "125kB"
+    per_second = 2.0
+    "#
+    ));
+    let f = &s.flows[0];
+    assert_eq!(f.kind, "ftp");
+    let files = f.page_ms.expect("ftp flows report download times");
+    assert!((158..=242).contains(&files.count), "{files:?}");
+    assert!(files.p50 > 25.0 && files.max < 5000.0, "{files:?}");
+    // Payload 2.0 Mbit/s +-21 % (3 sd of the count), plus 40 B per 1460.
+    assert!(
+        (1.55..=2.5).contains(&f.throughput_mbps),
+        "{}",
+        f.throughput_mbps
+    );
 }

@@ -1,4 +1,5 @@
-//! UDP and ICMP traffic sources and the web-page model.
+//! UDP and ICMP traffic sources, and request-driven TCP downloads (web
+//! pages, FTP files).
 //!
 //! Every source is a state machine: [`PacketSource::next_send`] says when it
 //! next has a packet, [`PacketSource::poll`] returns the packets due at
@@ -9,13 +10,15 @@
 //! Header sizes assumed: IPv4 20 B, UDP 8 B, ICMP 8 B, RTP 12 B. Packet
 //! sizes in the APIs are **IP packet** sizes (what the RAN must carry).
 
+pub mod downloads;
 pub mod ping;
 pub mod udp;
 pub mod web;
 
+pub use downloads::{Demand, DownloadRecord, DownloadServer};
 pub use ping::{PingResponder, Pinger};
 pub use udp::{GamingSource, PeriodicSource, UdpSink, VideoSource};
-pub use web::{WebPageModel, WebServer};
+pub use web::WebPageModel;
 
 use tcran_core::{Instant, Packet};
 

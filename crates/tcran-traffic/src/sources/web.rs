@@ -17,19 +17,17 @@
 //! - The Pareto count is floored to an integer and capped at `max_embedded`
 //!   (default 53, the NGMN cap) so the mean stays finite in practice.
 //! - Transport: one persistent TCP connection per user (HTTP/2 multiplexes
-//!   the "parallel" embedded objects on one connection anyway). The page is
+//!   the "parallel" embedded objects on one connection anyway), served by a
+//!   [`DownloadServer`](super::downloads::DownloadServer) with
+//!   [`Demand::Pages`](super::downloads::Demand::Pages): the page is
 //!   written to the server's socket in one go (main + embedded), the request
 //!   uplink is not simulated. The server learns the page is complete when the
 //!   last byte is ACKed, then waits the reading time and sends the next page,
 //!   so the request's uplink delay is stood in for by the ACK's.
-//! - Page delay recorded here is request (write) → last byte ACKed at the
-//!   server; for the UE-side time watch the [`TcpReceiver`](crate::tcp::TcpReceiver)
-//!   with [`watch_completion`](crate::tcp::TcpReceiver::watch_completion).
 
 use crate::dist::{exponential, lognormal_mean_sd, pareto};
-use crate::tcp::TcpSender;
 use tcran_core::rng::RngStream;
-use tcran_core::{Duration, Instant, Packet};
+use tcran_core::Duration;
 
 /// Page-size and reading-time distribution parameters.
 #[derive(Debug, Clone, PartialEq)]
@@ -119,84 +117,5 @@ impl WebPageModel {
     pub fn draw_reading_time(&self, rng: &mut RngStream) -> Duration {
         let s = exponential(rng, self.reading_mean.as_secs_f64());
         Duration::from_secs_f64(s).min(self.reading_max)
-    }
-}
-
-/// A finished page download.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct PageRecord {
-    pub requested_at: Instant,
-    pub completed_at: Instant,
-    pub bytes: u64,
-}
-
-/// Server side of one web user: a TCP sender fed page after page.
-#[derive(Debug)]
-pub struct WebServer {
-    pub tcp: TcpSender,
-    model: WebPageModel,
-    rng: RngStream,
-    /// Current page: requested at, bytes, and the end offset in the stream.
-    current: Option<(Instant, u64, u64)>,
-    next_request: Option<Instant>,
-    written: u64,
-    pub pages: Vec<PageRecord>,
-}
-
-impl WebServer {
-    /// `tcp` must be a fresh sender (nothing written); the first page is
-    /// requested at `start`.
-    pub fn new(tcp: TcpSender, model: WebPageModel, rng: RngStream, start: Instant) -> WebServer {
-        WebServer {
-            tcp,
-            model,
-            rng,
-            current: None,
-            next_request: Some(start),
-            written: 0,
-            pages: Vec::new(),
-        }
-    }
-
-    fn start_pending_request(&mut self, now: Instant) {
-        if self.current.is_none() && self.next_request.is_some_and(|t| t <= now) {
-            let page = self.model.draw_page(&mut self.rng);
-            self.tcp.write(page.total_bytes);
-            self.written += page.total_bytes;
-            self.current = Some((now, page.total_bytes, self.written));
-            self.next_request = None;
-        }
-    }
-
-    pub fn on_packet(&mut self, pkt: &Packet, now: Instant) {
-        self.tcp.on_packet(pkt, now);
-        if let Some((requested_at, bytes, end)) = self.current {
-            if self.tcp.snd_una() >= end {
-                self.pages.push(PageRecord {
-                    requested_at,
-                    completed_at: now,
-                    bytes,
-                });
-                self.current = None;
-                self.next_request = Some(now + self.model.draw_reading_time(&mut self.rng));
-            }
-        }
-    }
-    pub fn poll_transmit(&mut self, now: Instant) -> Option<Packet> {
-        self.start_pending_request(now);
-        self.tcp.poll_transmit(now)
-    }
-    pub fn on_timer(&mut self, now: Instant) {
-        self.start_pending_request(now);
-        self.tcp.on_timer(now);
-    }
-    pub fn next_wakeup(&self) -> Option<Instant> {
-        let t = self.tcp.next_wakeup();
-        let r = if self.current.is_none() {
-            self.next_request
-        } else {
-            None
-        };
-        Instant::earliest(t, r)
     }
 }

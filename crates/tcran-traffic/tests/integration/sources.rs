@@ -1,4 +1,4 @@
-//! UDP/ICMP sources and the web model.
+//! UDP/ICMP sources and the request-driven downloads (web pages, FTP files).
 
 use crate::common;
 
@@ -7,9 +7,9 @@ use tcran_core::packet::L4Meta;
 use tcran_core::rng::RngStream;
 use tcran_core::{BitRate, Duration, Instant, Packet, Protocol};
 use tcran_traffic::sources::udp::{G711_IP_PACKET, GAMING_SD};
-use tcran_traffic::sources::web::{WebPageModel, WebServer};
 use tcran_traffic::sources::{
-    GamingSource, PacketSource, PeriodicSource, PingResponder, Pinger, UdpSink, VideoSource,
+    Demand, DownloadServer, GamingSource, PacketSource, PeriodicSource, PingResponder, Pinger,
+    UdpSink, VideoSource, WebPageModel,
 };
 use tcran_traffic::tcp::{TcpConfig, TcpReceiver, TcpSender};
 
@@ -216,25 +216,21 @@ fn web_page_model_matches_the_thesis_moments() {
     assert!((mr - 3.767).abs() < 0.08, "{mr}");
 }
 
-#[test]
-fn web_server_downloads_pages_over_tcp_with_reading_pauses() {
+/// Drives one download server and its UE over a 10 Mbit/s, 10 ms link
+/// (20 ms round trip) until `end`; returns the UE's receiver.
+fn serve_over_10_mbit_link(
+    server: &mut DownloadServer,
+    flow_spec: tcran_traffic::FlowSpec,
+    end: Instant,
+) -> TcpReceiver {
     let params = TcpConfig::default().build().unwrap();
-    let f = flow(8, Protocol::TCP);
-    let tcp = TcpSender::new(params.clone(), f, RngStream::new(1, "flow/8/tcp"));
-    let mut server = WebServer::new(
-        tcp,
-        WebPageModel::default(),
-        RngStream::new(1, "flow/8/web"),
-        Instant::ZERO,
-    );
-    let mut ue = TcpReceiver::new(params, f);
+    let mut ue = TcpReceiver::new(params, flow_spec);
     let mut fwd = common::Link::new(
         Some(BitRate::from_mbps(10)),
         Duration::from_millis(10),
         1_000_000,
     );
     let mut rev = common::Link::new(None, Duration::from_millis(10), u64::MAX);
-    let end = Instant::from_millis(60_000);
     loop {
         let next = [
             server.next_wakeup(),
@@ -263,11 +259,80 @@ fn web_server_downloads_pages_over_tcp_with_reading_pauses() {
             rev.send(p, t);
         }
     }
-    assert!(server.pages.len() >= 8, "{}", server.pages.len());
-    let total: u64 = server.pages.iter().map(|p| p.bytes).sum();
+    ue
+}
+
+#[test]
+fn web_server_downloads_pages_over_tcp_with_reading_pauses() {
+    let params = TcpConfig::default().build().unwrap();
+    let f = flow(8, Protocol::TCP);
+    let tcp = TcpSender::new(params, f, RngStream::new(1, "flow/8/tcp"));
+    let mut server = DownloadServer::new(
+        tcp,
+        Demand::Pages(WebPageModel::default()),
+        RngStream::new(1, "flow/8/web"),
+        Instant::ZERO,
+    );
+    let ue = serve_over_10_mbit_link(&mut server, f, Instant::from_millis(60_000));
+    assert!(server.completed.len() >= 8, "{}", server.completed.len());
+    let total: u64 = server.completed.iter().map(|p| p.bytes).sum();
     assert!(ue.rcv_nxt() >= total);
-    for w in server.pages.windows(2) {
+    for w in server.completed.windows(2) {
         let pause = w[1].requested_at.saturating_since(w[0].completed_at);
         assert!(pause <= Duration::from_secs(7));
+    }
+}
+
+/// FTP model 1 (TR 36.814 A.2.1.3.1): 4 arrivals per second of 100 kB files
+/// for 60 s, 3.2 Mbit/s offered to a 10 Mbit/s link. Poisson: 240 arrivals
+/// expected, standard deviation 15.5; inter-arrival times Exp(250 ms), whose
+/// coefficient of variation is 1. Arrivals do not wait for completions.
+#[test]
+fn ftp_files_arrive_as_a_poisson_process_and_complete_in_order() {
+    let params = TcpConfig::default().build().unwrap();
+    let f = flow(9, Protocol::TCP);
+    let tcp = TcpSender::new(params, f, RngStream::new(2, "flow/9/tcp"));
+    let mut server = DownloadServer::new(
+        tcp,
+        Demand::Files {
+            size: 100_000,
+            per_second: 4.0,
+        },
+        RngStream::new(2, "flow/9/ftp"),
+        Instant::ZERO,
+    );
+    let ue = serve_over_10_mbit_link(&mut server, f, Instant::from_millis(60_000));
+    let done = &server.completed;
+    assert!(
+        (194..=286).contains(&done.len()),
+        "{} files (3 sd of 240)",
+        done.len()
+    );
+    assert!(done.iter().all(|d| d.bytes == 100_000));
+    assert!(ue.rcv_nxt() >= 100_000 * done.len() as u64);
+    let gaps: Vec<f64> = done
+        .windows(2)
+        .map(|w| {
+            w[1].requested_at
+                .saturating_since(w[0].requested_at)
+                .as_secs_f64()
+        })
+        .collect();
+    let mean = gaps.iter().sum::<f64>() / gaps.len() as f64;
+    let sd = (gaps.iter().map(|g| (g - mean).powi(2)).sum::<f64>() / gaps.len() as f64).sqrt();
+    assert!((mean - 0.25).abs() < 0.05, "mean inter-arrival {mean} s");
+    assert!(
+        (sd / mean - 1.0).abs() < 0.25,
+        "coefficient of variation {}",
+        sd / mean
+    );
+    // Open loop: some file arrived while the previous one was still loading.
+    assert!(done
+        .windows(2)
+        .any(|w| w[1].requested_at < w[0].completed_at));
+    for (w, d) in done.windows(2).zip(done) {
+        // In order, each at least a round trip plus its 80 ms at 10 Mbit/s.
+        assert!(w[0].completed_at <= w[1].completed_at);
+        assert!(d.completed_at.saturating_since(d.requested_at) >= Duration::from_millis(100));
     }
 }
