@@ -23,7 +23,7 @@ use tcran_traffic::sources::{
     Demand, DownloadServer, GamingSource, PacketSource, PeriodicSource, PingResponder, Pinger,
     UdpSink, VideoSource, WebPageModel,
 };
-use tcran_traffic::{FlowSpec, TcpReceiver, TcpSender};
+use tcran_traffic::{FlowSpec, TcpConfig, TcpReceiver, TcpSender};
 
 // One per flow, not per packet: size differences do not matter.
 #[allow(clippy::large_enum_variant)]
@@ -284,6 +284,16 @@ fn build_flow(
     let start = Instant::ZERO + fc.start;
     let stop = fc.stop.map(|s| Instant::ZERO + s);
     let rng = |what: &str| RngStream::new(seed, &format!("flow/{}/{what}", fc.name));
+    // Web pages and FTP files: a download server on one TCP connection.
+    let downloads = |tcp: &TcpConfig, demand: Demand, stream: &str| {
+        let params = tcp.build().map_err(|e| e.within("tcp"))?;
+        let tx = TcpSender::new(params.clone(), spec, rng("tcp"));
+        let server = DownloadServer::new(tx, demand, rng(stream), start);
+        Ok::<_, ConfigError>(Endpoints::Tcp {
+            tx: Box::new(TcpServer::Downloads(server)),
+            rx: Box::new(TcpReceiver::new(params, spec)),
+        })
+    };
     let ends = match &fc.kind {
         FlowKind::Tcp { tcp, size } => {
             let params = tcp.build().map_err(|e| e.within("tcp"))?;
@@ -299,7 +309,6 @@ fn build_flow(
             }
         }
         FlowKind::Web { tcp, reading_mean } => {
-            let params = tcp.build().map_err(|e| e.within("tcp"))?;
             let mut model = WebPageModel::default();
             if let Some(r) = reading_mean {
                 tcran_core::config::check_range(
@@ -311,31 +320,20 @@ fn build_flow(
                 model.reading_mean = *r;
                 model.reading_max = Duration::from_nanos(r.as_nanos() * 7 / 5);
             }
-            let tx = TcpSender::new(params.clone(), spec, rng("tcp"));
-            let server = DownloadServer::new(tx, Demand::Pages(model), rng("web"), start);
-            Endpoints::Tcp {
-                tx: Box::new(TcpServer::Downloads(server)),
-                rx: Box::new(TcpReceiver::new(params, spec)),
-            }
+            downloads(tcp, Demand::Pages(model), "web")?
         }
         FlowKind::Ftp {
             tcp,
             file_size,
             per_second,
         } => {
-            let params = tcp.build().map_err(|e| e.within("tcp"))?;
             tcran_core::config::check_range("file_size", file_size.0, 1, 1 << 30)?;
             tcran_core::config::check_range("per_second", *per_second, 1e-6, 1e4)?;
             let demand = Demand::Files {
                 size: file_size.0,
                 per_second: *per_second,
             };
-            let tx = TcpSender::new(params.clone(), spec, rng("tcp"));
-            let server = DownloadServer::new(tx, demand, rng("ftp"), start);
-            Endpoints::Tcp {
-                tx: Box::new(TcpServer::Downloads(server)),
-                rx: Box::new(TcpReceiver::new(params, spec)),
-            }
+            downloads(tcp, demand, "ftp")?
         }
         FlowKind::Video {
             fps,
