@@ -27,7 +27,7 @@ def py(y):
 
 out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" font-family="sans-serif" font-size="12">',
        f'<rect width="{W}" height="{H}" fill="white"/>',
-       f'<text x="{W/2}" y="18" text-anchor="middle">Game p95 vs bulk throughput (share of unpaced), seven channels</text>']
+       f'<text x="{W/2}" y="18" text-anchor="middle">Game p95 vs bulk throughput (share of unpaced), every shipped channel</text>']
 for x in range(0, 111, 10):
     out.append(f'<line x1="{px(x)}" y1="{py(y0)}" x2="{px(x)}" y2="{py(y1)}" stroke="#eee"/>')
     out.append(f'<text x="{px(x)}" y="{H-B+16}" text-anchor="middle">{x}</text>')

@@ -25,6 +25,9 @@ const CHANNELS: &[&str] = &[
     "fixed-mcs",
     "tdd",
     "ucc-driving",
+    "ucc-driving2",
+    "ucc-static",
+    "ucc-static2",
 ];
 
 #[derive(Default, Clone, Copy)]
