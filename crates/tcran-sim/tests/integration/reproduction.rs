@@ -666,6 +666,7 @@ fn brunello_lower_thresholds_trade_rate_for_delay_and_alpha_matters_little() {
     let cfg = load("brunello-l4s-thresholds.toml");
     let d = Some(secs(50));
     let r = |v: &str| run(&cfg, v, d);
+    let r_full = |v: &str| run(&cfg, v, None);
     let tc = |s: &RunSummary| flow(s, "scalable").layers_ms.tc.mean;
     let thr = |s: &RunSummary| flow(s, "scalable").throughput_mbps;
     for sched in ["rr", "dbs"] {
@@ -679,7 +680,19 @@ fn brunello_lower_thresholds_trade_rate_for_delay_and_alpha_matters_little() {
             tc(&low),
             tc(&high)
         );
-        assert!(thr(&low) < thr(&high), "{sched}: rate");
+        // With DBS the spans' rates differ by 1-4 % (seeds 1-3), within
+        // what 30 s of measurement resolve: the rate is compared over the
+        // file's whole 100 s.
+        let (low_full, high_full) = (
+            r_full(&format!("l4s-5-10-a0.25-{sched}")),
+            r_full(&format!("l4s-7-15-a0.25-{sched}")),
+        );
+        assert!(
+            thr(&low_full) < thr(&high_full),
+            "{sched}: rate {} vs {}",
+            thr(&low_full),
+            thr(&high_full)
+        );
         let (a1, a8) = (
             tc(&r(&format!("l4s-5-10-a1.0-{sched}"))),
             tc(&r(&format!("l4s-5-10-a0.125-{sched}"))),

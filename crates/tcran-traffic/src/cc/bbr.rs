@@ -472,6 +472,10 @@ impl CongestionControl for Bbr {
             self.ack_epoch_acked = 0;
         }
     }
+    /// `tcp_bbr.c` sets `.cong_control = bbr_main`.
+    fn has_cong_control(&self) -> bool {
+        true
+    }
     fn pacing_rate(&self, _s: &CcState, _srtt: Option<Duration>) -> Option<f64> {
         self.pacing_rate
     }

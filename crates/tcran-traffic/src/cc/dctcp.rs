@@ -123,6 +123,11 @@ impl CongestionControl for Dctcp {
         s.cwnd = s.mss;
         self.ca_acc = 0;
     }
+    /// `tcp_prague.c` sets `.cong_control = prague_cong_control`; Linux
+    /// DCTCP has none.
+    fn has_cong_control(&self) -> bool {
+        self.prague
+    }
     fn pacing_rate(&self, s: &CcState, srtt: Option<Duration>) -> Option<f64> {
         if !self.prague {
             return None;

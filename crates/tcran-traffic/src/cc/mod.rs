@@ -132,6 +132,12 @@ pub trait CongestionControl {
     /// `CA_EVENT_TX_START`); `app_limited`: the sender had run out of
     /// application data (an idle restart, Linux `tp->app_limited`).
     fn on_tx_start(&mut self, _s: &mut CcState, _now: Instant, _app_limited: bool) {}
+    /// The controller replaces Linux's window logic wholesale (a
+    /// `tcp_congestion_ops.cong_control`: BBR, Prague), so the engine leaves
+    /// the restart after idle to it (Linux `tcp_slow_start_after_idle_check`).
+    fn has_cong_control(&self) -> bool {
+        false
+    }
     /// The controller's own pacing rate in payload bytes/s, or `None` for the
     /// engine's Linux default (2·cwnd/SRTT below ssthresh/2, else 1.2·cwnd/SRTT).
     fn pacing_rate(&self, _s: &CcState, _srtt: Option<Duration>) -> Option<f64> {
@@ -219,6 +225,9 @@ impl CongestionControl for AnyCongestionControl {
     }
     fn on_tx_start(&mut self, s: &mut CcState, now: Instant, app_limited: bool) {
         dispatch!(self, c => c.on_tx_start(s, now, app_limited))
+    }
+    fn has_cong_control(&self) -> bool {
+        dispatch!(self, c => c.has_cong_control())
     }
     fn pacing_rate(&self, s: &CcState, srtt: Option<Duration>) -> Option<f64> {
         dispatch!(self, c => c.pacing_rate(s, srtt))

@@ -45,6 +45,14 @@
 //!   leaves back to back, as ns-3 `PaceInitialWindow = false`). Note that
 //!   Linux paces CUBIC/Reno only under the `fq` qdisc; set `pacing = false`
 //!   to model a server without it.
+//! - Restart after idle (RFC 2861; Linux `tcp_cwnd_restart`, checked as
+//!   `tcp_slow_start_after_idle_check` does): new data after more than one
+//!   RTO with nothing outstanding since the last data segment left sets
+//!   ssthresh to max(ssthresh, 3/4 cwnd) (unless in recovery or CWR) and
+//!   halves cwnd once per whole RTO of the idle time, not below the initial
+//!   window. Controls with their own `cong_control` in Linux (BBR, Prague)
+//!   handle idle themselves and are left alone. `slow_start_after_idle =
+//!   false` turns it off, as the sysctl does.
 
 pub mod receiver;
 pub mod rtt;
@@ -97,6 +105,11 @@ pub struct TcpConfig {
     pub hystart: bool,
     /// Duplicate ACKs (or SACKed segments above a hole) that mean loss. Default 3.
     pub dup_ack_threshold: u32,
+    /// Restart after idle (RFC 2861, RFC 5681 §4.1; Linux
+    /// `tcp_slow_start_after_idle`, default 1): data sent after more than an
+    /// RTO with nothing outstanding halves cwnd per RTO of idle time, down
+    /// to the initial window. Default on.
+    pub slow_start_after_idle: bool,
 }
 
 impl Default for TcpConfig {
@@ -117,6 +130,7 @@ impl Default for TcpConfig {
             pacing: true,
             hystart: true,
             dup_ack_threshold: 3,
+            slow_start_after_idle: true,
         }
     }
 }
@@ -142,6 +156,7 @@ pub struct TcpParams {
     pub pacing: bool,
     pub hystart: bool,
     pub dup_ack_threshold: u32,
+    pub slow_start_after_idle: bool,
 }
 
 impl TcpConfig {
@@ -214,6 +229,7 @@ impl TcpConfig {
             pacing: self.pacing,
             hystart: self.hystart,
             dup_ack_threshold,
+            slow_start_after_idle: self.slow_start_after_idle,
         })
     }
 }

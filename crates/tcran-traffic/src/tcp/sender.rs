@@ -125,6 +125,9 @@ pub struct TcpSender {
     cwnd_usage_seq: u64,
     ts_recent: u64,
     all_acked_at: Option<Instant>,
+    /// When the last data segment (new or retransmitted) left: Linux
+    /// `lsndtime`, the start of an idle period.
+    last_data_sent: Option<Instant>,
     last_rate: Option<RateSample>,
     stats: TcpStats,
 }
@@ -174,6 +177,7 @@ impl TcpSender {
             cwnd_usage_seq: 0,
             ts_recent: 0,
             all_acked_at: None,
+            last_data_sent: None,
             last_rate: None,
             stats: TcpStats::default(),
             p: params,
@@ -350,6 +354,36 @@ impl TcpSender {
         self.st.in_slow_start() && self.st.cwnd < 2 * self.max_pipe
     }
 
+    /// Restart after idle (module docs; Linux `tcp_slow_start_after_idle_check`
+    /// and `tcp_cwnd_restart`, in segments as Linux counts them): new data
+    /// with nothing outstanding, more than one RTO after the last data
+    /// segment left.
+    fn restart_after_idle(&mut self, now: Instant) {
+        if !self.p.slow_start_after_idle || self.outstanding() > 0 || self.cc.has_cong_control() {
+            return;
+        }
+        let Some(last) = self.last_data_sent else {
+            return;
+        };
+        let (idle, rto) = (now.saturating_since(last), self.rtt.rto());
+        if idle <= rto {
+            return;
+        }
+        let mss = self.st.mss;
+        let mut cwnd = self.st.cwnd / mss;
+        // tcp_current_ssthresh: 3/4 of cwnd unless already reducing.
+        if self.recovery.is_none() && self.cwr_until.is_none() {
+            self.st.ssthresh = self.st.ssthresh.max(((cwnd >> 1) + (cwnd >> 2)) * mss);
+        }
+        let restart = u64::from(self.p.initial_window).min(cwnd);
+        let mut left = idle.as_nanos();
+        while left > rto.as_nanos() && cwnd > restart {
+            left -= rto.as_nanos();
+            cwnd >>= 1;
+        }
+        self.st.cwnd = (cwnd.max(restart) * mss).max(mss);
+    }
+
     /// The next packet to send now, if cwnd, the receive window and pacing allow.
     pub fn poll_transmit(&mut self, now: Instant) -> Option<Packet> {
         let retransmit = if self.lost_pending > 0 {
@@ -379,6 +413,9 @@ impl TcpSender {
                 self.app_limited_until = (self.delivered + self.inflight()).max(1);
             }
             return None;
+        }
+        if retransmit.is_none() {
+            self.restart_after_idle(now);
         }
         if !self.window_allows() {
             self.cwnd_validate(true);
@@ -440,6 +477,7 @@ impl TcpSender {
                 (seg.seq, len, true)
             }
         };
+        self.last_data_sent = Some(now);
         if self.rto_deadline.is_none() {
             self.rto_deadline = Some(now + self.rtt.rto());
         }

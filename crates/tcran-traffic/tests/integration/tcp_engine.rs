@@ -430,3 +430,80 @@ fn same_seed_gives_identical_packet_sequences() {
     assert!(a.len() > 1000);
     assert_eq!(a, b);
 }
+
+/// RFC 2861 restart after idle as Linux `tcp_cwnd_restart` computes it: 60
+/// segments in slow start from IW 10 (delayed ACK off) end at cwnd 70; then
+/// one more segment written `idle_rtos` RTOs after the last data segment
+/// left. Linux halves cwnd while `(delta -= rto) > 0` and cwnd > IW, so
+/// 0.9 RTO keeps 70, 2.5 RTO gives 70 -> 35 -> 17, 10 RTO stops at IW 10
+/// (70 -> 35 -> 17 -> 8, then max(8, 10)); ssthresh becomes
+/// max(ssthresh, 3/4 cwnd): still "infinite" in slow start. The sysctl off
+/// keeps 70.
+#[test]
+fn idle_restart_halves_cwnd_per_rto_down_to_the_initial_window() {
+    let mss = 1448;
+    for (idle_rtos, enabled, expected) in [
+        (0.9, true, 70),
+        (2.5, true, 17),
+        (10.0, true, 10),
+        (2.5, false, 70),
+    ] {
+        let cfg = TcpConfig {
+            slow_start_after_idle: enabled,
+            ..reno(10, 1)
+        };
+        let mut pair = fast_path(&cfg);
+        pair.keep_log = true;
+        pair.writes.push_back((Instant::ZERO, 60 * mss));
+        // Four round trips of 10 ms carry it; the shortest idle is 180 ms.
+        pair.run_until(Instant::from_millis(100));
+        assert_eq!(pair.sender.snd_una(), 60 * mss);
+        assert_eq!(pair.sender.cwnd(), 70 * mss, "slow start: IW + acked");
+        let last = pair.log.last().expect("sent").t;
+        let rto = pair.sender.rto();
+        let idle = Duration::from_nanos((rto.as_nanos() as f64 * idle_rtos) as u64);
+        pair.writes.push_back((last + idle, mss));
+        let before = pair.log.len();
+        pair.run_until(last + idle + ms(1));
+        let resent = &pair.log[before];
+        assert_eq!(resent.t, last + idle);
+        let case = format!("idle {idle_rtos} RTO, enabled {enabled}");
+        assert_eq!(resent.cwnd, expected * mss, "{case}");
+        assert_eq!(resent.ssthresh, u64::MAX, "{case}");
+    }
+}
+
+/// Linux skips the restart for controls with their own `cong_control`:
+/// Prague (`prague_cong_control`) keeps its cwnd over an idle period of 2.5
+/// RTOs, DCTCP (none) is halved twice like Reno, not below IW 10.
+#[test]
+fn idle_restart_is_left_to_controls_with_their_own_cong_control() {
+    let mss = 1448;
+    for cc in [CcKind::Prague, CcKind::Dctcp] {
+        let cfg = TcpConfig {
+            cc,
+            delayed_ack_segments: 1,
+            ..TcpConfig::default()
+        };
+        let mut pair = fast_path(&cfg);
+        pair.keep_log = true;
+        pair.writes.push_back((Instant::ZERO, 60 * mss));
+        pair.run_until(Instant::from_millis(100));
+        assert_eq!(pair.sender.outstanding(), 0);
+        let cwnd = pair.sender.cwnd() / mss;
+        let last = pair.log.last().expect("sent").t;
+        let idle = Duration::from_nanos(pair.sender.rto().as_nanos() * 5 / 2);
+        pair.writes.push_back((last + idle, mss));
+        let before = pair.log.len();
+        pair.run_until(last + idle + ms(1));
+        let want = match cc {
+            CcKind::Prague => cwnd,
+            _ => (cwnd >> 2).max(10.min(cwnd)),
+        };
+        assert_eq!(
+            pair.log[before].cwnd,
+            want * mss,
+            "{cc:?} from {cwnd} segments"
+        );
+    }
+}
