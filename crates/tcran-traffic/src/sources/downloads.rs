@@ -15,9 +15,12 @@
 //! Deviation (files): the model opens a connection per user; here the
 //! arrivals of one flow share its connection, in order, so a file that
 //! arrives while another is downloading waits behind it (its time includes
-//! the wait) and starts with the congestion window the previous one left.
-//! At the loads the model is used for (a few per cent of the cell) files
-//! rarely overlap; several flows model several concurrent users.
+//! the wait). A file arriving on a connection idle for more than an RTO
+//! starts from the initial window, as a new connection would (the sender's
+//! restart after idle, Linux's default); one arriving sooner inherits the
+//! window. At the loads the model is used for (a few per cent of the
+//! cell) files rarely overlap; several flows model several concurrent
+//! users.
 //!
 //! The request's uplink is not simulated; the server learns a download is
 //! complete when its last byte is ACKed, so the request's uplink delay is
