@@ -472,7 +472,7 @@ impl Sim {
                 let tx = tx.sender();
                 self.series.tcp_state(i, now, tx.cwnd(), tx.srtt());
             }
-            f.take_rtts(warmup_end);
+            f.take_samples(warmup_end);
         }
         self.gnb.collect_marks(now);
         if now < self.end {

@@ -123,6 +123,10 @@ pub(super) struct Flow {
     /// Ping flows: round-trip times measured after warm-up (moved here from
     /// the pinger at every series bin, so the pinger keeps none for long).
     pub rtt: DelayRecorder,
+    /// Web and FTP flows: download times of the pages or files requested
+    /// after warm-up (moved here from the server at every series bin, so
+    /// the server keeps none for long).
+    pub downloads: DelayRecorder,
     pub layers: LayerDelays,
     pub delivered_bytes: u64,
     pub lost: u64,
@@ -156,6 +160,7 @@ impl Flow {
             client_wake: None,
             delay: DelayRecorder::default(),
             rtt: DelayRecorder::default(),
+            downloads: DelayRecorder::default(),
             layers: LayerDelays::default(),
             delivered_bytes: 0,
             lost: 0,
@@ -193,10 +198,23 @@ impl Flow {
 
     /// Moves the round-trip times the pinger measured into [`Flow::rtt`],
     /// those measured from `warmup_end` on.
-    pub(super) fn take_rtts(&mut self, warmup_end: Instant) {
+    /// Moves the endpoints' measured samples (ping round trips, download
+    /// times) into the flow's recorders, keeping those after warm-up.
+    pub(super) fn take_samples(&mut self, warmup_end: Instant) {
         let rtts = match &mut self.ends {
             Endpoints::Ping { pinger, .. } => &mut pinger.rtts,
             Endpoints::Live(ends) => &mut ends.rtts,
+            Endpoints::Tcp { tx, .. } => {
+                if let TcpServer::Downloads(server) = tx.as_mut() {
+                    for d in server.completed.drain(..) {
+                        if d.requested_at >= warmup_end {
+                            self.downloads
+                                .record(d.completed_at.saturating_since(d.requested_at));
+                        }
+                    }
+                }
+                return;
+            }
             _ => return,
         };
         for (at, rtt) in rtts.drain(..) {
@@ -204,6 +222,11 @@ impl Flow {
                 self.rtt.record(rtt);
             }
         }
+    }
+
+    /// Whether the flow's server answers requests (web pages, FTP files).
+    pub(super) fn serves_downloads(&self) -> bool {
+        matches!(&self.ends, Endpoints::Tcp { tx, .. } if matches!(tx.as_ref(), TcpServer::Downloads(_)))
     }
 }
 

@@ -1,8 +1,6 @@
 //! The run's summary and series at its end.
 
-use super::flows::{Endpoints, TcpServer};
 use super::Sim;
-use crate::metrics::DelayRecorder;
 use crate::recorder::{FlowLabel, CDF_POINTS};
 use crate::report::{FlowSummary, PacketCounts, RlcSummary, RunSummary};
 use crate::RunOutput;
@@ -19,7 +17,7 @@ impl Sim {
             .flows
             .iter_mut()
             .map(|f| {
-                f.take_rtts(warmup_end);
+                f.take_samples(warmup_end);
                 FlowLabel {
                     name: f.name.clone(),
                     kind: f.kind.to_string(),
@@ -45,21 +43,9 @@ impl Sim {
             .iter_mut()
             .zip(&ledger.by_flow)
             .map(|(f, &in_flight)| {
-                f.take_rtts(warmup_end);
+                f.take_samples(warmup_end);
                 let rtt = f.is_ping().then(|| f.rtt.summary());
-                let pages = match &f.ends {
-                    Endpoints::Tcp { tx, .. } => match tx.as_ref() {
-                        TcpServer::Downloads(w) => {
-                            let mut r = DelayRecorder::default();
-                            for pg in w.completed.iter().filter(|p| p.requested_at >= warmup_end) {
-                                r.record(pg.completed_at.saturating_since(pg.requested_at));
-                            }
-                            Some(r.summary())
-                        }
-                        TcpServer::Download(_) => None,
-                    },
-                    _ => None,
-                };
+                let pages = f.serves_downloads().then(|| f.downloads.summary());
                 FlowSummary {
                     name: f.name.clone(),
                     kind: f.kind.to_string(),
