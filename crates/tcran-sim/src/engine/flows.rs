@@ -56,38 +56,49 @@ impl PacketSource for Source {
 #[allow(clippy::large_enum_variant)]
 #[derive(Debug)]
 pub(super) enum TcpServer {
-    Download(TcpSender),
+    /// A bulk or sized download; at `stop` (if any) a bulk application
+    /// stops writing.
+    Download {
+        tx: TcpSender,
+        stop: Option<Instant>,
+    },
     Downloads(DownloadServer),
 }
 
 impl TcpServer {
     pub(super) fn sender(&self) -> &TcpSender {
         match self {
-            TcpServer::Download(t) => t,
+            TcpServer::Download { tx, .. } => tx,
             TcpServer::Downloads(w) => &w.tcp,
         }
     }
     fn on_timer(&mut self, now: Instant) {
         match self {
-            TcpServer::Download(t) => t.on_timer(now),
+            TcpServer::Download { tx, .. } => tx.on_timer(now),
             TcpServer::Downloads(w) => w.on_timer(now),
         }
     }
     fn poll_transmit(&mut self, now: Instant) -> Option<Packet> {
         match self {
-            TcpServer::Download(t) => t.poll_transmit(now),
+            TcpServer::Download { tx, stop } => {
+                if stop.is_some_and(|s| now >= s) {
+                    tx.stop_writing();
+                    *stop = None;
+                }
+                tx.poll_transmit(now)
+            }
             TcpServer::Downloads(w) => w.poll_transmit(now),
         }
     }
     fn next_wakeup(&self) -> Option<Instant> {
         match self {
-            TcpServer::Download(t) => t.next_wakeup(),
+            TcpServer::Download { tx, stop } => Instant::earliest(tx.next_wakeup(), *stop),
             TcpServer::Downloads(w) => w.next_wakeup(),
         }
     }
     fn on_packet(&mut self, p: &Packet, now: Instant) {
         match self {
-            TcpServer::Download(t) => t.on_packet(p, now),
+            TcpServer::Download { tx, .. } => tx.on_packet(p, now),
             TcpServer::Downloads(w) => w.on_packet(p, now),
         }
     }
@@ -196,8 +207,6 @@ impl Flow {
         }
     }
 
-    /// Moves the round-trip times the pinger measured into [`Flow::rtt`],
-    /// those measured from `warmup_end` on.
     /// Moves the endpoints' measured samples (ping round trips, download
     /// times) into the flow's recorders, keeping those after warm-up.
     pub(super) fn take_samples(&mut self, warmup_end: Instant) {
@@ -311,7 +320,7 @@ fn build_flow(
     let downloads = |tcp: &TcpConfig, demand: Demand, stream: &str| {
         let params = tcp.build().map_err(|e| e.within("tcp"))?;
         let tx = TcpSender::new(params.clone(), spec, rng("tcp"));
-        let server = DownloadServer::new(tx, demand, rng(stream), start);
+        let server = DownloadServer::new(tx, demand, rng(stream), start).until(stop);
         Ok::<_, ConfigError>(Endpoints::Tcp {
             tx: Box::new(TcpServer::Downloads(server)),
             rx: Box::new(TcpReceiver::new(params, spec)),
@@ -327,7 +336,7 @@ fn build_flow(
             }
             let rx = TcpReceiver::new(params, spec);
             Endpoints::Tcp {
-                tx: Box::new(TcpServer::Download(tx)),
+                tx: Box::new(TcpServer::Download { tx, stop }),
                 rx: Box::new(rx),
             }
         }

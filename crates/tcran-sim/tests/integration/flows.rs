@@ -103,3 +103,43 @@ fn ftp_files_arrive_at_their_rate_and_are_timed() {
         f.throughput_mbps
     );
 }
+
+/// `stop` ends TCP flows as it ends UDP ones: the bulk application stops
+/// writing (it then creates well under half the packets of a run without
+/// `stop` at 5 s of 20: its window and the RLC buffer are all that follows),
+/// and FTP users stop arriving (5 per second from warm-up at 1 s to 5 s:
+/// Poisson mean 20, at most 35 at 3 sd; 95 without `stop`).
+#[test]
+fn tcp_and_ftp_flows_stop_at_their_stop() {
+    let scenario = |stop: &str| {
+        run(&format!(
+            r#"duration = "20s"
+    warmup = "1s"
+    {CELL}
+    [[flows]]
+    name = "bulk"
+    ue = 1
+    kind = "tcp"
+    {stop}
+    [[flows]]
+    name = "ftp"
+    ue = 1
+    kind = "ftp"
+    file_size = "100kB"
+    per_second = 5.0
+    {stop}
+    "#
+        ))
+    };
+    let (stopped, running) = (scenario(r#"stop = "5s""#), scenario(""));
+    let (bulk, bulk_on) = (&stopped.flows[0], &running.flows[0]);
+    assert!(
+        bulk.created_packets * 2 < bulk_on.created_packets,
+        "{} vs {}",
+        bulk.created_packets,
+        bulk_on.created_packets
+    );
+    let files = |s: &tcran_sim::RunSummary| s.flows[1].page_ms.expect("ftp").count;
+    assert!((8..=35).contains(&files(&stopped)), "{}", files(&stopped));
+    assert!(files(&running) > 60, "{}", files(&running));
+}

@@ -75,6 +75,8 @@ pub struct DownloadServer {
     /// The next request, if one is scheduled (pages: none while one loads).
     next_request: Option<Instant>,
     written: u64,
+    /// No request at or after this instant.
+    stop: Option<Instant>,
     pub completed: Vec<DownloadRecord>,
 }
 
@@ -99,12 +101,26 @@ impl DownloadServer {
             outstanding: VecDeque::new(),
             next_request: Some(first),
             written: 0,
+            stop: None,
             completed: Vec::new(),
         }
     }
 
+    /// No request at or after `stop` (`None`: requests go on); what was
+    /// requested before it still completes.
+    pub fn until(mut self, stop: Option<Instant>) -> DownloadServer {
+        self.stop = stop;
+        self
+    }
+
+    /// The next request, unless it falls at or after `stop`.
+    fn due_request(&self) -> Option<Instant> {
+        self.next_request
+            .filter(|&t| self.stop.is_none_or(|s| t < s))
+    }
+
     fn start_due_requests(&mut self, now: Instant) {
-        while let Some(at) = self.next_request.filter(|&t| t <= now) {
+        while let Some(at) = self.due_request().filter(|&t| t <= now) {
             let bytes = match &self.demand {
                 Demand::Pages(m) => m.draw_page(&mut self.rng).total_bytes,
                 Demand::Files { size, .. } => *size,
@@ -154,7 +170,7 @@ impl DownloadServer {
         self.tcp.on_timer(now);
     }
     pub fn next_wakeup(&self) -> Option<Instant> {
-        Instant::earliest(self.tcp.next_wakeup(), self.next_request)
+        Instant::earliest(self.tcp.next_wakeup(), self.due_request())
     }
 }
 

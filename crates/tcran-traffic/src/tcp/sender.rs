@@ -190,6 +190,14 @@ impl TcpSender {
         self
     }
 
+    /// A bulk application stops writing: what has been sent is all there
+    /// is (its retransmissions still go). A finite write is kept whole.
+    pub fn stop_writing(&mut self) {
+        if self.app_written == u64::MAX {
+            self.app_written = self.snd_nxt;
+        }
+    }
+
     /// The application writes `bytes` more.
     pub fn write(&mut self, bytes: u64) {
         self.app_written = self.app_written.saturating_add(bytes);
