@@ -216,14 +216,28 @@ fn web_page_model_matches_the_thesis_moments() {
     assert!((mr - 3.767).abs() < 0.08, "{mr}");
 }
 
-/// Drives one download server and its UE over a 10 Mbit/s, 10 ms link
-/// (20 ms round trip) until `end`; returns the UE's receiver.
-fn serve_over_10_mbit_link(
-    server: &mut DownloadServer,
-    flow_spec: tcran_traffic::FlowSpec,
-    end: Instant,
-) -> TcpReceiver {
+/// A download server for `demand` on flow `id` (default TCP, streams of
+/// `seed`), driven with its UE over a 10 Mbit/s, 10 ms link (20 ms round
+/// trip) for 60 s.
+fn serve_over_10_mbit_link(demand: Demand, id: u32, seed: u64) -> (DownloadServer, TcpReceiver) {
     let params = TcpConfig::default().build().unwrap();
+    let flow_spec = flow(id, Protocol::TCP);
+    let tcp = TcpSender::new(
+        params.clone(),
+        flow_spec,
+        RngStream::new(seed, &format!("flow/{id}/tcp")),
+    );
+    let stream = match demand {
+        Demand::Pages(_) => "web",
+        Demand::Files { .. } => "ftp",
+    };
+    let mut server = DownloadServer::new(
+        tcp,
+        demand,
+        RngStream::new(seed, &format!("flow/{id}/{stream}")),
+        Instant::ZERO,
+    );
+    let end = Instant::from_millis(60_000);
     let mut ue = TcpReceiver::new(params, flow_spec);
     let mut fwd = common::Link::new(
         Some(BitRate::from_mbps(10)),
@@ -259,21 +273,12 @@ fn serve_over_10_mbit_link(
             rev.send(p, t);
         }
     }
-    ue
+    (server, ue)
 }
 
 #[test]
 fn web_server_downloads_pages_over_tcp_with_reading_pauses() {
-    let params = TcpConfig::default().build().unwrap();
-    let f = flow(8, Protocol::TCP);
-    let tcp = TcpSender::new(params, f, RngStream::new(1, "flow/8/tcp"));
-    let mut server = DownloadServer::new(
-        tcp,
-        Demand::Pages(WebPageModel::default()),
-        RngStream::new(1, "flow/8/web"),
-        Instant::ZERO,
-    );
-    let ue = serve_over_10_mbit_link(&mut server, f, Instant::from_millis(60_000));
+    let (server, ue) = serve_over_10_mbit_link(Demand::Pages(WebPageModel::default()), 8, 1);
     assert!(server.completed.len() >= 8, "{}", server.completed.len());
     let total: u64 = server.completed.iter().map(|p| p.bytes).sum();
     assert!(ue.rcv_nxt() >= total);
@@ -289,19 +294,11 @@ fn web_server_downloads_pages_over_tcp_with_reading_pauses() {
 /// coefficient of variation is 1. Arrivals do not wait for completions.
 #[test]
 fn ftp_files_arrive_as_a_poisson_process_and_complete_in_order() {
-    let params = TcpConfig::default().build().unwrap();
-    let f = flow(9, Protocol::TCP);
-    let tcp = TcpSender::new(params, f, RngStream::new(2, "flow/9/tcp"));
-    let mut server = DownloadServer::new(
-        tcp,
-        Demand::Files {
-            size: 100_000,
-            per_second: 4.0,
-        },
-        RngStream::new(2, "flow/9/ftp"),
-        Instant::ZERO,
-    );
-    let ue = serve_over_10_mbit_link(&mut server, f, Instant::from_millis(60_000));
+    let files = Demand::Files {
+        size: 100_000,
+        per_second: 4.0,
+    };
+    let (server, ue) = serve_over_10_mbit_link(files, 9, 2);
     let done = &server.completed;
     assert!(
         (194..=286).contains(&done.len()),
