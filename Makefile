@@ -7,7 +7,7 @@ CARGO ?= cargo
 export CARGO_TERM_COLOR ?= never
 
 
-.PHONY: demo test fmt lint unit fuzz-smoke bench speed build browser reproduce golden golden-record capi capi-header capi-test capi-bench emu-test emu-bench python python-test python-wheel python-bench
+.PHONY: demo test fmt lint unit fuzz-smoke bench speed build browser reproduce generalisation golden golden-record capi capi-header capi-test capi-bench emu-test emu-bench python python-test python-wheel python-bench
 
 build:
 	$(CARGO) build --release --workspace
@@ -50,6 +50,12 @@ fuzz-smoke:
 # (one report per scenario, index.html over all).
 reproduce:
 	$(CARGO) run --release -q -p tcran-cli -- reproduce
+
+# Every pacer on a corpus of channels nobody tuned for (synthetic fading,
+# every shipped trace, and every trace under ../shared/traces when present):
+# scripts/generalisation.py, docs/pacer.md "Comparison".
+generalisation: build
+	./scripts/generalisation.py
 
 bench:
 	$(CARGO) bench -p tcran-tc --bench pipeline

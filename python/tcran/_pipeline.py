@@ -218,7 +218,6 @@ class Pipeline:
         max_bytes: int = 0,
         next_pull_in_ns: int = 0,
         pulls_per_pattern: int = 0,
-        carried_bytes: int = 0,
     ) -> None:
         """The RLC/MAC report closing one TTI of ``tti_ns`` (ns), sent at
         the MAC's pull: bytes and SDUs left in RLC after the MAC pulled,
@@ -231,15 +230,13 @@ class Pipeline:
         or more when slots without downlink come first: two slots after
         the S slot of DDDSU; 0 = not known, read as ``tti_ns``);
         ``pulls_per_pattern`` the reports one repetition of the TDD pattern
-        spans (DDDSU: 4, FDD: 1; 0 = not known); ``carried_bytes`` the
-        capacity in bytes the MAC still holds for this UE after this pull
-        (a capacity trace's unused bytes carried over; 0 otherwise). The
-        ``bdp`` and ``e5g_bdp`` pacers read ``next_pull_in_ns``; ``jit``
-        reads all three (docs/pacer.md)."""
+        spans (DDDSU: 4, FDD: 1; 0 = not known). Everything here is what a
+        real MAC and RLC know after a pull. The ``bdp`` and ``e5g_bdp``
+        pacers read ``next_pull_in_ns``; ``jit`` reads both (docs/pacer.md)."""
         self._p.report(
             int(now_ns), int(tti_ns), int(backlog_bytes), int(backlog_sdus),
             int(pulled_bytes), int(granted_bytes), int(max_bytes),
-            int(next_pull_in_ns), int(pulls_per_pattern), int(carried_bytes),
+            int(next_pull_in_ns), int(pulls_per_pattern),
         )
 
     def control(self, control: Union[str, Mapping[str, Any]], now_ns: int) -> None:

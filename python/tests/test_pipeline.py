@@ -203,13 +203,18 @@ def test_report_pulls_per_pattern_keeps_tdd_phases_apart() -> None:
     assert all(l not in (2000, 5000) for l in limits(0)[8:])
 
 
-def test_report_carried_bytes_count_as_capacity_for_the_next_pull() -> None:
-    # jit: "the next pull can also take what the MAC carries over" -- its
-    # target is at least the carried bytes (pacer/jit.rs, on_report).
-    def limit(carried: int) -> float:
-        p = tcran.Pipeline({"pacer": {"kind": "jit"}, "queues": [{"id": 0, "kind": "fifo"}]})
-        p.report(0, tti_ns=1_000_000, backlog_bytes=0, pulled_bytes=1000, granted_bytes=1000, carried_bytes=carried)
-        return p.stats(0)["pacer"]["limit"]
+def test_report_sets_jits_target_from_what_the_slots_offered() -> None:
+    # jit's target leaves at most unused_share of the slots' capacity unused
+    # and is never below their mean (pacer/jit.rs): one slot of 1000 B gives
+    # 1000 B; slots of 0, 0, 0 and 8000 B with 2 % give 8000 - 160 = 7840 B,
+    # with 50 % 8000 - 4000 = 4000 B (still above the mean, 2000 B).
+    def limit(share: float, slots: list) -> float:
+        p = tcran.Pipeline({"pacer": {"kind": "jit", "unused_share": share}, "queues": [{"id": 0, "kind": "fifo"}]})
+        for k, s in enumerate(slots):
+            p.report(k * 1_000_000, tti_ns=1_000_000, backlog_bytes=0, pulled_bytes=s, granted_bytes=s)
+        return p.stats(len(slots) * 1_000_000)["pacer"]["limit"]
 
-    assert limit(0) == 1000
-    assert limit(30_000) >= 30_000
+    assert limit(0.02, [1000]) == 1000
+    assert limit(0.0, [0, 0, 0, 8000]) == 8000
+    assert limit(0.02, [0, 0, 0, 8000]) == 7840
+    assert limit(0.5, [0, 0, 0, 8000]) == 4000

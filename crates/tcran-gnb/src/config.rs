@@ -205,12 +205,73 @@ pub enum ChannelConfig {
         #[serde(default, skip_serializing_if = "TraceFormatName::is_auto")]
         format: TraceFormatName,
         /// How long the MAC keeps bytes the trace offered and no grant used
-        /// (0 to 1 s; `tcran_ran::mac` module docs). Default: 24 ms for
-        /// mahimahi delivery traces, 0 for the others (`"0ms"` is
-        /// `mm-link`'s behaviour: an unused opportunity is lost).
+        /// (0 to 1 s; `tcran_ran::mac` module docs). Default 0, `mm-link`'s
+        /// behaviour: an unused opportunity is lost. `"24ms"` models the
+        /// bunching of a receiver-side delivery trace by HARQ
+        /// ([`tcran_ran::channel::MAHIMAHI_CARRY_OVER`]), a hypothesis no
+        /// measurement here confirms.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         carry_over: Option<Duration>,
+        /// Where in the recording time 0 of the run falls: `"random"`
+        /// (default: drawn from the run's seed, uniform over one pass in
+        /// whole milliseconds, so each seed replays another window of the
+        /// trace) or an offset (`"0s"`: the first line).
+        #[serde(default, skip_serializing_if = "TraceStart::is_random")]
+        start: TraceStart,
     },
+}
+
+/// Where a looping trace starts ([`ChannelConfig::Trace`]'s `start`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum TraceStart {
+    /// A point drawn from the run's seed.
+    #[default]
+    Random,
+    /// This far into the recording (taken modulo one pass).
+    At(Duration),
+}
+
+impl TraceStart {
+    pub fn is_random(&self) -> bool {
+        *self == TraceStart::Random
+    }
+}
+
+impl Serialize for TraceStart {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            TraceStart::Random => s.serialize_str("random"),
+            TraceStart::At(d) => d.serialize(s),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for TraceStart {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        if s.trim() == "random" {
+            return Ok(TraceStart::Random);
+        }
+        tcran_core::units::parse_duration(&s)
+            .map(TraceStart::At)
+            .map_err(|e| {
+                serde::de::Error::custom(format!(
+                    "{e}; or \"random\" for a start drawn from the seed"
+                ))
+            })
+    }
+}
+
+impl schemars::JsonSchema for TraceStart {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "TraceStart".into()
+    }
+    fn json_schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "\"random\" (a start drawn from the run's seed) or a duration into the recording",
+            "anyOf": [{ "const": "random" }, g.subschema_for::<Duration>()],
+        })
+    }
 }
 
 /// How a trace file is read: its format told from its content, or forced.
@@ -238,15 +299,24 @@ impl TraceFormatName {
 }
 
 impl ChannelConfig {
-    /// The carry-over window of a built channel ([`Self::Trace`]'s
-    /// `carry_over`, else the channel's default).
-    pub fn carry_over(&self, built: &AnyChannel) -> Duration {
+    /// Where the recording starts: a trace's `start`; the others have no
+    /// recording to start elsewhere in (a fixed channel, an MCS profile).
+    pub fn start(&self) -> TraceStart {
+        match self {
+            ChannelConfig::Trace { start, .. } => *start,
+            _ => TraceStart::At(Duration::ZERO),
+        }
+    }
+
+    /// The carry-over window ([`Self::Trace`]'s `carry_over`; none
+    /// unless set).
+    pub fn carry_over(&self) -> Duration {
         match self {
             ChannelConfig::Trace {
                 carry_over: Some(c),
                 ..
             } => *c,
-            _ => built.default_carry_over(),
+            _ => Duration::ZERO,
         }
     }
 
@@ -272,6 +342,7 @@ impl ChannelConfig {
                 path,
                 format,
                 carry_over,
+                start: _,
             } => {
                 if let Some(c) = carry_over {
                     tcran_core::config::check_range(
@@ -389,6 +460,7 @@ mod tests {
             path: path.to_string(),
             format,
             carry_over: None,
+            start: TraceStart::Random,
         }
         .build(Path::new("."))
     }
@@ -426,6 +498,26 @@ mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
+    /// `start` is "random" by default and written only when it is not; an
+    /// offset is a duration; anything else names both forms.
+    #[test]
+    fn trace_start_is_random_or_an_offset() {
+        let parse = |extra: &str| {
+            toml::from_str::<ChannelConfig>(&format!("kind = \"trace\"\npath = \"x\"\n{extra}"))
+                .map(|c| c.start())
+        };
+        assert_eq!(parse("").unwrap(), TraceStart::Random);
+        assert_eq!(parse("start = \"random\"").unwrap(), TraceStart::Random);
+        assert_eq!(
+            parse("start = \"90s\"").unwrap(),
+            TraceStart::At(Duration::from_secs(90))
+        );
+        let e = parse("start = \"later\"").unwrap_err().to_string();
+        assert!(e.contains("random"), "{e}");
+        let c: ChannelConfig = toml::from_str("kind = \"trace\"\npath = \"x\"").unwrap();
+        assert!(!toml::to_string(&c).unwrap().contains("start"));
+    }
+
     #[test]
     fn the_format_is_optional_and_written_only_when_forced() {
         let c: ChannelConfig = toml::from_str("kind = \"trace\"\npath = \"x\"").unwrap();
@@ -435,6 +527,7 @@ mod tests {
                 path: "x".into(),
                 format: TraceFormatName::Auto,
                 carry_over: None,
+                start: TraceStart::Random,
             }
         );
         let c: ChannelConfig =

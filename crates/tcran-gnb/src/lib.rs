@@ -79,7 +79,7 @@ mod uplink;
 
 pub use config::{
     builtin_trace, load_trace, load_trace_as, ChannelConfig, DrbConfig, GnbConfig, TraceFormatName,
-    UeConfig, UpfConfig, UplinkConfig, BUILTIN_TRACES,
+    TraceStart, UeConfig, UpfConfig, UplinkConfig, BUILTIN_TRACES,
 };
 pub use control::{apply_atomically, deploy_controls, describe, Action, Refused};
 pub use counters::{CellCounters, CellKpis, DrbCounters, DrbKpis, Timing};

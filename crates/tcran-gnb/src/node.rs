@@ -3,7 +3,7 @@
 //! `ue`, `uplink`); this module dispatches the node's events to them and
 //! holds what every part shares.
 
-use crate::config::GnbConfig;
+use crate::config::{GnbConfig, TraceStart};
 use crate::counters::{CellCounters, DrbCounters, Timing};
 use crate::uplink::{sr_model, SrModel};
 use serde::Serialize;
@@ -12,6 +12,7 @@ use std::net::{IpAddr, Ipv4Addr};
 use std::path::Path;
 use tcran_core::event::EventQueue;
 use tcran_core::reason::MarkCounts;
+use tcran_core::rng::RngStream;
 use tcran_core::{
     ConfigError, DrbId, DropReason, Duration, FlowId, Instant, MarkReason, Packet, PacketId, Rnti,
 };
@@ -119,10 +120,15 @@ pub struct SlotRecord {
     pub slot: u64,
     /// Bytes the RLC transmitters of all DRBs held before the MAC pulled.
     pub rlc_bytes: u64,
-    /// What the decision could carry with every PRB: the full-cell TBS of
-    /// the scheduled UEs weighted by the PRBs each got, or the mean over
-    /// all UEs when nobody was scheduled.
+    /// What the decision newly offers with every PRB: the full-cell
+    /// capacity of the scheduled UEs (TBS at their MCS, or a trace's bytes,
+    /// without what a trace carries over from earlier decisions) weighted
+    /// by the PRBs each got, or the mean over all UEs when nobody was
+    /// scheduled.
     pub capacity_bytes: u64,
+    /// Bytes the decision's transport blocks carry: what the logical
+    /// channels were granted (pulled from RLC) plus HARQ retransmissions.
+    pub used_bytes: u64,
     /// PRB·slots granted (new data and HARQ retransmissions) and offered.
     pub prbs_used: u32,
     pub prbs_available: u32,
@@ -190,6 +196,10 @@ pub(crate) const RECENT_DELIVERIES: usize = 8192;
 pub(crate) struct Ue {
     pub rnti: Rnti,
     pub channel: AnyChannel,
+    /// Where in the channel's recording time 0 falls (`ues[].channel.start`).
+    pub channel_start: Duration,
+    /// Whether `channel_start` was drawn from the seed.
+    pub channel_start_random: bool,
     pub sample: ChannelSample,
     pub sdap: Sdap,
     pub drbs: Vec<Drb>,
@@ -319,7 +329,17 @@ impl Gnb {
                 .channel
                 .build(base)
                 .map_err(|e| at(e.within("channel")))?;
-            mac.set_carry_over(Rnti(uc.rnti), uc.channel.carry_over(&channel));
+            mac.set_carry_over(Rnti(uc.rnti), uc.channel.carry_over());
+            let random_start = uc.channel.start().is_random() && channel.loop_length().is_some();
+            let channel_start = match (uc.channel.start(), channel.loop_length()) {
+                (TraceStart::At(d), _) => d,
+                (TraceStart::Random, None) => Duration::ZERO,
+                (TraceStart::Random, Some(len)) => {
+                    let ms = (len.as_nanos() / 1_000_000).max(1);
+                    let mut rng = RngStream::new(cfg.seed, &format!("channel/ue{}", uc.rnti));
+                    Duration::from_millis((rng.uniform() * ms as f64) as u64)
+                }
+            };
             let sdap_cfg = uc.sdap.clone().unwrap_or_else(|| SdapConfig {
                 rules: (0..64)
                     .map(|qfi| SdapRule {
@@ -391,6 +411,8 @@ impl Gnb {
             ues.push(Ue {
                 rnti: Rnti(uc.rnti),
                 channel,
+                channel_start,
+                channel_start_random: random_start,
                 sample: ChannelSample::Outage,
                 sdap,
                 drbs,
@@ -671,6 +693,15 @@ impl Gnb {
         let ue = &self.ues[self.ue_of(rnti)?];
         let drb = ue.drbs.iter().find(|d| d.id == drb)?;
         Some(DrbRef { ue, drb })
+    }
+
+    /// The UEs whose channel recording starts at a point drawn from the
+    /// seed, with that point (what a seed varies in the channel).
+    pub fn random_channel_starts(&self) -> impl Iterator<Item = (Rnti, Duration)> + '_ {
+        self.ues
+            .iter()
+            .filter(|ue| ue.channel_start_random)
+            .map(|ue| (ue.rnti, ue.channel_start))
     }
 
     /// Every DRB, in configuration order.

@@ -43,7 +43,7 @@ impl Gnb {
             // Once per decision, for all of it: exact for capacity traces
             // (their bytes over the period); an MCS channel's value at the
             // period's start holds for the period.
-            ue.sample = ue.channel.sample(now, self.period);
+            ue.sample = ue.channel.sample(now + ue.channel_start, self.period);
         }
         let mut lcs = std::mem::take(&mut self.slot_lcs);
         lcs.clear();
@@ -83,6 +83,12 @@ impl Gnb {
             slot,
             rlc_bytes,
             capacity_bytes: slot_capacity(&out),
+            used_bytes: out
+                .lc_grants
+                .iter()
+                .map(|l| u64::from(l.granted_bytes))
+                .sum::<u64>()
+                + out.retx.iter().map(|r| u64::from(r.tbs_bytes)).sum::<u64>(),
             prbs_used: u32::from(out.prbs_used) * dl_slots,
             prbs_available: u32::from(out.prbs_available) * dl_slots,
         };
@@ -170,7 +176,6 @@ impl Gnb {
             Duration::from_nanos(self.slot_duration.as_nanos() * self.mac.slots_to_next_pull(slot));
         for (u, &has_grant) in granted.iter().enumerate() {
             let base = self.lc_base[u];
-            let carried_bytes = self.mac.carried_bytes(self.ues[u].rnti);
             for d in 0..self.ues[u].drbs.len() {
                 let pulled_bytes = pulled[base + d];
                 let period = self.period;
@@ -199,7 +204,6 @@ impl Gnb {
                     tti: period,
                     next_pull_in,
                     pulls_per_pattern: self.pulls_per_pattern,
-                    carried_bytes,
                     backlog_bytes: bs.new_payload_bytes + bs.retx_bytes,
                     backlog_sdus: bs.sdus_held,
                     pulled_bytes,
@@ -265,7 +269,6 @@ impl Gnb {
             tti: self.period,
             next_pull_in,
             pulls_per_pattern: self.pulls_per_pattern,
-            carried_bytes: self.mac.carried_bytes(rnti),
             backlog_bytes: bytes,
             backlog_sdus: packets as u32,
             pulled_bytes: std::mem::take(&mut upf.released),
@@ -351,12 +354,14 @@ impl Gnb {
 /// full-cell TBS of the scheduled UEs weighted by the PRBs each got, or the
 /// mean over all UEs in a slot that schedules nobody.
 fn slot_capacity(out: &SlotOutput) -> u64 {
-    // `max_bytes` is per UE; every LC of a UE carries the same value.
+    // `offered_bytes` is per UE; every LC of a UE carries the same value.
+    // Not `max_bytes`: capacity a trace carries over was offered, and
+    // counted, in the decision that left it unused.
     let full_cell = |rnti| {
         out.lc_grants
             .iter()
             .find(|l| l.rnti == rnti)
-            .map_or(0, |l| u64::from(l.max_bytes))
+            .map_or(0, |l| u64::from(l.offered_bytes))
     };
     let (mut num, mut den) = (0u64, 0u64);
     for (rnti, prbs) in out
@@ -375,7 +380,7 @@ fn slot_capacity(out: &SlotOutput) -> u64 {
     let mut last = None;
     for l in &out.lc_grants {
         if last != Some(l.rnti) {
-            sum += u64::from(l.max_bytes);
+            sum += u64::from(l.offered_bytes);
             n += 1;
             last = Some(l.rnti);
         }

@@ -704,7 +704,7 @@ impl PyPipeline {
     /// The per-TTI RLC/MAC report (after the MAC pulled). `next_pull_in_ns`
     /// and `pulls_per_pattern` 0 mean "not known" (read as `tti_ns` and no
     /// TDD pattern), as in `LowerLayerReport`.
-    #[pyo3(signature = (now_ns, tti_ns, backlog_bytes, backlog_sdus, pulled_bytes, granted_bytes, max_bytes, next_pull_in_ns=0, pulls_per_pattern=0, carried_bytes=0))]
+    #[pyo3(signature = (now_ns, tti_ns, backlog_bytes, backlog_sdus, pulled_bytes, granted_bytes, max_bytes, next_pull_in_ns=0, pulls_per_pattern=0))]
     #[allow(clippy::too_many_arguments)]
     fn report(
         &self,
@@ -717,7 +717,6 @@ impl PyPipeline {
         max_bytes: u64,
         next_pull_in_ns: u64,
         pulls_per_pattern: u16,
-        carried_bytes: u64,
     ) -> PyResult<()> {
         if tti_ns == 0 {
             return Err(ConfigError::new_err(
@@ -729,7 +728,6 @@ impl PyPipeline {
             tti: tcran_core::Duration::from_nanos(tti_ns),
             next_pull_in: tcran_core::Duration::from_nanos(next_pull_in_ns),
             pulls_per_pattern,
-            carried_bytes,
             backlog_bytes,
             backlog_sdus,
             pulled_bytes,

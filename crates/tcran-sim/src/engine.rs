@@ -88,12 +88,15 @@ pub struct Sim {
     gnb: Gnb,
     next_id: u64,
     flows: Vec<Flow>,
+    /// What the seed drew ([`RunSummary::seed_draws`]).
+    seed_draws: Vec<String>,
     /// One per DRB of the node, in its order ([`Gnb::drbs`]).
     drbs: Vec<DrbMeasure>,
     prbs_used: u64,
     prbs_available: u64,
-    /// Bytes the DL slots could carry with every PRB, and with the PRBs
-    /// granted (after warm-up), for `capacity_utilization`.
+    /// Bytes the DL slots newly offered with every PRB, and bytes their
+    /// transport blocks carried (after warm-up), for
+    /// `capacity_utilization`.
     capacity_offered: f64,
     capacity_used: f64,
     series: SeriesRecorder,
@@ -159,8 +162,10 @@ impl Sim {
                 at_warmup: DrbCounters::default(),
             })
             .collect();
+        let seed_draws = seed_draws(cfg, &gnb, &flows);
         let mut sim = Sim {
             now: Instant::ZERO,
+            seed_draws,
             end,
             warmup_end: Instant::ZERO + cfg.warmup,
             warm: false,
@@ -186,8 +191,8 @@ impl Sim {
         };
         let first_bin = Instant::ZERO + sim.series.bin();
         sim.events.schedule(first_bin.min(end), Ev::Bin);
-        for (i, fc) in cfg.flows.iter().enumerate() {
-            sim.wake_server(i, Instant::ZERO + fc.start);
+        for i in 0..sim.flows.len() {
+            sim.wake_server(i, sim.flows[i].start);
         }
         sim.schedule_events(cfg)?;
         Ok(sim)
@@ -212,6 +217,7 @@ impl Sim {
                     qfi: 0,
                     dscp: 0,
                     start: Duration::ZERO,
+                    start_jitter: Duration::ZERO,
                     stop: None,
                     kind: crate::scenario::FlowKind::Voip {},
                 });
@@ -450,9 +456,8 @@ impl Sim {
             self.prbs_used += u64::from(r.prbs_used);
             self.prbs_available += u64::from(r.prbs_available);
             if r.prbs_available > 0 {
-                let cap = r.capacity_bytes as f64;
-                self.capacity_offered += cap;
-                self.capacity_used += cap * f64::from(r.prbs_used) / f64::from(r.prbs_available);
+                self.capacity_offered += r.capacity_bytes as f64;
+                self.capacity_used += r.used_bytes as f64;
             }
             for (m, d) in self.drbs.iter_mut().zip(self.gnb.drbs()) {
                 let bytes = d.last_tti().new_payload_bytes;
@@ -480,4 +485,53 @@ impl Sim {
             self.events.schedule(next, Ev::Bin);
         }
     }
+}
+
+/// What the seed of a run draws ([`RunSummary::seed_draws`]), from the
+/// built node and flows (the variant's configuration resolved).
+fn seed_draws(cfg: &SimConfig, gnb: &Gnb, flows: &[Flow]) -> Vec<String> {
+    use crate::scenario::FlowKind;
+    let mut draws: Vec<String> = gnb
+        .random_channel_starts()
+        .map(|(rnti, at)| {
+            format!(
+                "UE {}: the channel recording starts {:.3} s in",
+                rnti.0,
+                at.as_secs_f64()
+            )
+        })
+        .collect();
+    if cfg.cell.bler > 0.0 {
+        draws.push(format!("HARQ outcomes (BLER {})", cfg.cell.bler));
+    }
+    for (fc, f) in cfg.flows.iter().zip(flows) {
+        if fc.start_jitter > Duration::ZERO {
+            draws.push(format!(
+                "{}: starts at {:.6} s ({} + up to {})",
+                fc.name,
+                f.start.as_secs_f64(),
+                fc.start,
+                fc.start_jitter
+            ));
+        }
+        let arrivals = match &fc.kind {
+            FlowKind::Gaming { .. } => Some("packet inter-arrival times"),
+            FlowKind::Web { .. } => Some("page sizes and reading times"),
+            FlowKind::Ftp { .. } => Some("file arrival times"),
+            _ => None,
+        };
+        if let Some(what) = arrivals {
+            draws.push(format!("{}: {what}", fc.name));
+        }
+        let cc = match &fc.kind {
+            FlowKind::Tcp { tcp, .. } | FlowKind::Web { tcp, .. } | FlowKind::Ftp { tcp, .. } => {
+                Some(tcp.cc)
+            }
+            _ => None,
+        };
+        if cc == Some(tcran_traffic::CcKind::Bbr) {
+            draws.push(format!("{}: BBR's ProbeBW cycle phase", fc.name));
+        }
+    }
+    draws
 }

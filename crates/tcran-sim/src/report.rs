@@ -11,16 +11,24 @@ use tcran_core::{Instant, Packet};
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RunSummary {
     pub sim_s: f64,
+    /// What the run's seed drew, one line each (where a channel recording
+    /// starts, when each flow starts, HARQ outcomes, arrival processes,
+    /// BBR's cycle phase). Empty: nothing in the run is random, so every
+    /// seed gives the same run.
+    pub seed_draws: Vec<String>,
     pub flows: Vec<FlowSummary>,
     /// PRBs used / PRBs available in DL slots, after warm-up.
     pub prb_utilization: f64,
     /// Utilisation of the capacity the channel offered, after warm-up:
-    /// the bytes the granted PRBs could carry over the bytes all PRBs
-    /// could carry, summed over DL slots (per slot, the slot capacity of
-    /// `slots.csv` times PRBs used / PRBs available). Equal to
-    /// `prb_utilization` on a channel of constant capacity; on a capacity
-    /// trace, a slot without a delivery opportunity offers nothing and
-    /// counts for nothing, where PRB use counts its PRBs as unused.
+    /// the bytes the transport blocks carried (data pulled from RLC and
+    /// HARQ retransmissions) over the bytes the DL slots newly offered
+    /// with every PRB (`slots.csv`'s `capacity_bytes`), summed over DL
+    /// slots. Close to `prb_utilization` on a channel of constant
+    /// capacity (padding inside the last PRB counts as unused); on a
+    /// capacity trace a slot without a delivery opportunity offers
+    /// nothing and counts for nothing, where PRB use counts its PRBs as
+    /// unused, and capacity a trace carries over counts once, where it
+    /// was offered.
     pub capacity_utilization: f64,
     pub rlc: RlcSummary,
     /// Dropped packets by layer (`sdap`, `tc`, `rlc`, `air`) and reason.

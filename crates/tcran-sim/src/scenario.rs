@@ -136,10 +136,20 @@ pub struct FlowConfig {
     pub dscp: u8,
     #[serde(default)]
     pub start: Duration,
+    /// The flow starts at `start` plus a time drawn from the run's seed,
+    /// uniform in `[0, start_jitter)`: real flows start at any point of
+    /// the radio frame, so the default is one frame (10 ms, TS 38.211
+    /// §4.3.1). `"0s"` starts it exactly at `start`.
+    #[serde(default = "default_start_jitter")]
+    pub start_jitter: Duration,
     #[serde(default)]
     pub stop: Option<Duration>,
     #[serde(flatten)]
     pub kind: FlowKind,
+}
+
+fn default_start_jitter() -> Duration {
+    ms(10)
 }
 
 fn default_gaming_sd() -> Duration {

@@ -282,11 +282,6 @@ pub struct LowerLayerReport {
     /// having none); 1 in FDD, 0 when not known. A pacer that estimates per
     /// phase compares a report with the one this many reports earlier.
     pub pulls_per_pattern: u16,
-    /// Bytes of capacity the MAC still holds for this bearer's UE after
-    /// this pull (a capacity trace's unused bytes it carries over; 0 for
-    /// MCS channels and without carry-over): the next pull may use them
-    /// besides what its own slot offers.
-    pub carried_bytes: u64,
     /// Bytes left in the RLC buffer after the MAC pulled.
     pub backlog_bytes: u64,
     /// SDUs (whole or partly sent) left in the RLC buffer.

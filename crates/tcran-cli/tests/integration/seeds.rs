@@ -85,6 +85,66 @@ fn three_seeds_give_per_seed_runs_and_intervals() {
     let _ = std::fs::remove_dir_all(dir);
 }
 
+/// Seeds vary what is random: with the defaults (flows start at a random
+/// point of the first radio frame) the seeds give different runs and
+/// each says what it drew; with every flow started exactly on a fixed
+/// MCS channel nothing is random, and the table says so instead of
+/// offering zero-width intervals as a result.
+#[test]
+fn seeds_vary_what_is_random_and_the_table_says_when_nothing_is() {
+    let dir = temp_dir("random");
+    let d = dir.display().to_string();
+    let text = std::fs::read_to_string(fixture("small_scenario.toml")).unwrap();
+    let out = tcran(&[
+        "run",
+        &fixture("small_scenario.toml"),
+        "--seeds",
+        "1..3",
+        "--json",
+        "--out",
+        &d,
+    ]);
+    assert!(out.status.success(), "{out:?}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let draws: Vec<&serde_json::Value> = v["seed_runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| &r["variants"][0]["seed_draws"])
+        .collect();
+    assert!(
+        draws.iter().all(|d| !d.as_array().unwrap().is_empty()),
+        "{draws:?}"
+    );
+    assert_ne!(draws[0], draws[1], "each seed draws its own start times");
+    let fixed = dir.join("fixed.toml");
+    let fixed_text = text
+        .lines()
+        .map(|l| match l {
+            l if l.starts_with("channel =") => "channel = { kind = \"mcs\", mcs = 20 }".to_string(),
+            "ue = 1" => "ue = 1\nstart_jitter = \"0s\"".to_string(),
+            l => l.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    std::fs::write(&fixed, fixed_text).unwrap();
+    let table = tcran(&[
+        "run",
+        &fixed.display().to_string(),
+        "--seeds",
+        "1..3",
+        "--out",
+        &d,
+    ]);
+    assert!(table.status.success(), "{table:?}");
+    let shown = String::from_utf8_lossy(&table.stdout);
+    assert!(
+        shown.contains("nothing in this scenario is random"),
+        "{shown}"
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}
+
 #[test]
 fn bad_seed_lists_are_one_line_errors() {
     for (args, want) in [

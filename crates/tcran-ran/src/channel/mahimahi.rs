@@ -20,10 +20,11 @@ use tcran_core::{Duration, Instant};
 /// Bytes per delivery opportunity.
 pub const MAHIMAHI_PACKET_BYTES: u64 = 1500;
 
-/// How long the MAC keeps an unused delivery opportunity usable by default:
-/// (4 - 1) HARQ retransmissions x the 8-ms LTE FDD HARQ round trip (TS
-/// 36.213 §10.1), the span a receiver-side delivery time can lag the TTI
-/// that carried the bytes ([`crate::mac`] module docs).
+/// A carry-over window that models receiver-side bunching (opt-in, the
+/// default is none, as `mm-link`): (4 - 1) HARQ retransmissions x the 8-ms
+/// LTE FDD HARQ round trip (TS 36.213 §10.1), the span a receiver-side
+/// delivery time can lag the TTI that carried the bytes ([`crate::mac`]
+/// module docs).
 pub const MAHIMAHI_CARRY_OVER: Duration = Duration::from_millis(24);
 
 const NS_PER_MS: u64 = 1_000_000;

@@ -12,9 +12,9 @@
 //!   `DL_bitrate` column, but scenarios use a UCC CSV through its CQI
 //!   column, as an MCS channel). They already include scheduling,
 //!   retransmissions and sharing, so the MAC uses the bytes as the grant
-//!   (summed over whatever it serves, with mahimahi's unused bytes carried
-//!   over a short window, [`AnyChannel::default_carry_over`]) and does not
-//!   apply a TBS on top.
+//!   (summed over whatever it serves; an unused opportunity is lost, as in
+//!   `mm-link`, unless the scenario lets the MAC carry it over a window,
+//!   [`crate::mac::Mac::set_carry_over`]) and does not apply a TBS on top.
 //!
 //! [`ChannelSample`] carries either. The MAC asks once per scheduling
 //! decision for the interval it covers: one slot, or the whole scheduling
@@ -106,16 +106,16 @@ impl AnyChannel {
 }
 
 impl AnyChannel {
-    /// How long the MAC keeps a capacity trace's unused bytes usable when
-    /// the scenario does not say ([`crate::mac::Mac::set_carry_over`]):
-    /// [`MAHIMAHI_CARRY_OVER`] for mahimahi delivery traces (the module docs
-    /// of [`crate::mac`] say why), zero for everything else (the thesis
-    /// traces replay an emulator whose MAC lost what a TTI left unused; MCS
-    /// channels have nothing to carry).
-    pub fn default_carry_over(&self) -> Duration {
+    /// Length of one pass of a recorded channel that loops (a capacity
+    /// trace, a CQI series); `None` for a fixed channel or an MCS profile,
+    /// which have no recording to start elsewhere in.
+    pub fn loop_length(&self) -> Option<Duration> {
         match self {
-            AnyChannel::Mahimahi(_) => MAHIMAHI_CARRY_OVER,
-            _ => Duration::ZERO,
+            AnyChannel::Fixed(_) | AnyChannel::McsSeries(_) | AnyChannel::Custom(_) => None,
+            AnyChannel::Cqi(c) => Some(c.duration()),
+            AnyChannel::Mahimahi(c) => Some(c.period()),
+            AnyChannel::Thesis(c) => Some(c.duration()),
+            AnyChannel::Rate(c) => Some(c.duration()),
         }
     }
 }

@@ -19,7 +19,8 @@
 //!   could send b bytes with the whole cell, so n of N PRBs carry
 //!   ⌊b·n/N⌋; `Outage` -> nothing.
 //! - **Carry-over of a capacity trace's unused bytes** ([`Mac::set_carry_over`],
-//!   off unless set; the RAN node turns it on for mahimahi delivery traces):
+//!   off unless set: the node turns it on only when a scenario's trace
+//!   channel asks for a `carry_over` window):
 //!   bytes a decision offered a UE and its grant did not carry (no data, or
 //!   padding up to whole RBGs) stay usable for `window` (then they expire),
 //!   oldest first. Each carried chunk keeps the
@@ -28,7 +29,8 @@
 //!   in ten 1.5-kB pieces spends the same PRBs as one that takes it at once,
 //!   and a slot never carries more than its N PRBs hold. A buffer that takes
 //!   every offer at once (an unpaced, backlogged one) never has anything to
-//!   carry and sees exactly the trace. Why the window is physical: a
+//!   carry and sees exactly the trace. Why a window could be physical (a
+//!   hypothesis, not measured here, so not the default): a
 //!   delivery trace (mahimahi, recorded by Saturator at the receiver) shows
 //!   *when packets reached the UE*, after HARQ retransmissions (LTE: 8-ms
 //!   round trip, TS 36.213 §8/§10, commonly 4 transmissions) and RLC
@@ -90,9 +92,8 @@ pub mod eqp;
 /// (false, so nothing expires that a later chunk could have waited for),
 /// or best bytes-per-PRB first (true: more bytes per slot, fewer PRBs, but
 /// old chunks expire). Measured on T-Mobile with a 10-ms MAC (30 s, seed
-/// 1, jit before it read `carried_bytes`): best-rate-first gave jit 90 % of the unpaced
-/// buffer's PRB use and 91 % of its throughput, oldest first 92 % and 84 %;
-/// with `carried_bytes` and oldest first jit has ~100 % of both (docs sec. 8).
+/// 1, jit with a mean target): best-rate-first gave jit 90 % of the unpaced
+/// buffer's PRB use and 91 % of its throughput, oldest first 92 % and 84 %.
 const BEST_RATE_FIRST: bool = false;
 
 use crate::channel::ChannelSample;
@@ -509,6 +510,11 @@ pub struct LcGrant {
     pub granted_bytes: u32,
     /// TBS bytes if this UE had every PRB of this slot (e5G-BDP max_bytes).
     pub max_bytes: u32,
+    /// What the channel newly offers the UE in this decision with every
+    /// PRB: `max_bytes` without the capacity carried over from earlier
+    /// decisions (equal to it without carry-over), for the cell's
+    /// capacity accounting.
+    pub offered_bytes: u32,
 }
 
 /// A transport block leaving HARQ.
@@ -683,6 +689,9 @@ pub struct Mac {
     alloc: Vec<u16>,
     demand: Vec<u16>,
     rates: Vec<Rate>,
+    /// Per UE of the decision: the bytes its own sample offers with every
+    /// PRB, before carried capacity is added (per-slot scratch).
+    offered: Vec<u32>,
     rbgs: Vec<u16>,
     busy: Vec<bool>,
     /// A UE's logical channels in priority order (per-slot scratch).
@@ -714,6 +723,7 @@ impl Mac {
             alloc: Vec::new(),
             demand: Vec::new(),
             rates: Vec::new(),
+            offered: Vec::new(),
             rbgs,
             busy: Vec::new(),
             lc_order: Vec::new(),
@@ -949,6 +959,11 @@ impl Mac {
             };
             self.rates.push(r);
         }
+        self.offered.clear();
+        for k in 0..self.rates.len() {
+            let b = self.bytes(&self.rates[k], n);
+            self.offered.push(b);
+        }
         self.apply_credit(slot, ues);
         // HARQ retransmissions due.
         self.busy.clear();
@@ -1052,6 +1067,7 @@ impl Mac {
                     drb: l.drb,
                     granted_bytes: 0,
                     max_bytes,
+                    offered_bytes: self.offered[k],
                 });
             }
             self.lc_order.clear();

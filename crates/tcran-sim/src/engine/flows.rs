@@ -128,6 +128,9 @@ pub(super) struct Flow {
     pub name: String,
     pub kind: &'static str,
     pub ends: Endpoints,
+    /// When the server starts: `start` plus the seed's draw of
+    /// `start_jitter`.
+    pub start: Instant,
     server_wake: Option<Instant>,
     client_wake: Option<Instant>,
     pub delay: DelayRecorder,
@@ -167,6 +170,7 @@ impl Flow {
             name,
             kind,
             ends,
+            start: first_at_gnb.unwrap_or(Instant::ZERO),
             server_wake: None,
             client_wake: None,
             delay: DelayRecorder::default(),
@@ -313,9 +317,16 @@ fn build_flow(
     );
     spec.dscp = Dscp(fc.dscp);
     spec.qfi = Qfi(fc.qfi);
-    let start = Instant::ZERO + fc.start;
-    let stop = fc.stop.map(|s| Instant::ZERO + s);
     let rng = |what: &str| RngStream::new(seed, &format!("flow/{}/{what}", fc.name));
+    let jitter = tcran_core::config::check_range(
+        "start_jitter",
+        fc.start_jitter,
+        Duration::ZERO,
+        Duration::from_secs(3600),
+    )?;
+    let jitter = Duration::from_nanos((rng("start").uniform() * jitter.as_nanos() as f64) as u64);
+    let start = Instant::ZERO + fc.start + jitter;
+    let stop = fc.stop.map(|s| Instant::ZERO + s);
     // Web pages and FTP files: a download server on one TCP connection.
     let downloads = |tcp: &TcpConfig, demand: Demand, stream: &str| {
         let params = tcp.build().map_err(|e| e.within("tcp"))?;
@@ -418,7 +429,9 @@ fn build_flow(
         },
     };
     let ids = (Rnti(fc.ue), spec.qfi, spec.tuple);
-    Ok(Flow::new(fc.name.clone(), fc.kind.name(), ends, ids, None))
+    let mut flow = Flow::new(fc.name.clone(), fc.kind.name(), ends, ids, None);
+    flow.start = start;
+    Ok(flow)
 }
 
 impl Sim {

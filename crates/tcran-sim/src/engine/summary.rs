@@ -82,6 +82,7 @@ impl Sim {
         }
         RunSummary {
             sim_s: self.end.as_secs_f64(),
+            seed_draws: self.seed_draws.clone(),
             flows,
             prb_utilization: if self.prbs_available == 0 {
                 0.0

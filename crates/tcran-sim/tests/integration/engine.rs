@@ -23,6 +23,7 @@ fn no_load_ping_rtt_is_core_plus_one_slot_plus_uplink() {
         [[flows]]
         name = "ping"
         ue = 1
+        start_jitter = "0s"
         kind = "ping"
         interval = "100ms"
     "#);
@@ -44,11 +45,13 @@ const BUFFERBLOAT: &str = r#"
     [[flows]]
     name = "bulk"
     ue = 1
+    start_jitter = "0s"
     kind = "tcp"
     tcp = { cc = "cubic" }
     [[flows]]
     name = "voip"
     ue = 1
+    start_jitter = "0s"
     kind = "voip"
     start = "2s"
 "#;
@@ -193,11 +196,13 @@ fn parallel_runs_give_the_output_of_one_at_a_time() {
         [[flows]]
         name = "bulk"
         ue = 1
+        start_jitter = "0s"
         kind = "tcp"
         tcp = { cc = "cubic" }
         [[flows]]
         name = "ping"
         ue = 1
+        start_jitter = "0s"
         kind = "ping"
         interval = "50ms"
         [[variants]]

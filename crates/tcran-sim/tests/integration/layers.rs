@@ -43,10 +43,12 @@ const BUSY: &str = r#"
     [[flows]]
     name = "bulk1"
     ue = 1
+    start_jitter = "0s"
     kind = "tcp"
     [[flows]]
     name = "voip1"
     ue = 1
+    start_jitter = "0s"
     kind = "voip"
     [[flows]]
     name = "bulk2"
@@ -141,11 +143,13 @@ fn on_an_idle_cell_a_small_packet_spends_one_slot_on_the_air() {
             [[flows]]
             name = "ping"
             ue = 1
+            start_jitter = "0s"
             kind = "ping"
             interval = "37ms"
             [[flows]]
             name = "voip"
             ue = 1
+            start_jitter = "0s"
             kind = "voip"
             start = "3ms"
             "#
@@ -184,6 +188,7 @@ const IDLE_AM: &str = r#"
     [[flows]]
     name = "ping"
     ue = 1
+    start_jitter = "0s"
     kind = "ping"
     interval = "37ms"
 "#;

@@ -34,6 +34,7 @@ const SATURATED: &str = r#"
     [[flows]]
     name = "cbr"
     ue = 1
+    start_jitter = "0s"
     kind = "cbr"
     rate = "25Mbit/s"
     size = "1000B"
@@ -101,6 +102,7 @@ fn a_lone_packet_waits_half_a_period_more_and_spends_the_period_on_the_air() {
         [[flows]]
         name = "ping"
         ue = 1
+        start_jitter = "0s"
         kind = "ping"
         interval = "37300us"
         start = "50us"
@@ -151,6 +153,7 @@ fn a_tdd_period_offers_the_sum_of_its_slots() {
         [[flows]]
         name = "cbr"
         ue = 1
+        start_jitter = "0s"
         kind = "cbr"
         rate = "200Mbit/s"
         size = "1500B"
@@ -183,10 +186,11 @@ fn a_10ms_period_sees_the_thesis_trace_per_tti() {
         scheduling_period = "10ms"
         [[ues]]
         rnti = 1
-        channel = { kind = "trace", path = "builtin:thesis-pedestrian" }
+        channel = { kind = "trace", path = "builtin:thesis-pedestrian", start = "0s" }
         [[flows]]
         name = "cbr"
         ue = 1
+        start_jitter = "0s"
         kind = "cbr"
         rate = "100Mbit/s"
         size = "1460B"

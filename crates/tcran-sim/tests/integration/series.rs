@@ -28,6 +28,7 @@ const CBR: &str = r#"
     [[flows]]
     name = "cbr"
     ue = 1
+    start_jitter = "0s"
     kind = "cbr"
     rate = "800kbit/s"
     size = "1000B"
@@ -120,6 +121,7 @@ const BULK: &str = r#"
     [[flows]]
     name = "bulk"
     ue = 1
+    start_jitter = "0s"
     kind = "tcp"
     tcp = { cc = "cubic" }
 "#;

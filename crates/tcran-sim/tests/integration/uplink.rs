@@ -20,6 +20,7 @@ const PING: &str = r#"
     [[flows]]
     name = "ping"
     ue = 1
+    start_jitter = "0s"
     kind = "ping"
     interval = "100ms"
 "#;
@@ -97,10 +98,12 @@ fn with_the_model_off_nothing_changes() {
         [[flows]]
         name = "bulk"
         ue = 1
+        start_jitter = "0s"
         kind = "tcp"
         [[flows]]
         name = "voip"
         ue = 1
+        start_jitter = "0s"
         kind = "voip"
     "#;
     assert_eq!(

@@ -10,7 +10,7 @@
 //! | `dynrlc` | SDU limit QLT steered by the SDU sojourn (DLM) against a threshold (DLT) | Kumar Alg. 1 |
 //! | `bdp` | 5G-BDP: forward `(elapsed/TTI + offset) x (grant - backlog)` per TTI | thesis Alg. 2 |
 //! | `e5g_bdp` | enhanced 5G-BDP: EWMA bandwidth, size-aware paced bytes | thesis Alg. 3-5 |
-//! | `jit` | keep in RLC the next slot's expected service (mean of the last slots of its TDD phase); the packet that overfills it goes down just before the pull | docs/pacer.md (ours) |
+//! | `jit` | keep in RLC what the next slot will carry: the smallest target that would have left at most `unused_share` of the last slots' capacity (same TDD phase) unused; the packet that overfills it goes down just before the pull | docs/pacer.md (ours) |
 //! | `usp` | UPF->SDAP pacer: keep the queue below at a measured optimal occupancy | thesis Alg. 6-7 |
 //! | `plugin` | the application's code ([`crate::plugin`]) | TC-RAN sec. IV-C |
 //!
@@ -264,6 +264,40 @@ pub(crate) fn settle(from: Instant, pass: impl Fn(Instant) -> bool) -> Instant {
 mod tests {
     use super::*;
 
+    /// Pacers read only what a real gNB reports: the report every pacer
+    /// gets is destructured here field by field, each with where a real
+    /// MAC or RLC has it, so a field added to it (a channel model's state,
+    /// a look-ahead) does not compile until it is listed here with a
+    /// source in a real stack, or not added.
+    #[test]
+    fn the_report_holds_only_what_a_real_mac_and_rlc_know() {
+        let LowerLayerReport {
+            tti,
+            next_pull_in,
+            pulls_per_pattern,
+            backlog_bytes,
+            backlog_sdus,
+            pulled_bytes,
+            granted_bytes,
+            max_bytes,
+        } = LowerLayerReport::default();
+        let sources = [
+            ("tti", tti.as_nanos(), "the numerology's slot or the MAC's scheduling period (TS 38.211 §4.3.2)"),
+            ("next_pull_in", next_pull_in.as_nanos(), "the TDD pattern the cell configures (TS 38.331 TDD-UL-DL-ConfigCommon)"),
+            ("pulls_per_pattern", pulls_per_pattern.into(), "the same TDD pattern"),
+            ("backlog_bytes", backlog_bytes, "the RLC buffer status the MAC reads (TS 38.322 §5.2; F1-U DDDS, TS 38.425 §5.5.2.2)"),
+            ("backlog_sdus", backlog_sdus.into(), "the RLC entity's SDU queue"),
+            ("pulled_bytes", pulled_bytes, "what the MAC took from this logical channel (TS 38.321 §5.4.3.1)"),
+            ("granted_bytes", granted_bytes, "the grant's TBS share for this logical channel (TS 38.214 §5.1.3.2)"),
+            ("max_bytes", max_bytes, "the TBS of every PRB at the scheduled MCS (TS 38.214 §5.1.3.2)"),
+        ];
+        assert_eq!(sources.len(), 8);
+        assert!(
+            sources.iter().all(|(_, v, _)| *v == 0),
+            "the default report is empty"
+        );
+    }
+
     fn parse(text: &str) -> Result<PacerConfig, toml::de::Error> {
         #[derive(Deserialize)]
         struct W {
@@ -329,6 +363,7 @@ mod tests {
             PacerConfig::Usp(UspConfig::default()),
             PacerConfig::Jit(JitConfig {
                 window: 4,
+                unused_share: 0.1,
                 lead: 0.1,
                 mtu: tcran_core::ByteSize(9000),
                 hold: false,

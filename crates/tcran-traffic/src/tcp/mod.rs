@@ -38,13 +38,17 @@
 //!   is sent first when the CE state changes).
 //! - Delivery-rate sampling (draft-cheng-iccrg-delivery-rate-estimation) for
 //!   BBR, packet-timed rounds for all controls.
-//! - Pacing of payload bytes: the congestion control's own rate (BBR,
-//!   Prague), else Linux's default 2·cwnd/SRTT while cwnd < ssthresh/2 and
-//!   1.2·cwnd/SRTT above (`tcp_pacing_ss_ratio`/`ca_ratio`, algorithms.md
-//!   §2.10). Nothing is paced before the first RTT sample (the initial window
-//!   leaves back to back, as ns-3 `PaceInitialWindow = false`). Note that
-//!   Linux paces CUBIC/Reno only under the `fq` qdisc; set `pacing = false`
-//!   to model a server without it.
+//! - Pacing of payload bytes as Linux does it: BBR and Prague always pace
+//!   at their own rate (they ask the stack for pacing, `SK_PACING_NEEDED`,
+//!   so Linux paces them whatever the qdisc). The others (Reno, CUBIC,
+//!   DCTCP) are paced only when the server's qdisc is `fq` (`pacing =
+//!   true`; sch_fq applies `sk_pacing_rate`), at Linux's default
+//!   2·cwnd/SRTT while cwnd < ssthresh/2 and 1.2·cwnd/SRTT above
+//!   (`tcp_pacing_ss_ratio`/`ca_ratio`, algorithms.md §2.10); under the
+//!   default qdiscs (pfifo_fast, fq_codel) they send as ACKs clock them,
+//!   the default here. Nothing is paced before the first RTT sample (the
+//!   initial window leaves back to back, as ns-3 `PaceInitialWindow =
+//!   false`).
 //! - Restart after idle (RFC 2861; Linux `tcp_cwnd_restart`, checked as
 //!   `tcp_slow_start_after_idle_check` does): new data after more than one
 //!   RTO with nothing outstanding since the last data segment left sets
@@ -99,7 +103,9 @@ pub struct TcpConfig {
     /// Classic ECN (RFC 3168) for newreno/cubic/bbr. DCTCP and Prague always
     /// use ECN. Default off.
     pub ecn: bool,
-    /// Internal pacing (see the module docs). Default on.
+    /// The server's qdisc is `fq`, so Reno/CUBIC/DCTCP are paced (see the
+    /// module docs). Default off, as under Linux's default qdiscs; BBR and
+    /// Prague pace themselves either way.
     pub pacing: bool,
     /// HyStart delay detection in CUBIC slow start. Default on.
     pub hystart: bool,
@@ -127,7 +133,7 @@ impl Default for TcpConfig {
             delayed_ack_timeout: Duration::from_millis(40),
             sack: true,
             ecn: false,
-            pacing: true,
+            pacing: false,
             hystart: true,
             dup_ack_threshold: 3,
             slow_start_after_idle: true,
