@@ -688,10 +688,13 @@ impl Pipeline {
 
     // ------------------------------------------------------- reconfiguration
 
-    /// Applies one run-time change, as an xApp's TC control message would
-    /// (add / modify / delete of any stage). Nothing queued is lost silently:
-    /// a deleted queue's packets move to the default queue; a lowered limit
-    /// sheds the excess with reason `Reconfigured`. On error nothing changes.
+    /// Applies one control (add / modify / delete of any stage), the step
+    /// [`Pipeline::apply_change`] is made of. Nothing queued is lost
+    /// silently: a deleted queue's packets move to the default queue; a
+    /// lowered limit sheds the excess with reason `Reconfigured`. On error
+    /// nothing changes, but cross references are not checked (a policer may
+    /// be pointed at a queue that does not exist): front ends apply a
+    /// [`crate::Change`], which checks them.
     pub fn apply(&mut self, control: Control, now: Instant) -> Result<(), ConfigError> {
         crate::control::apply(self, control, now)
     }
