@@ -269,9 +269,8 @@ impl Instance {
         self.with(|s| {
             let now = s.clock(now_ns);
             s.counters.malformed += malformed as u64;
-            let marks = s.pipeline.marked_packets();
             let (verdict, reason, queue) = match s.pipeline.push(packet, now) {
-                PushOutcome::Enqueued(q) if s.pipeline.marked_packets() > marks => (
+                PushOutcome::Marked(q) => (
                     tcran_verdict::TCRAN_MARKED,
                     tcran_drop_reason::TCRAN_DROP_NONE,
                     q.0,

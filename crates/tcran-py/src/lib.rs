@@ -409,12 +409,11 @@ impl PipeState {
     }
 
     fn push_one(&mut self, p: Packet, now: Instant) -> u8 {
-        let marks = self.pipeline.marked_packets();
         let outcome = self.pipeline.push(p, now);
         self.collect_drops();
         match outcome {
             PushOutcome::Dropped(r) => DROPPED_BASE + r.index() as u8,
-            PushOutcome::Enqueued(_) if self.pipeline.marked_packets() > marks => MARKED,
+            PushOutcome::Marked(_) => MARKED,
             PushOutcome::Enqueued(_) => QUEUED,
         }
     }
