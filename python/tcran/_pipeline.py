@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ipaddress
 import json
-from typing import Any, Mapping, NamedTuple, Optional, Union
+from typing import Any, Mapping, NamedTuple, Optional, Sequence, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -157,7 +157,8 @@ class Pipeline:
         ecn: Any = 0,
     ) -> tuple[np.ndarray, np.ndarray]:
         """Pushes ``len(sizes)`` packets, packet ``i`` at ``times_ns[i]``
-        (non-decreasing). Each header field is an array of the same length
+        (a time before the pipeline's is taken as the pipeline's and
+        counted in :attr:`time_clamped`). Each header field is an array of the same length
         or one value for all: IPv4 addresses as uint32 or strings, ports,
         protocol numbers (or ``"tcp"``...), DSCP 0..63, ECN bits 0..3.
         Everything is checked before the first packet goes in. Returns
@@ -239,11 +240,25 @@ class Pipeline:
             int(next_pull_in_ns), int(pulls_per_pattern),
         )
 
-    def control(self, control: Union[str, Mapping[str, Any]], now_ns: int) -> None:
+    def control(
+        self,
+        control: Union[str, Mapping[str, Any], Sequence[Union[str, Mapping[str, Any]]]],
+        now_ns: int,
+    ) -> None:
         """Applies a live change (docs/pipeline.md, ``op = "add_queue"``,
-        ``"set_pacer"``...); a refused change changes nothing and raises
+        ``"set_pacer"``...), or a list of them in order, all or none; a
+        refused change changes nothing and raises :class:`tcran.ConfigError`
+        (in a list, naming which: ``control 2 of 3: ...``)."""
+        docs = list(control) if isinstance(control, (list, tuple)) else [control]
+        self._p.control([_doc("control", c) for c in docs], int(now_ns))
+
+    def deploy(self, config: Union[str, Mapping[str, Any]], now_ns: int) -> None:
+        """Replaces the whole pipeline (a config as :class:`Pipeline` takes
+        it) without losing or reordering a queued packet: queues kept by id
+        change in place, queues that are gone hand their packets to the new
+        default queue. A refused config changes nothing and raises
         :class:`tcran.ConfigError`."""
-        self._p.control(_doc("control", control), int(now_ns))
+        self._p.deploy(_doc("config", config), int(now_ns))
 
     # --------------------------------------------------------- inspection
 
@@ -279,3 +294,9 @@ class Pipeline:
     def backlog(self) -> tuple[int, int]:
         """Packets and bytes queued now."""
         return self._p.backlog()
+
+    @property
+    def time_clamped(self) -> int:
+        """Calls whose ``now_ns`` was before the pipeline's time, which was
+        used instead (time never goes backwards)."""
+        return self._p.time_clamped()

@@ -522,6 +522,26 @@ enum tcran_status tcran_control(struct tcran_t *tc,
                                 uint32_t format,
                                 uint64_t now_ns);
 
+// Applies several live changes in order, all or none: `controls = [...]`
+// (TOML, or `[[controls]]` tables) or `{"controls": [...]}` (JSON), each
+// as `tcran_control` takes it. On error nothing changed, and the message
+// says which control (`control 2 of 3: ...`).
+enum tcran_status tcran_controls(struct tcran_t *tc,
+                                 const char *text,
+                                 size_t len,
+                                 uint32_t format,
+                                 uint64_t now_ns);
+
+// Replaces the whole pipeline by `config` (as `tcran_new` takes it)
+// without losing or reordering a queued packet: queues kept by id change
+// in place, queues that are gone hand their packets to the new default
+// queue. On error nothing changed.
+enum tcran_status tcran_deploy(struct tcran_t *tc,
+                               const char *config,
+                               size_t len,
+                               uint32_t format,
+                               uint64_t now_ns);
+
 // The running totals.
 enum tcran_status tcran_get_totals(struct tcran_t *tc, struct tcran_totals *out);
 

@@ -8,6 +8,7 @@ use std::cell::RefCell;
 use std::ffi::{c_char, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use tcran_core::ConfigError;
+use tcran_tc::Refused;
 
 /// A failed call: what the caller gets back.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -46,6 +47,10 @@ impl Error {
     }
     pub fn config(what: &str, e: &ConfigError) -> Error {
         Error::new(tcran_status::TCRAN_ERR_CONFIG, format!("{what}: {e}"))
+    }
+    /// A change the pipeline refused (nothing changed).
+    pub fn refused(what: &str, r: &Refused) -> Error {
+        Error::new(tcran_status::TCRAN_ERR_CONFIG, format!("{what}: {r}"))
     }
 }
 

@@ -454,12 +454,60 @@ pub unsafe extern "C" fn tcran_control(
     format: u32,
     now_ns: u64,
 ) -> tcran_status {
+    // SAFETY: forwarded contract.
+    unsafe { change(tc, text, len, |tc, text| tc.control(text, format, now_ns)) }
+}
+
+/// Applies several live changes in order, all or none: `controls = [...]`
+/// (TOML, or `[[controls]]` tables) or `{"controls": [...]}` (JSON), each
+/// as `tcran_control` takes it. On error nothing changed, and the message
+/// says which control (`control 2 of 3: ...`).
+#[no_mangle]
+pub unsafe extern "C" fn tcran_controls(
+    tc: *mut tcran_t,
+    text: *const c_char,
+    len: usize,
+    format: u32,
+    now_ns: u64,
+) -> tcran_status {
+    // SAFETY: forwarded contract.
+    unsafe { change(tc, text, len, |tc, text| tc.controls(text, format, now_ns)) }
+}
+
+/// Replaces the whole pipeline by `config` (as `tcran_new` takes it)
+/// without losing or reordering a queued packet: queues kept by id change
+/// in place, queues that are gone hand their packets to the new default
+/// queue. On error nothing changed.
+#[no_mangle]
+pub unsafe extern "C" fn tcran_deploy(
+    tc: *mut tcran_t,
+    config: *const c_char,
+    len: usize,
+    format: u32,
+    now_ns: u64,
+) -> tcran_status {
+    // SAFETY: forwarded contract.
+    unsafe { change(tc, config, len, |tc, text| tc.deploy(text, format, now_ns)) }
+}
+
+/// The body of the change entry points: checks `tc` and the text, then
+/// applies it with `apply`.
+///
+/// # Safety
+/// `tc` is NULL or an instance from `tcran_new`; `text` is NULL or
+/// readable for `len` bytes.
+unsafe fn change(
+    tc: *mut tcran_t,
+    text: *const c_char,
+    len: usize,
+    apply: impl FnOnce(&Instance, &[u8]) -> Result<(), Error>,
+) -> tcran_status {
     guard(|| {
         // SAFETY: NULL or an instance from `tcran_new`.
         let tc = unsafe { reference(tc, "tc") }?;
         // SAFETY: readable for `len` bytes by the contract.
         let text = unsafe { bytes(text.cast(), len, "text", MAX_TEXT) }?;
-        tc.inner.control(text, format, now_ns)?;
+        apply(&tc.inner, text)?;
         Ok(TCRAN_OK)
     })
 }

@@ -13,16 +13,21 @@
 //! Time: `now` is the caller's clock in ns (any epoch, e.g.
 //! CLOCK_MONOTONIC). Threads that read the clock and then race for the
 //! lock can hand in times slightly out of order; the instance never lets
-//! its time go backwards (it uses the latest time seen) and counts how
-//! often it had to (`time_clamped`).
+//! its time go backwards (a [`CallerClock`]: it uses the latest time seen)
+//! and counts how often it had to (`time_clamped`).
+//!
+//! Changes: one control, several all or nothing, or a whole pipeline
+//! deployed, as a [`Change`] applied by the pipeline all or nothing; a
+//! refusal is one line naming the control, the field, the value and what
+//! is allowed.
 
 use crate::error::Error;
 use crate::plugin::{PluginErrors, Registry, Resolver};
 use crate::types::*;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
-use tcran_core::{DrbId, Dropped, Duration, Instant, Packet, PacketId, Rnti};
-use tcran_tc::{Control, LowerLayerReport, Pipeline, PipelineConfig, PushOutcome};
+use tcran_core::{CallerClock, DrbId, Dropped, Duration, Instant, Packet, PacketId, Rnti};
+use tcran_tc::{Change, Control, LowerLayerReport, Pipeline, PipelineConfig, PushOutcome};
 
 /// Receives every dropped packet.
 pub type DropSink = Box<dyn FnMut(&Dropped) + Send>;
@@ -30,17 +35,24 @@ pub type DropSink = Box<dyn FnMut(&Dropped) + Send>;
 /// Counters of the C layer itself.
 #[derive(Debug, Default, Clone, Copy, serde::Serialize)]
 pub struct Counters {
-    /// Calls whose `now` was before the instance's time (used the latter).
-    pub time_clamped: u64,
     /// Pushed packets that did not parse as IPv4/IPv6 (carried anyway).
     pub malformed: u64,
     /// Pulls refused for a too-small buffer (the packet waited for the next).
     pub buffer_too_small: u64,
 }
 
+/// The C layer's part of the statistics (`capi` in `tcran_stats_json`).
+#[derive(serde::Serialize)]
+struct CapiStats {
+    /// Calls whose `now` was before the instance's time (used the latter).
+    time_clamped: u64,
+    #[serde(flatten)]
+    counters: Counters,
+}
+
 struct State {
     pipeline: Pipeline,
-    now: Instant,
+    clock: CallerClock,
     /// A packet pulled for a buffer too small for it; it goes first next.
     held: Option<Packet>,
     on_drop: Option<DropSink>,
@@ -49,13 +61,7 @@ struct State {
 
 impl State {
     fn clock(&mut self, now_ns: u64) -> Instant {
-        let t = Instant::from_nanos(now_ns);
-        if t < self.now {
-            self.counters.time_clamped += 1;
-        } else {
-            self.now = t;
-        }
-        self.now
+        self.clock.at(Instant::from_nanos(now_ns))
     }
 
     /// Hands the pipeline's drops to the sink (if any) and frees them.
@@ -192,7 +198,7 @@ impl Instance {
             plugin_errors,
             state: Mutex::new(State {
                 pipeline,
-                now: Instant::ZERO,
+                clock: CallerClock::default(),
                 held: None,
                 on_drop: None,
                 counters: Counters::default(),
@@ -269,9 +275,8 @@ impl Instance {
         self.with(|s| {
             let now = s.clock(now_ns);
             s.counters.malformed += malformed as u64;
-            let marks = s.pipeline.marked_packets();
             let (verdict, reason, queue) = match s.pipeline.push(packet, now) {
-                PushOutcome::Enqueued(q) if s.pipeline.marked_packets() > marks => (
+                PushOutcome::Marked(q) => (
                     tcran_verdict::TCRAN_MARKED,
                     tcran_drop_reason::TCRAN_DROP_NONE,
                     q.0,
@@ -404,11 +409,36 @@ impl Instance {
     /// Applies one `Control` (the Rust enum's serde form, TOML or JSON).
     pub fn control(&self, text: &[u8], format: u32, now_ns: u64) -> Result<(), Error> {
         let control: Control = parse("control", text, format)?;
+        self.change("control", &Change::Control(control), now_ns)
+    }
+
+    /// Applies a list of controls all or none: `controls = [...]` (TOML,
+    /// or `[[controls]]` tables) or `{"controls": [...]}` (JSON).
+    pub fn controls(&self, text: &[u8], format: u32, now_ns: u64) -> Result<(), Error> {
+        #[derive(serde::Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct List {
+            controls: Vec<Control>,
+        }
+        let list: List = parse("controls", text, format)?;
+        self.change("controls", &Change::Controls(list.controls), now_ns)
+    }
+
+    /// Replaces the whole pipeline by `config` (the format of
+    /// [`Instance::new`]), keeping every queued packet in order.
+    pub fn deploy(&self, config: &[u8], format: u32, now_ns: u64) -> Result<(), Error> {
+        let config: PipelineConfig = parse("config", config, format)?;
+        self.change("config", &Change::Deploy(config), now_ns)
+    }
+
+    /// Applies `change` all or nothing; a refusal names `what` was given.
+    fn change(&self, what: &str, change: &Change, now_ns: u64) -> Result<(), Error> {
         self.with(|s| {
             let now = s.clock(now_ns);
-            s.pipeline
-                .apply(control, now)
-                .map_err(|e| Error::config("control", &e))
+            match s.pipeline.apply_change(change, now) {
+                Ok(_) => Ok(()),
+                Err(refused) => Err(Error::refused(what, &refused)),
+            }
         })
     }
 
@@ -441,7 +471,10 @@ impl Instance {
                 "drb": self.drb.0,
                 "pipeline": s.pipeline.stats(now),
                 "held_packets": s.held.is_some() as u8,
-                "capi": s.counters,
+                "capi": CapiStats {
+                    time_clamped: s.clock.clamped(),
+                    counters: s.counters,
+                },
                 "plugin_errors": self.plugin_errors.to_json(),
             });
             Ok(v.to_string())

@@ -34,5 +34,5 @@ pub use config::ConfigError;
 pub use ids::{DrbId, FlowId, Qfi, QueueId, Rnti};
 pub use packet::{Dscp, Ecn, FiveTuple, LayerStamps, Packet, PacketId, Protocol, Stamp};
 pub use reason::{DropReason, Dropped, MarkReason, ReasonCounts};
-pub use time::{Duration, Instant};
+pub use time::{CallerClock, Duration, Instant};
 pub use units::{BitRate, ByteSize};

@@ -179,6 +179,38 @@ impl fmt::Display for Duration {
     }
 }
 
+/// The time of a component driven by a caller's clock that may hand in
+/// times slightly out of order (threads that read a clock, then race for a
+/// lock): it never goes backwards. A time before the latest one seen is
+/// taken as the latest, and counted, so a caller can tell how often its
+/// clock reads came late. The one time policy of the C ABI and Python.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CallerClock {
+    now: Instant,
+    clamped: u64,
+}
+
+impl CallerClock {
+    /// `t`, or the latest time seen if `t` is before it (counted).
+    #[inline]
+    pub fn at(&mut self, t: Instant) -> Instant {
+        if t < self.now {
+            self.clamped += 1;
+        } else {
+            self.now = t;
+        }
+        self.now
+    }
+    /// The latest time seen.
+    pub fn now(&self) -> Instant {
+        self.now
+    }
+    /// Times handed in before the latest one seen.
+    pub fn clamped(&self) -> u64 {
+        self.clamped
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -201,5 +233,15 @@ mod tests {
         assert_eq!(Duration::from_micros(125).to_string(), "125us");
         assert_eq!(Duration::from_secs(2).to_string(), "2s");
         assert_eq!(Duration::from_nanos(1500).to_string(), "1500ns");
+    }
+
+    #[test]
+    fn a_caller_clock_never_goes_back_and_counts_late_times() {
+        let mut c = CallerClock::default();
+        assert_eq!(c.at(Instant(10)), Instant(10));
+        assert_eq!(c.at(Instant(7)), Instant(10));
+        assert_eq!(c.at(Instant(10)), Instant(10));
+        assert_eq!(c.at(Instant(12)), Instant(12));
+        assert_eq!((c.now(), c.clamped()), (Instant(12), 1));
     }
 }

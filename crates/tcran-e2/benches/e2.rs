@@ -140,7 +140,7 @@ fn control_round_trip(c: &mut Criterion) {
     let set = |p: tcran_tc::pacer::PacerConfig| {
         let (h, m) = tcsm::control(
             drb,
-            &tcran_e2::node::TcChange::Controls(vec![tcran_tc::Control::SetPacer { pacer: p }]),
+            &tcran_tc::Change::Control(tcran_tc::Control::SetPacer { pacer: p }),
         );
         control_pdu(tcsm::DEFAULT_RAN_FUNCTION_ID, h, m)
     };

@@ -3,12 +3,10 @@
 //! RLC/MAC KPIs and KPM counters set by hand or advanced by
 //! [`FakeNode::transmit`]. Not a RAN model: the simulator's gNB is.
 
-use crate::node::{
-    apply_atomically, DrbKey, E2Node, KpmCounters, LowerLayerKpis, TcChange, TcView,
-};
+use crate::node::{DrbKey, E2Node, KpmCounters, LowerLayerKpis, TcView};
 use std::collections::BTreeMap;
 use tcran_core::{Duration, FiveTuple, Instant, Packet, PacketId};
-use tcran_tc::{Pipeline, PipelineConfig, PushOutcome};
+use tcran_tc::{Applied, Change, Pipeline, PipelineConfig, PushOutcome, Refused};
 
 /// One DRB of the fake node.
 #[derive(Debug)]
@@ -159,14 +157,11 @@ impl E2Node for FakeNode {
         self.drbs.get(&drb).map(|d| d.kpm)
     }
 
-    fn apply(&mut self, drb: DrbKey, change: &TcChange, now: Instant) -> Result<(), String> {
-        let d = self
-            .drbs
-            .get_mut(&drb)
-            .ok_or_else(|| format!("{drb} does not exist"))?;
-        let r = apply_atomically(&mut d.pipeline, change, now);
+    fn apply(&mut self, drb: DrbKey, change: &Change, now: Instant) -> Result<Applied, Refused> {
+        let d = self.drbs.get_mut(&drb).ok_or(Refused::NoSuchDrb)?;
+        let r = d.pipeline.apply_change(change, now);
         match r {
-            Ok(()) => self.applied += 1,
+            Ok(_) => self.applied += 1,
             Err(_) => self.refused += 1,
         }
         r

@@ -20,10 +20,11 @@
 //! nothing, with the same refusals as the simulator's in-process
 //! controllers.
 
-use crate::node::{DrbKey, E2Node, KpmCounters, LowerLayerKpis, TcChange, TcView};
+use crate::node::{DrbKey, E2Node, KpmCounters, LowerLayerKpis, TcView};
 use tcran_core::{Duration, Instant};
 use tcran_gnb::{DrbRef, Gnb};
 use tcran_ran::ChannelSample;
+use tcran_tc::{Applied, Change, Refused};
 
 /// What the RLC entity and the MAC below `d` report at `now`.
 pub fn lower_layer_kpis(d: &DrbRef<'_>, now: Instant) -> LowerLayerKpis {
@@ -133,9 +134,7 @@ impl E2Node for Gnb {
         Some(drb_kpm(self, &d))
     }
 
-    fn apply(&mut self, drb: DrbKey, change: &TcChange, now: Instant) -> Result<(), String> {
-        Gnb::apply(self, drb.rnti, drb.drb, change.to_action(), now)
-            .map(|_| ())
-            .map_err(|r| r.error)
+    fn apply(&mut self, drb: DrbKey, change: &Change, now: Instant) -> Result<Applied, Refused> {
+        Gnb::apply(self, drb.rnti, drb.drb, change, now)
     }
 }

@@ -60,4 +60,4 @@ pub mod sm;
 pub mod transport;
 
 pub use agent::{Agent, AgentConfig, AgentEvent, AgentStats, RicProfile};
-pub use node::{DrbKey, E2Node, KpmCounters, LowerLayerKpis, TcChange, TcView};
+pub use node::{DrbKey, E2Node, KpmCounters, LowerLayerKpis, TcView};

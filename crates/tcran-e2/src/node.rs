@@ -1,8 +1,8 @@
 //! What the E2 agent needs from the RAN node: the [`E2Node`] trait.
 //!
 //! The agent never owns the node: every call that needs it borrows it, so
-//! the gNB (simulator, emulator, a real stack through the C ABI) keeps
-//! ownership and its own clock. The trait is small on purpose:
+//! the gNB (the simulator's, the emulator's, any other implementation of
+//! the trait) keeps ownership and its own clock. The trait is small on purpose:
 //!
 //! | method | used by |
 //! |---|---|
@@ -10,18 +10,18 @@
 //! | [`E2Node::tc_view`] | TC models: a DRB's pipeline configuration and statistics, RLC/MAC KPIs |
 //! | [`E2Node::tc_stats_into`] | E2SM-TCRAN reports: the statistics alone, into reused values |
 //! | [`E2Node::kpm_cell`], [`E2Node::kpm_drb`] | E2SM-KPM: monotonic counters (TS 28.552 inputs) |
-//! | [`E2Node::apply`] | TC models: controls and whole-pipeline deploys, all or nothing |
+//! | [`E2Node::apply`] | TC models: a [`Change`] (controls, whole-pipeline deploys), all or nothing |
 //!
 //! Counters are cumulative and never decrease; the KPM model differences
 //! them per granularity period, so the node needs no per-subscription
-//! state. [`apply_atomically`] gives a node built on `tcran_tc::Pipeline`s
-//! the all-or-nothing semantics of the RAN node's control surface
-//! ([`tcran_gnb::apply_atomically`]) in one call. `tcran_gnb::Gnb`
+//! state. A change is tcran-tc's [`Change`], and a node built on
+//! `tcran_tc::Pipeline`s gets the all-or-nothing rule from the pipeline
+//! itself ([`tcran_tc::Pipeline::apply_change`]). `tcran_gnb::Gnb`
 //! implements the trait in [`crate::gnb`].
 
 use tcran_core::{DrbId, Duration, Instant, Rnti};
 use tcran_tc::stats::PipelineStats;
-use tcran_tc::{Control, Pipeline, PipelineConfig};
+use tcran_tc::{Applied, Change, PipelineConfig, Refused};
 
 /// One data radio bearer of one UE.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -101,15 +101,6 @@ pub struct KpmCounters {
     pub slots: u64,
 }
 
-/// A change to one DRB's pipeline.
-#[derive(Debug, Clone, PartialEq)]
-pub enum TcChange {
-    /// These controls in order, all or none.
-    Controls(Vec<Control>),
-    /// Replace the whole pipeline configuration.
-    Deploy(PipelineConfig),
-}
-
 /// The control surface of a RAN node (one cell) as the E2 agent sees it.
 pub trait E2Node {
     /// Appends the node's DRBs to `out`, in ascending order.
@@ -149,120 +140,6 @@ pub trait E2Node {
     /// PRB fields count the PRBs allocated to this DRB.
     fn kpm_drb(&self, drb: DrbKey) -> Option<KpmCounters>;
     /// Applies `change` to the DRB's pipeline at `now`, entirely or not at
-    /// all. `Err` carries the refusal in one line (the field, the value,
-    /// what is allowed), which the agent passes on to the RIC.
-    fn apply(&mut self, drb: DrbKey, change: &TcChange, now: Instant) -> Result<(), String>;
-}
-
-impl TcChange {
-    /// The RAN node's action for this change: the node applies it all or
-    /// nothing with [`tcran_gnb::apply_atomically`], the one
-    /// implementation of that rule.
-    pub fn to_action(&self) -> tcran_gnb::Action {
-        match self {
-            TcChange::Controls(c) if c.len() == 1 => tcran_gnb::Action::Control(c[0].clone()),
-            TcChange::Controls(c) => tcran_gnb::Action::Controls(c.clone()),
-            TcChange::Deploy(cfg) => tcran_gnb::Action::Deploy(cfg.clone()),
-        }
-    }
-}
-
-/// Applies `change` to `pipeline` entirely or not at all (for nodes built
-/// on bare [`Pipeline`]s; [`tcran_gnb::apply_atomically`] does the work).
-pub fn apply_atomically(
-    pipeline: &mut Pipeline,
-    change: &TcChange,
-    now: Instant,
-) -> Result<(), String> {
-    tcran_gnb::apply_atomically(pipeline, &change.to_action(), now)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use tcran_tc::queue::{CodelConfig, FifoConfig, QueueKindConfig};
-
-    fn fifo_pipeline() -> Pipeline {
-        PipelineConfig::single_queue(QueueKindConfig::Fifo(FifoConfig {}))
-            .build()
-            .unwrap()
-    }
-
-    #[test]
-    fn a_failing_control_in_a_list_changes_nothing() {
-        let mut p = fifo_pipeline();
-        let before = p.config();
-        let change = TcChange::Controls(vec![
-            Control::AddQueue {
-                queue: tcran_tc::QueueConfig::new(
-                    1,
-                    QueueKindConfig::Codel(CodelConfig::default()),
-                ),
-            },
-            Control::DeleteQueue {
-                id: tcran_core::QueueId(7),
-            },
-        ]);
-        let err = apply_atomically(&mut p, &change, Instant::ZERO).unwrap_err();
-        assert!(err.contains("control 2 of 2"), "{err}");
-        assert_eq!(p.config(), before);
-    }
-
-    #[test]
-    fn a_change_leaving_an_invalid_pipeline_is_refused() {
-        // Found by the e2_flexric_tc fuzz target: `Pipeline::apply` accepts
-        // a policer redirecting to a queue that does not exist.
-        let mut p = fifo_pipeline();
-        let before = p.config();
-        let policer = tcran_tc::policer::PolicerConfig::token_bucket(
-            tcran_core::BitRate(1_000_000),
-            tcran_core::ByteSize(1500),
-            tcran_tc::policer::PolicerAction::Redirect,
-        );
-        let policer = match policer {
-            tcran_tc::policer::PolicerConfig::TokenBucket {
-                rate,
-                burst,
-                action,
-                window,
-                ..
-            } => tcran_tc::policer::PolicerConfig::TokenBucket {
-                rate,
-                burst,
-                action,
-                window,
-                redirect: Some(tcran_core::QueueId(256)),
-            },
-        };
-        let change = TcChange::Controls(vec![Control::SetPolicer {
-            id: tcran_core::QueueId(0),
-            policer: Some(policer),
-        }]);
-        let err = apply_atomically(&mut p, &change, Instant::ZERO).unwrap_err();
-        assert!(err.contains("redirect"), "{err}");
-        assert_eq!(p.config(), before);
-    }
-
-    #[test]
-    fn deploy_reaches_the_target_configuration() {
-        let mut p = fifo_pipeline();
-        let target: PipelineConfig = toml::from_str(
-            r#"
-            default_queue = 3
-            scheduler = { kind = "priority" }
-            pacer = { kind = "bdp" }
-            classifier = { kind = "filter", rules = [ { priority = 1, protocol = "udp", queue = 2 } ] }
-            [[queues]]
-            id = 2
-            kind = "fifo"
-            [[queues]]
-            id = 3
-            kind = "codel"
-            priority = 1
-            "#,
-        )
-        .unwrap();
-        apply_atomically(&mut p, &TcChange::Deploy(target.clone()), Instant::ZERO).unwrap();
-        assert_eq!(p.config(), target.build().unwrap().config());
-    }
+    /// all; `Err` says why (the models pass it on to the RIC in one line).
+    fn apply(&mut self, drb: DrbKey, change: &Change, now: Instant) -> Result<Applied, Refused>;
 }

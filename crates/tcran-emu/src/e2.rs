@@ -17,12 +17,13 @@
 //!   engine and its pipelines run on unchanged meanwhile.
 
 use crate::error::EmuError;
+use ::tcran_tc::{Applied, Change, Refused};
 use serde::Serialize;
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::path::PathBuf;
 use tcran_core::{DrbId, Instant, Rnti};
 use tcran_e2::agent::{AgentConfig, AgentEvent, RicProfile};
-use tcran_e2::node::{DrbKey, E2Node, KpmCounters, LowerLayerKpis, TcChange, TcView};
+use tcran_e2::node::{DrbKey, E2Node, KpmCounters, LowerLayerKpis, TcView};
 use tcran_e2::session::{Session, SessionEvent};
 use tcran_e2::sm::{flexric_tc, kpm, tcran_tc, AnyModel};
 use tcran_e2::transport::{self, Connector, TlsPem};
@@ -219,11 +220,8 @@ impl E2Node for SimNode<'_> {
     fn kpm_drb(&self, drb: DrbKey) -> Option<KpmCounters> {
         self.sim.gnb().kpm_drb(drb)
     }
-    fn apply(&mut self, drb: DrbKey, change: &TcChange, _now: Instant) -> Result<(), String> {
-        self.sim
-            .apply_control("e2", drb.rnti, drb.drb, change.to_action())
-            .map(|_| ())
-            .map_err(|r| r.error)
+    fn apply(&mut self, drb: DrbKey, change: &Change, _now: Instant) -> Result<Applied, Refused> {
+        self.sim.apply_control("e2", drb.rnti, drb.drb, change)
     }
 }
 

@@ -13,8 +13,10 @@
 //!
 //! This is the way to embed tcran's RAN: the simulator (`tcran-sim`, a
 //! virtual clock and modelled TCP/UDP endpoints), the live emulator (the
-//! wall clock and real Linux packets), the E2 agent and the C ABI all drive
-//! this same code; only the clock and the I/O differ.
+//! wall clock and real Linux packets) and the E2 agent (through the
+//! `tcran-e2` node it is wrapped in) all drive this same code; only the
+//! clock and the I/O differ. (The C ABI and Python embed a single TC
+//! pipeline, not the node.)
 //!
 //! ## Contract (quinn-proto shaped)
 //!
@@ -53,22 +55,23 @@
 //! What an xApp needs, per (RNTI, DRB): [`Gnb::drb`] reads the pipeline
 //! configuration and statistics, the RLC buffer, the last TTI's report
 //! (grant, bytes pulled, backlog), the channel, and cumulative counters
-//! with their TS 28.552 names ([`counters`]); [`Gnb::apply`] applies a TC
-//! [`tcran_tc::Control`] or deploys a whole pipeline atomically, with the
-//! refusal semantics of the TC pipeline (a refused change changes nothing).
+//! with their TS 28.552 names ([`counters`]); [`Gnb::apply`] applies a
+//! [`tcran_tc::Change`] (one control, several, or a whole pipeline
+//! deployed) all or nothing, refused with the pipeline's typed
+//! [`tcran_tc::Refused`] (a refused change changes nothing).
 //!
 //! ## Modules
 //!
 //! - [`config`]: what the node is made of (serde).
 //! - [`node`]: the [`Gnb`] and its public API.
-//! - [`control`]: reconfiguration ([`Action`]) and whole-pipeline deploys.
+//! - `control`: reconfiguration ([`Gnb::apply`] of a [`tcran_tc::Change`]).
 //! - [`counters`]: cumulative counters and the TS 28.552 measurements.
 //! - the data path: `downlink` (UPF, SDAP, TC egress), `slot` (MAC, HARQ,
 //!   per-TTI reports), `ue` (UE-side RLC/PDCP), `uplink` (SR/grant model),
 //!   `ledger` (where in-flight packets are).
 
 pub mod config;
-pub mod control;
+mod control;
 pub mod counters;
 mod downlink;
 mod ledger;
@@ -81,7 +84,6 @@ pub use config::{
     builtin_trace, load_trace, load_trace_as, ChannelConfig, DrbConfig, GnbConfig, TraceFormatName,
     TraceStart, UeConfig, UpfConfig, UplinkConfig, BUILTIN_TRACES,
 };
-pub use control::{apply_atomically, deploy_controls, describe, Action, Refused};
 pub use counters::{CellCounters, CellKpis, DrbCounters, DrbKpis, Timing};
 pub use ledger::Place;
 pub use node::{ue_address, ue_rnti, DrbRef, Gnb, Layer, Output, SlotRecord, TtiRecord};

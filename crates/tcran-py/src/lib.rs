@@ -12,9 +12,14 @@
 //!   file that cannot be written `OutputError` (an `OSError`).
 //! - The GIL is released while a simulation runs, so other Python threads
 //!   (a progress display, a Dask worker's heartbeat) keep going.
-//! - Pipelines take time as integer nanoseconds (`now_ns`) that never go
-//!   backwards, and packet sizes in bytes (1..=9000, a PDCP SDU's maximum,
-//!   TS 38.323 sec. 4.3.1); every drop is handed back with its reason.
+//! - Pipelines take time as integer nanoseconds (`now_ns`) with the C
+//!   ABI's policy ([`CallerClock`]): a time before the pipeline's is taken
+//!   as the pipeline's and counted (`time_clamped`), so threads that read a
+//!   clock and then race for the pipeline are not errors. Packet sizes are
+//!   bytes (1..=9000, a PDCP SDU's maximum, TS 38.323 sec. 4.3.1); every
+//!   drop is handed back with its reason.
+//! - Changes are tcran-tc's [`Change`], applied all or nothing: one
+//!   control, a list, or a whole pipeline deployed.
 
 use pyo3::create_exception;
 use pyo3::exceptions::{PyOSError, PyValueError};
@@ -29,8 +34,10 @@ use tcran_cli::load::{Source, Syntax};
 use tcran_cli::set::Override;
 use tcran_cli::simulate::{self, Options, Outcome};
 use tcran_cli::{series_csv, stages};
-use tcran_core::{DropReason, Dscp, Ecn, FiveTuple, Instant, Packet, PacketId, Protocol};
-use tcran_tc::{Control, LowerLayerReport, PipelineConfig, PushOutcome};
+use tcran_core::{
+    CallerClock, DropReason, Dscp, Ecn, FiveTuple, Instant, Packet, PacketId, Protocol,
+};
+use tcran_tc::{Change, Control, LowerLayerReport, PipelineConfig, PushOutcome};
 
 mod xapp;
 
@@ -379,7 +386,7 @@ const DROPPED_BASE: u8 = 2;
 #[derive(Debug)]
 struct PipeState {
     pipeline: tcran_tc::Pipeline,
-    now: Instant,
+    clock: CallerClock,
     next_id: u64,
     /// Every drop not handed out yet: packet id and reason index.
     dropped_ids: Vec<u64>,
@@ -387,18 +394,6 @@ struct PipeState {
 }
 
 impl PipeState {
-    fn clock(&mut self, now_ns: u64, what: &str) -> PyResult<Instant> {
-        let t = Instant::from_nanos(now_ns);
-        if t < self.now {
-            return Err(ConfigError::new_err(format!(
-                "{what} = {now_ns} ns is before the pipeline's time {} ns: time never goes backwards",
-                self.now.as_nanos()
-            )));
-        }
-        self.now = t;
-        Ok(t)
-    }
-
     fn collect_drops(&mut self) {
         if self.pipeline.has_dropped() {
             for d in self.pipeline.drain_dropped() {
@@ -409,12 +404,11 @@ impl PipeState {
     }
 
     fn push_one(&mut self, p: Packet, now: Instant) -> u8 {
-        let marks = self.pipeline.marked_packets();
         let outcome = self.pipeline.push(p, now);
         self.collect_drops();
         match outcome {
             PushOutcome::Dropped(r) => DROPPED_BASE + r.index() as u8,
-            PushOutcome::Enqueued(_) if self.pipeline.marked_packets() > marks => MARKED,
+            PushOutcome::Marked(_) => MARKED,
             PushOutcome::Enqueued(_) => QUEUED,
         }
     }
@@ -514,11 +508,24 @@ impl PyPipeline {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// The state, its clock moved to `now_ns` (refused if that goes back).
-    fn at(&self, now_ns: u64) -> PyResult<(std::sync::MutexGuard<'_, PipeState>, Instant)> {
+    /// The state, its clock moved to `now_ns` (the pipeline's time if
+    /// that is earlier).
+    fn at(&self, now_ns: u64) -> (std::sync::MutexGuard<'_, PipeState>, Instant) {
         let mut st = self.lock();
-        let now = st.clock(now_ns, "now_ns")?;
-        Ok((st, now))
+        let now = st.clock.at(Instant::from_nanos(now_ns));
+        (st, now)
+    }
+
+    /// Applies `change` all or nothing; a refusal is `ConfigError` naming
+    /// the document (`<control>: ...`).
+    fn change(&self, what: &str, change: &Change, now_ns: u64) -> PyResult<()> {
+        let (mut st, now) = self.at(now_ns);
+        let r = st.pipeline.apply_change(change, now);
+        st.collect_drops();
+        match r {
+            Ok(_) => Ok(()),
+            Err(refused) => Err(ConfigError::new_err(format!("{what}: {refused}"))),
+        }
     }
 }
 
@@ -532,7 +539,7 @@ impl PyPipeline {
         Ok(PyPipeline {
             state: Mutex::new(PipeState {
                 pipeline,
-                now: Instant::ZERO,
+                clock: CallerClock::default(),
                 next_id: 0,
                 dropped_ids: Vec::new(),
                 dropped_reasons: Vec::new(),
@@ -569,7 +576,7 @@ impl PyPipeline {
             dport,
             proto: Protocol(proto),
         };
-        let (mut st, now) = self.at(now_ns)?;
+        let (mut st, now) = self.at(now_ns);
         let id = st.next_id;
         st.next_id += 1;
         let mut p = Packet::new(PacketId(id), size, tuple, now);
@@ -607,7 +614,6 @@ impl PyPipeline {
         let ecn = le_array("ecn", ecn, n, u8::from_le_bytes)?;
         // Check everything first, so a bad value changes nothing.
         let mut st = self.lock();
-        let mut last = st.now.as_nanos();
         for i in 0..n {
             // Messages are formatted only for a bad value.
             if !(1..=MAX_PACKET).contains(&sizes[i]) {
@@ -616,21 +622,13 @@ impl PyPipeline {
             if dscp[i] > 63 || ecn[i] > 3 {
                 dscp_ecn(&format!("[{i}] "), dscp[i], ecn[i])?;
             }
-            if times[i] < last {
-                return Err(ConfigError::new_err(format!(
-                    "times_ns[{i}] = {} ns is before {last} ns: times must not decrease",
-                    times[i]
-                )));
-            }
-            last = times[i];
         }
         let first = st.next_id;
         let st: &mut PipeState = &mut st;
         let out = py.detach(|| {
             let mut out = Vec::with_capacity(n);
             for i in 0..n {
-                let now = Instant::from_nanos(times[i]);
-                st.now = now;
+                let now = st.clock.at(Instant::from_nanos(times[i]));
                 let id = st.next_id;
                 st.next_id += 1;
                 let tuple = FiveTuple {
@@ -652,7 +650,7 @@ impl PyPipeline {
 
     /// Pulls one packet: (id, size, sojourn ns, dscp, ecn bits) or None.
     fn pull(&self, now_ns: u64) -> PyResult<Option<PulledTuple>> {
-        let (mut st, now) = self.at(now_ns)?;
+        let (mut st, now) = self.at(now_ns);
         let p = st.pipeline.pull(now);
         st.collect_drops();
         Ok(p.map(|p| {
@@ -680,7 +678,7 @@ impl PyPipeline {
         Bound<'py, PyBytes>,
         Bound<'py, PyBytes>,
     )> {
-        let (mut st, now) = self.at(now_ns)?;
+        let (mut st, now) = self.at(now_ns);
         let (mut ids, mut sizes, mut soj, mut ecn) =
             (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         while ids.len() < max_packets {
@@ -723,7 +721,7 @@ impl PyPipeline {
                 "tti_ns = 0: a report closes a TTI of at least 1 ns (e.g. 1000000 for a 1 ms slot)",
             ));
         }
-        let (mut st, now) = self.at(now_ns)?;
+        let (mut st, now) = self.at(now_ns);
         let r = LowerLayerReport {
             tti: tcran_core::Duration::from_nanos(tti_ns),
             next_pull_in: tcran_core::Duration::from_nanos(next_pull_in_ns),
@@ -739,19 +737,37 @@ impl PyPipeline {
         Ok(())
     }
 
-    /// Applies a control (TOML or JSON text); nothing changes if refused.
-    fn control(&self, control: &str, now_ns: u64) -> PyResult<()> {
-        let c: Control = parse_doc("control", control)?;
-        let (mut st, now) = self.at(now_ns)?;
-        let r = st.pipeline.apply(c, now);
-        st.collect_drops();
-        r.map_err(|e| config_err("<control>", e))
+    /// Applies controls (TOML or JSON texts) in order, all or none; one
+    /// is a single control. Nothing changes if refused.
+    fn control(&self, controls: Vec<String>, now_ns: u64) -> PyResult<()> {
+        let mut list = controls
+            .iter()
+            .map(|c| parse_doc::<Control>("control", c))
+            .collect::<PyResult<Vec<_>>>()?;
+        let change = match list.len() {
+            1 => Change::Control(list.remove(0)),
+            _ => Change::Controls(list),
+        };
+        self.change("<control>", &change, now_ns)
+    }
+
+    /// Replaces the whole pipeline (a config as TOML or JSON text),
+    /// keeping every queued packet in order. Nothing changes if refused.
+    fn deploy(&self, config: &str, now_ns: u64) -> PyResult<()> {
+        let config: PipelineConfig = parse_doc("config", config)?;
+        self.change("<config>", &Change::Deploy(config), now_ns)
     }
 
     /// Per-stage statistics as JSON text.
-    fn stats_json(&self, now_ns: u64) -> PyResult<String> {
-        let (st, now) = self.at(now_ns)?;
-        Ok(serde_json::to_string(&st.pipeline.stats(now)).expect("stats serialize"))
+    fn stats_json(&self, now_ns: u64) -> String {
+        let (st, now) = self.at(now_ns);
+        serde_json::to_string(&st.pipeline.stats(now)).expect("stats serialize")
+    }
+
+    /// Calls whose `now_ns` was before the pipeline's time (the latter was
+    /// used).
+    fn time_clamped(&self) -> u64 {
+        self.lock().clock.clamped()
     }
 
     /// The running configuration as JSON text.

@@ -22,10 +22,10 @@ use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
-use tcran_tc::{Control, PipelineConfig};
+use tcran_tc::{Change, Control, PipelineConfig};
 use tcran_xapp::blocking;
 use tcran_xapp::{
-    ControlOutcome, DrbKey, Metric, NodeId, NodeInfo, TcChange, TcIndication, Trigger, XappConfig,
+    ControlOutcome, DrbKey, Metric, NodeId, NodeInfo, TcIndication, Trigger, XappConfig,
     XappError as SdkError,
 };
 
@@ -291,7 +291,7 @@ impl PyXapp {
             .iter()
             .map(|c| parse_doc::<Control>("control", c))
             .collect::<PyResult<Vec<_>>>()?;
-        let change = TcChange::Controls(controls);
+        let change = Change::Controls(controls);
         py.detach(|| self.inner.control(node, DrbKey::new(rnti, drb), &change))
             .map(outcome)
             .map_err(sdk_err)

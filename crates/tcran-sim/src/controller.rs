@@ -11,11 +11,10 @@
 //! - Commands are applied in order, each atomically: a refused one changes
 //!   nothing, is recorded in `RunSeries::failed_reconfigurations` with the
 //!   error and counted in the summary; the run goes on.
-//! - [`Action::Deploy`] replaces a DRB's whole pipeline without losing a
-//!   packet: it is turned into the [`Control`] sequence that transforms the
-//!   running configuration into the target (queues added or changed in
-//!   place, stages replaced, queues that are gone deleted so their packets
-//!   move to the new default queue), checked first on an empty copy.
+//! - A command carries a [`Change`], tcran-tc's one vocabulary of
+//!   changes, applied by the pipeline all or nothing
+//!   ([`tcran_tc::Pipeline::apply_change`]): [`Change::Deploy`] replaces a
+//!   DRB's whole pipeline without losing a packet.
 //!
 //! Built-in controllers ([`ControllerKind`]):
 //! - `sojourn_codel`: the online-game xApp of TC-RAN Figs. 8-10: when the
@@ -40,16 +39,14 @@ use tcran_tc::pacer::PacerConfig;
 use tcran_tc::sched::SchedulerConfig;
 use tcran_tc::shaper::ShaperConfig;
 use tcran_tc::stats::PipelineStats;
-use tcran_tc::{Control, PipelineConfig, QueueConfig};
+use tcran_tc::{Change, Control, PipelineConfig, QueueConfig};
 
-pub use tcran_gnb::control::{deploy_controls, describe, Action};
-
-/// An action for the DRB `drb` of UE `rnti`.
+/// A change to the DRB `drb` of UE `rnti`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Command {
     pub rnti: u16,
     pub drb: u8,
-    pub action: Action,
+    pub change: Change,
 }
 
 /// One DRB as a controller sees it.
@@ -349,12 +346,12 @@ pub struct EventConfig {
 }
 
 impl EventConfig {
-    pub fn action(&self) -> Result<Action, ConfigError> {
+    pub fn change(&self) -> Result<Change, ConfigError> {
         match (&self.control, &self.pipeline) {
-            (Some(c), None) => Ok(Action::Control(c.clone())),
+            (Some(c), None) => Ok(Change::Control(c.clone())),
             (None, Some(p)) => {
                 p.build().map_err(|e| e.within("pipeline"))?;
-                Ok(Action::Deploy(p.clone()))
+                Ok(Change::Deploy(p.clone()))
             }
             _ => Err(ConfigError::new(
                 "control",
@@ -412,10 +409,10 @@ impl Controller for SojournCodel {
             if d.rlc_delay_ms.is_none_or(|s| s <= limit) {
                 continue;
             }
-            let cmd = |action| Command {
+            let cmd = |change| Command {
                 rnti: d.rnti,
                 drb: d.drb,
-                action,
+                change,
             };
             let key = (d.rnti, d.drb);
             let mut classifier = d.config.classifier.clone();
@@ -430,20 +427,20 @@ impl Controller for SojournCodel {
                     .expect("CoDel defaults")
                 });
                 let id = queue.id;
-                out.push(cmd(Action::Control(Control::AddQueue { queue })));
+                out.push(cmd(Change::Control(Control::AddQueue { queue })));
                 if !matches!(classifier, ClassifierConfig::Filter { .. }) {
                     classifier = ClassifierConfig::Filter { rules: Vec::new() };
-                    out.push(cmd(Action::Control(Control::SetClassifier {
+                    out.push(cmd(Change::Control(Control::SetClassifier {
                         classifier: classifier.clone(),
                     })));
                 }
                 if let Some(s) = &self.scheduler {
-                    out.push(cmd(Action::Control(Control::SetScheduler {
+                    out.push(cmd(Change::Control(Control::SetScheduler {
                         scheduler: s.clone(),
                     })));
                 }
                 if d.config.pacer == PacerConfig::None {
-                    out.push(cmd(Action::Control(Control::SetPacer {
+                    out.push(cmd(Change::Control(Control::SetPacer {
                         pacer: self.pacer.clone(),
                     })));
                 }
@@ -458,7 +455,7 @@ impl Controller for SojournCodel {
                     && f.goodput_mbps >= greedy
                     && !moved.contains(&f.name)
                 {
-                    out.push(cmd(Action::Control(Control::AddRule {
+                    out.push(cmd(Change::Control(Control::AddRule {
                         rule: flow_rule(priority, *queue, &f.tuple),
                     })));
                     priority += 1;
@@ -485,7 +482,7 @@ impl Controller for SojournDeploy {
                 out.push(Command {
                     rnti: d.rnti,
                     drb: d.drb,
-                    action: Action::Deploy(self.pipeline.clone()),
+                    change: Change::Deploy(self.pipeline.clone()),
                 });
             }
         }
@@ -538,7 +535,7 @@ impl Controller for FlowSlicing {
                 out.push(Command {
                     rnti: d.rnti,
                     drb: d.drb,
-                    action: Action::Deploy(self.pipeline(d.rnti, view.flows)),
+                    change: Change::Deploy(self.pipeline(d.rnti, view.flows)),
                 });
             }
         }

@@ -11,11 +11,15 @@
 //!
 //! Each stage kind is a trait in [`stage`]; built-in implementations are
 //! variants of an `Any*` enum (static dispatch) with a `Custom` plug-in
-//! variant. Configuration is kind-tagged serde ([`config`]); run-time changes
-//! are [`control::Control`] commands; statistics are [`stats`] snapshots.
+//! variant. Configuration is kind-tagged serde ([`config`]); a run-time
+//! change is a [`Change`] (one [`Control`], several all or nothing, or a
+//! whole pipeline deployed), applied all or nothing by
+//! [`Pipeline::apply_change`] or refused with a typed [`Refused`]
+//! ([`change`]); statistics are [`stats`] snapshots.
 //! `kind = "plugin"` stages are resolved by the embedding application
 //! ([`plugin`]).
 
+pub mod change;
 pub mod classify;
 pub mod config;
 pub mod control;
@@ -31,6 +35,7 @@ pub mod stage;
 pub mod stats;
 pub mod workload;
 
+pub use change::{Applied, Change, Refused};
 pub use config::{PipelineConfig, QueueConfig};
 pub use control::Control;
 pub use pipeline::{Pipeline, PushOutcome};

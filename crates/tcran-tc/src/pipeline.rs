@@ -32,6 +32,8 @@ use tcran_core::{ConfigError, DropReason, Dropped, Duration, Instant, Packet, Qu
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PushOutcome {
     Enqueued(QueueId),
+    /// Enqueued with a CE mark (by the policer or the AQM at enqueue).
+    Marked(QueueId),
     Dropped(DropReason),
 }
 
@@ -277,6 +279,9 @@ impl Pipeline {
     /// Ingress: classifier -> policer -> queue.
     pub fn push(&mut self, mut packet: Packet, now: Instant) -> PushOutcome {
         let len = packet.len;
+        // The stages acting at push only ever mark the packet they are
+        // given: a mark counted during this call is this packet's.
+        let marks = self.marked_packets;
         self.totals.in_packets += 1;
         self.totals.in_bytes += len as u64;
         packet.enqueued_at = now;
@@ -337,15 +342,17 @@ impl Pipeline {
             self.scheduler.on_backlogged(q, &Slots(&self.slots));
         }
         self.enforce_total_limit();
-        if accepted {
-            PushOutcome::Enqueued(q)
-        } else {
+        if !accepted {
             PushOutcome::Dropped(
                 self.ev
                     .dropped
                     .last()
                     .map_or(DropReason::QueueFull, |d| d.reason),
             )
+        } else if self.marked_packets > marks {
+            PushOutcome::Marked(q)
+        } else {
+            PushOutcome::Enqueued(q)
         }
     }
 
@@ -572,8 +579,8 @@ impl Pipeline {
         }
     }
     /// CE marks given so far by any stage (policer, AQM at enqueue or
-    /// dequeue). An ingress that raises it marked the arriving packet: the
-    /// stages that act at `push` only ever mark the packet they are given.
+    /// dequeue). A mark at `push` is the arriving packet's, and `push` says
+    /// so ([`PushOutcome::Marked`]).
     pub fn marked_packets(&self) -> u64 {
         self.marked_packets
     }
@@ -688,10 +695,13 @@ impl Pipeline {
 
     // ------------------------------------------------------- reconfiguration
 
-    /// Applies one run-time change, as an xApp's TC control message would
-    /// (add / modify / delete of any stage). Nothing queued is lost silently:
-    /// a deleted queue's packets move to the default queue; a lowered limit
-    /// sheds the excess with reason `Reconfigured`. On error nothing changes.
+    /// Applies one control (add / modify / delete of any stage), the step
+    /// [`Pipeline::apply_change`] is made of. Nothing queued is lost
+    /// silently: a deleted queue's packets move to the default queue; a
+    /// lowered limit sheds the excess with reason `Reconfigured`. On error
+    /// nothing changes, but cross references are not checked (a policer may
+    /// be pointed at a queue that does not exist): front ends apply a
+    /// [`crate::Change`], which checks them.
     pub fn apply(&mut self, control: Control, now: Instant) -> Result<(), ConfigError> {
         crate::control::apply(self, control, now)
     }

@@ -24,8 +24,8 @@ mod support;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use std::time::Duration;
-use tcran_e2::node::{DrbKey, TcChange};
-use tcran_tc::Control;
+use tcran_e2::node::DrbKey;
+use tcran_tc::{Change, Control};
 use tcran_xapp::{report, Trigger, Xapp, XappConfig};
 use tokio::time::Instant;
 
@@ -61,7 +61,7 @@ fn control_round_trip(c: &mut Criterion) {
         c.bench_function(name, |b| {
             b.iter(|| {
                 i += 1;
-                let change = TcChange::Controls(vec![Control::SetTotalLimit {
+                let change = Change::Controls(vec![Control::SetTotalLimit {
                     limit_packets: Some(1000 + (i % 2)),
                 }]);
                 let out = rt.block_on(x.control(id, drb, &change)).unwrap();

@@ -25,9 +25,9 @@ use crate::report::DrbStatus;
 use crate::server::{ControlOutcome, NodeId, Xapp, XappError};
 use std::collections::BTreeMap;
 use tcran_core::{FiveTuple, Instant};
-use tcran_e2::node::{DrbKey, TcChange};
+use tcran_e2::node::DrbKey;
 use tcran_e2::sm::tcran_tc::Trigger;
-use tcran_sim::controller::{Action, Command, ControlView, Controller, DrbView, FlowView};
+use tcran_sim::controller::{Command, ControlView, Controller, DrbView, FlowView};
 use tcran_tc::PipelineConfig;
 
 /// One flow the xApp knows by its 5-tuple.
@@ -198,7 +198,7 @@ pub async fn run<C: Controller + ?Sized>(
                     let r = apply(xapp, node, &cmd, now, &mut configs).await?;
                     // An empty list of controls reads the configuration
                     // (refreshing `configs`); it reconfigures nothing.
-                    if !cmd.action.is_read() {
+                    if !cmd.change.is_read() {
                         on_change(&r);
                     }
                 }
@@ -220,12 +220,7 @@ async fn apply(
     configs: &mut BTreeMap<DrbKey, PipelineConfig>,
 ) -> Result<Reconfiguration, XappError> {
     let drb = DrbKey::new(cmd.rnti, cmd.drb);
-    let change = match &cmd.action {
-        Action::Control(c) => TcChange::Controls(vec![c.clone()]),
-        Action::Controls(c) => TcChange::Controls(c.clone()),
-        Action::Deploy(p) => TcChange::Deploy(p.clone()),
-    };
-    let result = match xapp.control(node, drb, &change).await? {
+    let result = match xapp.control(node, drb, &cmd.change).await? {
         ControlOutcome::Applied(p) => {
             configs.insert(drb, p);
             Ok(())
@@ -235,7 +230,7 @@ async fn apply(
     Ok(Reconfiguration {
         at: now,
         drb,
-        what: cmd.action.describe(),
+        what: cmd.change.describe(),
         result,
     })
 }

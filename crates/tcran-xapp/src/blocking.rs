@@ -8,10 +8,10 @@ use crate::server::{
 };
 use std::sync::Arc;
 use std::time::Duration;
-use tcran_e2::node::{DrbKey, TcChange};
+use tcran_e2::node::DrbKey;
 use tcran_e2::sm::kpm::KpmReport;
 use tcran_e2::sm::tcran_tc::Trigger;
-use tcran_tc::PipelineConfig;
+use tcran_tc::{Change, PipelineConfig};
 
 /// A blocking [`server::Xapp`].
 #[derive(Debug, Clone)]
@@ -118,7 +118,7 @@ impl Xapp {
         &self,
         node: NodeId,
         drb: DrbKey,
-        change: &TcChange,
+        change: &Change,
     ) -> Result<ControlOutcome, XappError> {
         self.rt.block_on(self.inner.control(node, drb, change))
     }

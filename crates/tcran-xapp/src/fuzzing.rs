@@ -94,7 +94,7 @@ pub fn termination(data: &[u8]) {
     .expect("ready after setup");
     let (h, m) = tcran_tc::control(
         tcran_e2::node::DrbKey::new(1, 1),
-        &tcran_e2::node::TcChange::Controls(Vec::new()),
+        &::tcran_tc::Change::Controls(Vec::new()),
     );
     t.control(tcran_tc::DEFAULT_RAN_FUNCTION_ID, h, m)
         .expect("ready after setup");

@@ -40,7 +40,7 @@ pub use server::{
     ControlOutcome, KpmQuery, Listen, ListenTransport, NodeEvent, NodeId, NodeInfo, Subscription,
     Xapp, XappConfig, XappError,
 };
-pub use tcran_e2::node::{DrbKey, TcChange};
+pub use tcran_e2::node::DrbKey;
 pub use tcran_e2::sm::kpm::{KpmReport, Value as KpmValue};
 pub use tcran_e2::sm::tcran_tc::{Metric, Trigger};
 pub use termination::CloseCause;

@@ -45,11 +45,11 @@ use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use tcran_e2::e2ap::{self, Action, ActionType, RicRequestId};
-use tcran_e2::node::{DrbKey, TcChange};
+use tcran_e2::node::DrbKey;
 use tcran_e2::sm::kpm::{self, KpmReport};
 use tcran_e2::sm::tcran_tc::{self as tcsm, Trigger};
 use tcran_e2::transport::{self, Framed};
-use tcran_tc::PipelineConfig;
+use tcran_tc::{Change, PipelineConfig};
 use tokio::sync::{broadcast, mpsc, oneshot};
 
 /// An association's id in this process (fresh per connection).
@@ -587,7 +587,7 @@ impl Xapp {
         &self,
         node: NodeId,
         drb: DrbKey,
-        change: &TcChange,
+        change: &Change,
     ) -> Result<ControlOutcome, XappError> {
         let (info, cmd, conn) = lock(&self.shared.nodes)
             .get(&node)
@@ -630,13 +630,13 @@ impl Xapp {
             }
         };
         match tcsm::decode_outcome(&outcome) {
-            Ok(Ok(json)) => serde_json::from_str::<PipelineConfig>(&json)
+            Ok(tcsm::TcOutcome::Applied(json)) => serde_json::from_str::<PipelineConfig>(&json)
                 .map(ControlOutcome::Applied)
                 .map_err(|e| XappError::BadOutcome {
                     node,
                     why: format!("pipeline: {e}"),
                 }),
-            Ok(Err(refusal)) => Ok(ControlOutcome::Refused(refusal)),
+            Ok(tcsm::TcOutcome::Refused(refusal)) => Ok(ControlOutcome::Refused(refusal)),
             Err(e) => Err(XappError::BadOutcome { node, why: e }),
         }
     }
@@ -648,13 +648,13 @@ impl Xapp {
         drb: DrbKey,
         pipeline: PipelineConfig,
     ) -> Result<ControlOutcome, XappError> {
-        self.control(node, drb, &TcChange::Deploy(pipeline)).await
+        self.control(node, drb, &Change::Deploy(pipeline)).await
     }
 
     /// A DRB's pipeline configuration (an empty control list).
     pub async fn pipeline(&self, node: NodeId, drb: DrbKey) -> Result<PipelineConfig, XappError> {
         match self
-            .control(node, drb, &TcChange::Controls(Vec::new()))
+            .control(node, drb, &Change::Controls(Vec::new()))
             .await?
         {
             ControlOutcome::Applied(p) => Ok(p),

@@ -18,11 +18,9 @@ use crate::report::TcIndication;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use tcran_core::{BitRate, ConfigError, Duration};
-use tcran_sim::controller::{
-    Action, Command, ControlView, Controller, ControllerKind, FlowSliceConfig,
-};
+use tcran_sim::controller::{Command, ControlView, Controller, ControllerKind, FlowSliceConfig};
 use tcran_tc::classify::{ClassifierConfig, FilterRule};
-use tcran_tc::{Control, PipelineConfig};
+use tcran_tc::{Change, Control, PipelineConfig};
 
 /// TC-RAN Fig. 6a: the first flow in one slice, the others in another,
 /// shared 50 %-50 % (deficit round robin, equal weights) with 5G-BDP.
@@ -177,7 +175,7 @@ impl Controller for L4sOnScalable {
                     out.push(Command {
                         rnti: d.rnti,
                         drb: d.drb,
-                        action: Action::Control(Control::SetClassifier {
+                        change: Change::Control(Control::SetClassifier {
                             classifier: ClassifierConfig::Filter { rules: vec![rule] },
                         }),
                     });
@@ -187,7 +185,7 @@ impl Controller for L4sOnScalable {
                     out.push(Command {
                         rnti: d.rnti,
                         drb: d.drb,
-                        action: Action::Deploy(self.pipeline.clone()),
+                        change: Change::Deploy(self.pipeline.clone()),
                     });
                     self.watched.insert(key, None);
                 }
@@ -299,14 +297,14 @@ mod tests {
         assert!(matches!(
             &first[..],
             [Command {
-                action: Action::Control(Control::SetClassifier { .. }),
+                change: Change::Control(Control::SetClassifier { .. }),
                 ..
             }]
         ));
         // Nothing scalable yet: nothing more.
         assert!(tick(&mut c, view_of(fifo.clone(), 0)).is_empty());
         let deploy = tick(&mut c, view_of(fifo.clone(), 3));
-        assert_eq!(deploy[0].action, Action::Deploy(pipeline));
+        assert_eq!(deploy[0].change, Change::Deploy(pipeline));
         assert!(tick(&mut c, view_of(fifo, 9)).is_empty());
     }
 

@@ -1,6 +1,7 @@
 /* The C API as a C program sees it, run under ASan + UBSan by
  * `make capi-test`: every entry point given NULL, zero lengths, truncated
- * and garbage packets, bad configs and controls, too-small buffers,
+ * and garbage packets, bad configs and controls, changes all or nothing,
+ * whole-pipeline deploys, too-small buffers,
  * reentrant calls, and plug-ins registered from C or loaded with dlopen,
  * well- and ill-behaved. Prints "N passed, M failed".
  *
@@ -172,6 +173,45 @@ static void bad_configs_and_controls(void) {
     tcran_free(tc);
 }
 
+/* Several controls all or none, and a whole pipeline deployed without
+ * losing or reordering a queued packet. */
+static void changes_all_or_nothing(void) {
+    tcran_t *tc = make(FIFO, NULL);
+    uint8_t pkt[200], buf[TCRAN_MAX_PACKET];
+    tcran_push_result r;
+    tcran_packet_out out;
+    for (uint64_t tag = 0; tag < 5; tag++) {
+        build_ipv4(pkt, 100, PKT_UDP, 1, 2, 3, 4, 0);
+        CHECK(tcran_push(tc, pkt, 100, 0, tag, 0, &r) == TCRAN_OK && r.verdict == TCRAN_ACCEPTED);
+    }
+    /* The third control fails: the first two are not kept. */
+    const char *bad = "{\"controls\": [{\"op\": \"add_queue\", \"queue\": {\"id\": 1, \"kind\": \"fifo\"}},"
+                      " {\"op\": \"set_default_queue\", \"id\": 1},"
+                      " {\"op\": \"set_total_limit\", \"limit_packets\": 0}]}";
+    CHECK(tcran_controls(tc, bad, strlen(bad), 0, 1) == TCRAN_ERR_CONFIG &&
+          says("controls: control 3 of 3: limit_packets = 0"));
+    const char *two = "[[controls]]\nop = \"add_queue\"\nqueue = { id = 1, kind = \"fifo\" }\n"
+                      "[[controls]]\nop = \"set_default_queue\"\nid = 1\n";
+    CHECK(tcran_controls(tc, two, strlen(two), TCRAN_FORMAT_TOML, 1) == TCRAN_OK);
+    const char *none = "{\"controls\": 3}";
+    CHECK(tcran_controls(tc, none, strlen(none), 0, 1) == TCRAN_ERR_PARSE);
+    CHECK(tcran_controls(tc, NULL, 1, 0, 1) == TCRAN_ERR_NULL);
+    /* Queue 0 is gone in the target: its packets move, in order, to 7. */
+    const char *target = "[[queues]]\nid = 7\nkind = \"codel\"\n";
+    CHECK(tcran_deploy(tc, target, strlen(target), 0, 2) == TCRAN_OK);
+    const char *invalid = "[[queues]]\nid = 0\nkind = \"fifo\"\nweight = 0\n";
+    CHECK(tcran_deploy(tc, invalid, strlen(invalid), 0, 2) == TCRAN_ERR_CONFIG &&
+          says("config: queues[0].weight = 0"));
+    CHECK(tcran_deploy(NULL, target, strlen(target), 0, 2) == TCRAN_ERR_NULL);
+    int in_order = 1;
+    for (uint64_t tag = 0; tag < 5; tag++)
+        in_order &= tcran_pull(tc, 3, buf, sizeof buf, &out) == TCRAN_OK && out.tag == tag;
+    CHECK(in_order);
+    CHECK(tcran_pull(tc, 3, buf, sizeof buf, &out) == TCRAN_EMPTY);
+    CHECK(conserved(tc));
+    tcran_free(tc);
+}
+
 /* The egress callback tries to push into its own instance. */
 struct reentry {
     tcran_t *tc;
@@ -316,6 +356,7 @@ int main(int argc, char **argv) {
     null_arguments();
     bad_lengths_and_packets();
     bad_configs_and_controls();
+    changes_all_or_nothing();
     buffers_and_callbacks();
     plugins(argv[1]);
     printf("%d passed, %d failed\n", passed, failed);

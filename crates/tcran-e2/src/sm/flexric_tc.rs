@@ -18,7 +18,7 @@
 
 use super::{cause, ControlOutcome, Indication, Job, JobState, Refusal, ServiceModel, MIN_PERIOD};
 use crate::e2ap::{Action, ActionType, RanFunction};
-use crate::node::{DrbKey, E2Node, TcChange, TcView};
+use crate::node::{DrbKey, E2Node, TcView};
 use std::net::Ipv4Addr;
 use tcran_core::{BitRate, ByteSize, Duration, Instant, QueueId};
 use tcran_tc::classify::{ClassifierConfig, FilterRule, NumOrText};
@@ -27,7 +27,7 @@ use tcran_tc::policer::{PolicerAction, PolicerConfig};
 use tcran_tc::queue::{CodelConfig, FifoConfig, QueueKindConfig};
 use tcran_tc::sched::SchedulerConfig;
 use tcran_tc::shaper::ShaperConfig;
-use tcran_tc::{Control, PipelineConfig, QueueConfig};
+use tcran_tc::{Change, Control, PipelineConfig, QueueConfig};
 use thiserror::Error;
 
 /// RAN function id FlexRIC gives its TC service model.
@@ -910,8 +910,8 @@ fn existing_queue(cfg: &PipelineConfig, id: u32) -> Result<QueueConfig, String> 
 
 /// Translates a control into tcran's terms for a pipeline configured as
 /// `cfg`. `Err` is a refusal message (a request tcran cannot express).
-pub fn change_of(ctrl: &PlainControl, cfg: &PipelineConfig) -> Result<TcChange, String> {
-    let one = |c: Control| Ok(TcChange::Controls(vec![c]));
+pub fn change_of(ctrl: &PlainControl, cfg: &PipelineConfig) -> Result<Change, String> {
+    let one = |c: Control| Ok(Change::Control(c));
     match ctrl {
         PlainControl::QueueAdd {
             kind,
@@ -1007,7 +1007,7 @@ pub fn change_of(ctrl: &PlainControl, cfg: &PipelineConfig) -> Result<TcChange, 
             controls.push(Control::SetScheduler {
                 scheduler: SchedulerConfig::Priority,
             });
-            Ok(TcChange::Controls(controls))
+            Ok(Change::Controls(controls))
         }
         PlainControl::ShpAdd => Err(
             "SHP ADD names no queue; tcran attaches shapers to queues: use SHP MOD with the queue id"
@@ -1234,12 +1234,19 @@ impl ServiceModel for FlexricTc {
                 format!("{drb} does not exist"),
             );
         };
-        let result = change_of(&ctrl, &view.config).and_then(|c| node.apply(drb, &c, now));
-        match result {
-            Ok(()) => ControlOutcome::Done {
-                outcome: Some(ZERO.to_vec()),
+        // A request tcran cannot express is refused in the model's words,
+        // one the node refuses in the node's.
+        let why = match change_of(&ctrl, &view.config) {
+            Ok(change) => match node.apply(drb, &change, now) {
+                Ok(_) => {
+                    return ControlOutcome::Done {
+                        outcome: Some(ZERO.to_vec()),
+                    }
+                }
+                Err(e) => e.to_string(),
             },
-            Err(why) => refused(cause::CONTROL_FAILED_TO_EXECUTE, format!("{drb}: {why}")),
-        }
+            Err(untranslatable) => untranslatable,
+        };
+        refused(cause::CONTROL_FAILED_TO_EXECUTE, format!("{drb}: {why}"))
     }
 }

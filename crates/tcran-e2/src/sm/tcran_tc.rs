@@ -27,14 +27,14 @@ use super::{
 };
 use crate::asn::e2sm_tcran as t;
 use crate::e2ap::{Action, ActionType, RanFunction};
-use crate::node::{DrbKey, E2Node, LowerLayerKpis, TcChange, TcView};
+use crate::node::{DrbKey, E2Node, LowerLayerKpis, TcView};
 use asn1_codecs::aper::AperCodec;
 use asn1_codecs::PerCodecData;
 use std::collections::BTreeMap;
 use tcran_core::reason::{DropReason, MarkReason};
 use tcran_core::{Duration, Instant};
 use tcran_tc::stats::PipelineStats;
-use tcran_tc::{Control, PipelineConfig};
+use tcran_tc::{Change, Control, PipelineConfig};
 
 /// Default RAN function id (none of FlexRIC's plugins uses it).
 pub const DEFAULT_RAN_FUNCTION_ID: u16 = 246;
@@ -183,32 +183,46 @@ pub fn action_definition(drbs: &[DrbKey]) -> Vec<u8> {
 }
 
 /// Encodes a control header and message.
-pub fn control(drb: DrbKey, change: &TcChange) -> (Vec<u8>, Vec<u8>) {
+pub fn control(drb: DrbKey, change: &Change) -> (Vec<u8>, Vec<u8>) {
     let header = encode(&t::TcControlHeader { drb: drb_ref(drb) });
+    let one = |c: &Control| {
+        t::TcControlMessage::Control(t::TcControlMessage_control(
+            serde_json::to_string(c).expect("serialisable"),
+        ))
+    };
     let message = match change {
-        TcChange::Controls(c) if c.len() == 1 => t::TcControlMessage::Control(
-            t::TcControlMessage_control(serde_json::to_string(&c[0]).expect("serialisable")),
-        ),
+        Change::Control(c) => one(c),
+        Change::Controls(c) if c.len() == 1 => one(&c[0]),
         // Several controls (all or none) travel as a JSON array; an empty
         // array changes nothing and asks for the configuration (the
         // outcome carries it).
-        TcChange::Controls(c) => t::TcControlMessage::Control(t::TcControlMessage_control(
+        Change::Controls(c) => t::TcControlMessage::Control(t::TcControlMessage_control(
             serde_json::to_string(c).expect("serialisable"),
         )),
-        TcChange::Deploy(cfg) => t::TcControlMessage::Deploy(t::TcControlMessage_deploy(
+        Change::Deploy(cfg) => t::TcControlMessage::Deploy(t::TcControlMessage_deploy(
             serde_json::to_string(cfg).expect("serialisable"),
         )),
     };
     (header, encode(&message))
 }
 
-/// Decodes a control outcome: `Ok(configuration JSON)` or `Err(refusal)`.
-pub fn decode_outcome(bytes: &[u8]) -> Result<Result<String, String>, String> {
+/// A node's answer to a control, as the RIC reads it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TcOutcome {
+    /// Applied (or read): the DRB's configuration as JSON, empty if the
+    /// node did not send it.
+    Applied(String),
+    /// Refused, nothing changed: the node's reason in one line.
+    Refused(String),
+}
+
+/// Decodes a control outcome; `Err` is an outcome that does not decode.
+pub fn decode_outcome(bytes: &[u8]) -> Result<TcOutcome, String> {
     let o: t::TcControlOutcome = decode(bytes)?;
     Ok(match (o.pipeline, o.refusal) {
-        (_, Some(r)) => Err(r.0),
-        (Some(p), None) => Ok(p.0),
-        (None, None) => Ok(String::new()),
+        (_, Some(r)) => TcOutcome::Refused(r.0),
+        (Some(p), None) => TcOutcome::Applied(p.0),
+        (None, None) => TcOutcome::Applied(String::new()),
     })
 }
 
@@ -485,13 +499,14 @@ impl ServiceModel for TcRan {
         node: &mut dyn E2Node,
         now: Instant,
     ) -> ControlOutcome {
-        let invalid = |what: String| ControlOutcome::Refused {
-            refusal: Refusal::ric_request(cause::CONTROL_MESSAGE_INVALID, what.clone()),
+        let refused = |cause: u8, why: String| ControlOutcome::Refused {
+            refusal: Refusal::ric_request(cause, why.clone()),
             outcome: Some(encode(&t::TcControlOutcome {
                 pipeline: None,
-                refusal: Some(t::TcControlOutcomeRefusal(what)),
+                refusal: Some(t::TcControlOutcomeRefusal(why)),
             })),
         };
+        let invalid = |what: String| refused(cause::CONTROL_MESSAGE_INVALID, what);
         let drb = match decode::<t::TcControlHeader>(header) {
             Ok(h) => drb_key(&h.drb),
             Err(e) => return invalid(format!("control header: {e}")),
@@ -499,57 +514,46 @@ impl ServiceModel for TcRan {
         let change = match decode::<t::TcControlMessage>(message) {
             Ok(t::TcControlMessage::Control(c)) if c.0.trim_start().starts_with('[') => {
                 match serde_json::from_str::<Vec<Control>>(&c.0) {
-                    Ok(list) => TcChange::Controls(list),
+                    Ok(list) => Change::Controls(list),
                     Err(e) => return invalid(format!("control list: {e}")),
                 }
             }
             Ok(t::TcControlMessage::Control(c)) => match serde_json::from_str::<Control>(&c.0) {
-                Ok(c) => TcChange::Controls(vec![c]),
+                Ok(c) => Change::Control(c),
                 Err(e) => return invalid(format!("control: {e}")),
             },
             Ok(t::TcControlMessage::Deploy(d)) => {
                 match serde_json::from_str::<PipelineConfig>(&d.0) {
-                    Ok(c) => TcChange::Deploy(c),
+                    Ok(c) => Change::Deploy(c),
                     Err(e) => return invalid(format!("deploy: {e}")),
                 }
             }
             Err(e) => return invalid(format!("control message: {e}")),
         };
-        let outcome_of = |node: &mut dyn E2Node| {
-            let pipeline = node
-                .tc_view(drb, now)
-                .and_then(|v| serde_json::to_string(&v.config).ok())
-                .map(t::TcControlOutcomePipeline);
+        let failed = |why: String| refused(cause::CONTROL_FAILED_TO_EXECUTE, why);
+        let outcome = |config: &PipelineConfig| {
             Some(encode(&t::TcControlOutcome {
-                pipeline,
+                pipeline: serde_json::to_string(config)
+                    .ok()
+                    .map(t::TcControlOutcomePipeline),
                 refusal: None,
             }))
         };
         // A read goes nowhere near the node's `apply`: a node that logs
         // its reconfigurations must not log one for it.
-        let read = matches!(&change, TcChange::Controls(c) if c.is_empty());
-        let applied = match read {
-            true if node.tc_view(drb, now).is_some() => Ok(()),
-            true => Err("the DRB does not exist".to_string()),
-            false => node.apply(drb, &change, now),
-        };
-        match applied {
-            Ok(()) if read => ControlOutcome::Read {
-                outcome: outcome_of(node),
+        if change.is_read() {
+            return match node.tc_view(drb, now) {
+                Some(v) => ControlOutcome::Read {
+                    outcome: outcome(&v.config),
+                },
+                None => failed(format!("{drb}: the DRB does not exist")),
+            };
+        }
+        match node.apply(drb, &change, now) {
+            Ok(applied) => ControlOutcome::Done {
+                outcome: outcome(&applied.config),
             },
-            Ok(()) => ControlOutcome::Done {
-                outcome: outcome_of(node),
-            },
-            Err(why) => {
-                let why = format!("{drb}: {why}");
-                ControlOutcome::Refused {
-                    refusal: Refusal::ric_request(cause::CONTROL_FAILED_TO_EXECUTE, why.clone()),
-                    outcome: Some(encode(&t::TcControlOutcome {
-                        pipeline: None,
-                        refusal: Some(t::TcControlOutcomeRefusal(why)),
-                    })),
-                }
-            }
+            Err(why) => failed(format!("{drb}: {why}")),
         }
     }
 }

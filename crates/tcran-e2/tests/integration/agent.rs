@@ -293,7 +293,7 @@ fn tcran_model_deploys_a_pipeline_and_reports_on_condition() {
     let target: PipelineConfig =
         toml::from_str("pacer = { kind = \"bdp\" }\n[[queues]]\nid = 0\nkind = \"codel\"\n")
             .unwrap();
-    let (header, message) = tcsm::control(DRB, &tcran_e2::node::TcChange::Deploy(target));
+    let (header, message) = tcsm::control(DRB, &::tcran_tc::Change::Deploy(target));
     let req = E2apPdu::ControlRequest(e2ap::ControlRequest {
         request: RicRequestId {
             requestor: 7,
@@ -309,9 +309,10 @@ fn tcran_model_deploys_a_pipeline_and_reports_on_condition() {
     let [E2apPdu::ControlAcknowledge(ack)] = one(&mut a) else {
         panic!()
     };
-    let cfg = tcsm::decode_outcome(ack.outcome.as_deref().unwrap())
-        .unwrap()
-        .unwrap();
+    let Ok(tcsm::TcOutcome::Applied(cfg)) = tcsm::decode_outcome(ack.outcome.as_deref().unwrap())
+    else {
+        panic!()
+    };
     assert!(cfg.contains("\"codel\""), "{cfg}");
     let p = n.drb(DRB).unwrap().pipeline.config();
     assert_eq!(p.pacer.kind_name(), "bdp");
@@ -320,9 +321,7 @@ fn tcran_model_deploys_a_pipeline_and_reports_on_condition() {
     // A control naming a queue that does not exist: failure with the reason.
     let (header, message) = tcsm::control(
         DRB,
-        &tcran_e2::node::TcChange::Controls(vec![::tcran_tc::Control::DeleteQueue {
-            id: QueueId(5),
-        }]),
+        &::tcran_tc::Change::Controls(vec![::tcran_tc::Control::DeleteQueue { id: QueueId(5) }]),
     );
     let req = E2apPdu::ControlRequest(e2ap::ControlRequest {
         request: RicRequestId {
@@ -339,9 +338,10 @@ fn tcran_model_deploys_a_pipeline_and_reports_on_condition() {
     let [E2apPdu::ControlFailure(f)] = one(&mut a) else {
         panic!()
     };
-    let why = tcsm::decode_outcome(f.outcome.as_deref().unwrap())
-        .unwrap()
-        .unwrap_err();
+    let Ok(tcsm::TcOutcome::Refused(why)) = tcsm::decode_outcome(f.outcome.as_deref().unwrap())
+    else {
+        panic!()
+    };
     assert!(why.contains("no such queue"), "{why}");
 }
 
@@ -353,7 +353,7 @@ fn tcran_model_deploys_a_pipeline_and_reports_on_condition() {
 fn tcran_model_counts_reads_apart_from_applied_controls() {
     let mut n = node();
     let mut a = ready(RicProfile::Standard, &mut n);
-    let request = |instance, drb, change: &tcran_e2::node::TcChange| {
+    let request = |instance, drb, change: &::tcran_tc::Change| {
         let (header, message) = tcsm::control(drb, change);
         e2ap::encode(&E2apPdu::ControlRequest(e2ap::ControlRequest {
             request: RicRequestId {
@@ -368,21 +368,22 @@ fn tcran_model_counts_reads_apart_from_applied_controls() {
         }))
         .unwrap()
     };
-    let read = tcran_e2::node::TcChange::Controls(Vec::new());
+    let read = ::tcran_tc::Change::Controls(Vec::new());
     let before = n.drb(DRB).unwrap().pipeline.config();
     a.handle(&request(1, DRB, &read), &mut n, t(5));
     let [E2apPdu::ControlAcknowledge(ack)] = one(&mut a) else {
         panic!()
     };
-    let cfg = tcsm::decode_outcome(ack.outcome.as_deref().unwrap())
-        .unwrap()
-        .unwrap();
+    let Ok(tcsm::TcOutcome::Applied(cfg)) = tcsm::decode_outcome(ack.outcome.as_deref().unwrap())
+    else {
+        panic!()
+    };
     assert_eq!(
         serde_json::from_str::<PipelineConfig>(&cfg).unwrap(),
         before,
         "the outcome is the configuration read"
     );
-    let change = tcran_e2::node::TcChange::Controls(vec![::tcran_tc::Control::SetTotalLimit {
+    let change = ::tcran_tc::Change::Controls(vec![::tcran_tc::Control::SetTotalLimit {
         limit_packets: Some(77),
     }]);
     a.handle(&request(2, DRB, &change), &mut n, t(6));
@@ -394,9 +395,10 @@ fn tcran_model_counts_reads_apart_from_applied_controls() {
     let [E2apPdu::ControlFailure(f)] = one(&mut a) else {
         panic!()
     };
-    let why = tcsm::decode_outcome(f.outcome.as_deref().unwrap())
-        .unwrap()
-        .unwrap_err();
+    let Ok(tcsm::TcOutcome::Refused(why)) = tcsm::decode_outcome(f.outcome.as_deref().unwrap())
+    else {
+        panic!()
+    };
     assert!(why.contains("does not exist"), "{why}");
     let s = a.stats();
     assert_eq!(

@@ -106,8 +106,9 @@ proptest! {
 #[test]
 #[ignore]
 fn write_encoder_seeds() {
-    use tcran_e2::node::{DrbKey, TcChange};
+    use tcran_e2::node::DrbKey;
     use tcran_e2::sm::{kpm, tcran_tc as m, ServiceModel};
+    use tcran_tc::Change;
     if std::env::var("TCRAN_WRITE_SEEDS").is_err() {
         return;
     }
@@ -238,12 +239,12 @@ fn write_encoder_seeds() {
     );
     let (h, msg) = m::control(
         drb,
-        &TcChange::Controls(vec![tcran_tc::Control::SetPacer {
+        &Change::Controls(vec![tcran_tc::Control::SetPacer {
             pacer: tcran_tc::pacer::PacerConfig::None,
         }]),
     );
     write("e2_tcran_sm", "control_header", &h);
     write("e2_tcran_sm", "control_message", &msg);
-    let (_, msg) = m::control(drb, &TcChange::Deploy(cfg));
+    let (_, msg) = m::control(drb, &Change::Deploy(cfg));
     write("e2_tcran_sm", "control_deploy", &msg);
 }

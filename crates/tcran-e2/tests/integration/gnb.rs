@@ -8,13 +8,13 @@ use std::path::Path;
 use tcran_core::{DrbId, Duration, FiveTuple, Instant, Packet, PacketId, Protocol, QueueId, Rnti};
 use tcran_e2::agent::{Agent, AgentConfig, RicProfile};
 use tcran_e2::e2ap::{self, E2apPdu, RicRequestId};
-use tcran_e2::node::{DrbKey, E2Node, TcChange};
+use tcran_e2::node::{DrbKey, E2Node};
 use tcran_e2::sm::flexric_tc::{self, PlainControl};
 use tcran_e2::sm::kpm::{self, Value};
 use tcran_e2::sm::AnyModel;
 use tcran_gnb::{ue_address, Gnb, GnbConfig};
 use tcran_tc::queue::{CodelConfig, QueueKindConfig};
-use tcran_tc::{Control, QueueConfig};
+use tcran_tc::{Change, Control, QueueConfig, Refused};
 
 /// 5 MHz at 15 kHz: 25 PRBs (TS 38.101-1 Table 5.3.2-1), 1-ms slots.
 const CELL: &str = r#"
@@ -192,7 +192,7 @@ fn changes_have_the_nodes_refusal_semantics() {
     let err = E2Node::apply(
         &mut gnb,
         DRB,
-        &TcChange::Controls(vec![
+        &Change::Controls(vec![
             Control::AddQueue {
                 queue: codel.clone(),
             },
@@ -201,39 +201,50 @@ fn changes_have_the_nodes_refusal_semantics() {
         Instant::ZERO,
     )
     .unwrap_err();
-    assert!(err.contains("control 2 of 2"), "{err}");
+    assert!(
+        matches!(
+            err,
+            Refused::Control {
+                index: 1,
+                count: 2,
+                ..
+            }
+        ),
+        "{err}"
+    );
+    assert!(err.to_string().contains("control 2 of 2"), "{err}");
     assert_eq!(gnb.drb(Rnti(1), DrbId(1)).unwrap().config(), before);
     // The same refusal as the node's own control surface gives.
     let direct = gnb
         .apply(
             Rnti(1),
             DrbId(1),
-            tcran_gnb::Action::Control(Control::DeleteQueue { id: QueueId(7) }),
+            &Change::Control(Control::DeleteQueue { id: QueueId(7) }),
             Instant::ZERO,
         )
         .unwrap_err();
     let via_e2 = E2Node::apply(
         &mut gnb,
         DRB,
-        &TcChange::Controls(vec![Control::DeleteQueue { id: QueueId(7) }]),
+        &Change::Controls(vec![Control::DeleteQueue { id: QueueId(7) }]),
         Instant::ZERO,
     )
     .unwrap_err();
-    assert_eq!(via_e2, direct.error);
+    assert_eq!(via_e2, direct);
     // A DRB that does not exist.
     let err = E2Node::apply(
         &mut gnb,
         DrbKey::new(1, 5),
-        &TcChange::Controls(vec![]),
+        &Change::Controls(vec![]),
         Instant::ZERO,
     )
     .unwrap_err();
-    assert!(err.contains("no such"), "{err}");
+    assert_eq!(err, Refused::NoSuchDrb);
     // Applied.
     E2Node::apply(
         &mut gnb,
         DRB,
-        &TcChange::Controls(vec![Control::AddQueue { queue: codel }]),
+        &Change::Controls(vec![Control::AddQueue { queue: codel }]),
         Instant::ZERO,
     )
     .unwrap();

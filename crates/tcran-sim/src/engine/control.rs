@@ -9,20 +9,19 @@
 //! applied or refused, is recorded with who asked for it.
 
 use super::{Ev, Sim};
-use crate::controller::{
-    Action, AnyController, Command, ControlView, Controller, DrbView, FlowView,
-};
+use crate::controller::{AnyController, Command, ControlView, Controller, DrbView, FlowView};
 use crate::scenario::SimConfig;
 use crate::series::Reconfiguration;
 use std::collections::BTreeMap;
 use tcran_core::{ConfigError, DrbId, Duration, Instant, Rnti};
+use tcran_tc::{Applied, Change, Refused};
 
 /// A scheduled change: who, where (`None` = every UE / DRB), what.
 #[derive(Debug)]
 pub(super) struct Scheduled {
     ue: Option<u16>,
     drb: Option<u8>,
-    action: Action,
+    change: Change,
 }
 
 /// A controller with its schedule, scope and the counters it last saw.
@@ -59,7 +58,7 @@ impl Sim {
             self.scheduled.push(Scheduled {
                 ue: ev.ue,
                 drb: ev.drb,
-                action: ev.action().map_err(at)?,
+                change: ev.change().map_err(at)?,
             });
         }
         let names: Vec<&str> = cfg.flows.iter().map(|f| f.name.as_str()).collect();
@@ -135,9 +134,9 @@ impl Sim {
 
     pub(super) fn run_scheduled(&mut self, i: usize) {
         let (ue, drb) = (self.scheduled[i].ue, self.scheduled[i].drb);
+        let change = self.scheduled[i].change.clone();
         for (_, rnti, drb) in self.scope(ue, drb) {
-            let action = self.scheduled[i].action.clone();
-            self.reconfigure("event", rnti, drb, action);
+            self.reconfigure("event", rnti, drb, &change);
         }
     }
 
@@ -222,14 +221,14 @@ impl Sim {
         for cmd in commands {
             let (rnti, drb) = (Rnti(cmd.rnti), DrbId(cmd.drb));
             if self.gnb.drb(rnti, drb).is_some() {
-                self.reconfigure(&name, rnti, drb, cmd.action);
+                self.reconfigure(&name, rnti, drb, &cmd.change);
             } else {
                 self.refused(
                     &name,
                     cmd.rnti,
                     cmd.drb,
                     "command".into(),
-                    "no such UE/DRB".into(),
+                    &Refused::NoSuchDrb,
                 );
             }
         }
@@ -238,32 +237,33 @@ impl Sim {
         }
     }
 
-    /// Applies `action` to the pipeline of (UE, DRB) and records it.
-    fn reconfigure(&mut self, by: &str, rnti: Rnti, drb: DrbId, action: Action) {
-        let _ = self.apply_control(by, rnti, drb, action);
+    /// Applies `change` to the pipeline of (UE, DRB) and records it.
+    fn reconfigure(&mut self, by: &str, rnti: Rnti, drb: DrbId, change: &Change) {
+        let _ = self.apply_control(by, rnti, drb, change);
     }
 
-    /// Applies `action` to the pipeline of (UE, DRB) now, through the RAN
+    /// Applies `change` to the pipeline of (UE, DRB) now, through the RAN
     /// node's control surface, and records it in the run's
     /// reconfigurations (applied or refused, with `by` as who asked), as
     /// for the scenario's own events and controllers: what an outside
     /// controller (an xApp over E2) calls between two events of a
-    /// real-time run. An empty list of controls ([`Action::is_read`]) is a
-    /// read: checked against the DRB like any action, but not recorded nor
+    /// real-time run. An empty list of controls ([`Change::is_read`]) is a
+    /// read: checked against the DRB like any change, but not recorded nor
     /// counted as a reconfiguration.
     pub fn apply_control(
         &mut self,
         by: &str,
         rnti: Rnti,
         drb: DrbId,
-        action: Action,
-    ) -> Result<String, tcran_gnb::Refused> {
-        let read = action.is_read();
-        let result = self.gnb.apply(rnti, drb, action, self.now);
-        match &result {
-            _ if read => {}
-            Ok(what) => self.applied(by, rnti.0, drb.0, what.clone()),
-            Err(r) => self.refused(by, rnti.0, drb.0, r.what.clone(), r.error.clone()),
+        change: &Change,
+    ) -> Result<Applied, Refused> {
+        let result = self.gnb.apply(rnti, drb, change, self.now);
+        if !change.is_read() {
+            let what = change.describe();
+            match &result {
+                Ok(_) => self.applied(by, rnti.0, drb.0, what),
+                Err(r) => self.refused(by, rnti.0, drb.0, what, r),
+            }
         }
         // What the change let go or dropped at once, handled now.
         if self.gnb.has_outputs() {
@@ -286,7 +286,7 @@ impl Sim {
         );
     }
 
-    fn refused(&mut self, by: &str, rnti: u16, drb: u8, what: String, error: String) {
+    fn refused(&mut self, by: &str, rnti: u16, drb: u8, what: String, error: &Refused) {
         self.reconfig_counts.failed += 1;
         self.series.reconfiguration(
             true,

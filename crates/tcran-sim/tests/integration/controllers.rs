@@ -413,19 +413,25 @@ fn variants_override_the_cell_and_the_flows() {
 #[test]
 fn an_empty_control_list_is_a_read_not_a_reconfiguration() {
     use tcran_core::{DrbId, Instant, Rnti};
-    use tcran_sim::controller::Action;
+    use tcran_tc::{Change, Refused};
     let mut sim = build(CBR).unwrap();
     let t = Instant::from_millis(500);
     sim.run_until(t);
-    let read = sim.apply_control("e2", Rnti(1), DrbId(1), Action::Controls(vec![]));
-    assert_eq!(read.as_deref(), Ok(""));
-    assert!(sim
-        .apply_control("e2", Rnti(9), DrbId(1), Action::Controls(vec![]))
-        .is_err());
-    let change = Action::Control(tcran_tc::Control::SetTotalLimit {
+    let read = Change::Controls(vec![]);
+    let before = sim.gnb().drb(Rnti(1), DrbId(1)).unwrap().config();
+    assert_eq!(
+        sim.apply_control("e2", Rnti(1), DrbId(1), &read)
+            .map(|a| a.config),
+        Ok(before)
+    );
+    assert_eq!(
+        sim.apply_control("e2", Rnti(9), DrbId(1), &read),
+        Err(Refused::NoSuchDrb)
+    );
+    let change = Change::Control(tcran_tc::Control::SetTotalLimit {
         limit_packets: Some(100),
     });
-    assert!(sim.apply_control("e2", Rnti(1), DrbId(1), change).is_ok());
+    assert!(sim.apply_control("e2", Rnti(1), DrbId(1), &change).is_ok());
     let out = sim.finish_at(Instant::from_millis(1000));
     let r = &out.series.reconfigurations;
     assert_eq!(r.len(), 1, "{r:?}");

@@ -2,6 +2,7 @@
 //! each module is one former `tests/NAME.rs`; run one with
 //! `cargo test -p tcran-tc --test integration NAME::`.
 
+mod change;
 mod common;
 mod config_errors;
 mod control;

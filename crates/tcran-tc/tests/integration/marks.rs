@@ -1,10 +1,11 @@
-//! `Pipeline::marked_packets`: every CE mark, whichever stage gave it.
+//! `Pipeline::marked_packets`: every CE mark, whichever stage gave it;
+//! `PushOutcome::Marked`: the arriving packet's.
 
 use crate::common;
 
 use common::packet;
-use tcran_core::{Duration, Ecn, Instant};
-use tcran_tc::PipelineConfig;
+use tcran_core::{DropReason, Duration, Ecn, Instant, QueueId};
+use tcran_tc::{PipelineConfig, PushOutcome};
 
 #[test]
 fn marked_packets_counts_policer_marks_at_ingress() {
@@ -22,11 +23,21 @@ fn marked_packets_counts_policer_marks_at_ingress() {
     .unwrap();
     let mut p = config.build().unwrap();
     let t = Instant::ZERO;
-    p.push(packet(1, 0, 1000, Ecn::Ect0, t), t);
+    let q = QueueId(0);
+    assert_eq!(
+        p.push(packet(1, 0, 1000, Ecn::Ect0, t), t),
+        PushOutcome::Enqueued(q)
+    );
     assert_eq!(p.marked_packets(), 0);
-    p.push(packet(2, 0, 1000, Ecn::Ect0, t), t);
+    assert_eq!(
+        p.push(packet(2, 0, 1000, Ecn::Ect0, t), t),
+        PushOutcome::Marked(q)
+    );
     assert_eq!(p.marked_packets(), 1);
-    p.push(packet(3, 0, 1000, Ecn::NotEct, t), t);
+    assert_eq!(
+        p.push(packet(3, 0, 1000, Ecn::NotEct, t), t),
+        PushOutcome::Dropped(DropReason::Policer)
+    );
     assert_eq!((p.marked_packets(), p.totals().dropped_packets), (1, 1));
 }
 

@@ -7,10 +7,10 @@ use crate::support;
 use std::net::{IpAddr, Ipv4Addr};
 use support::*;
 use tcran_core::{BitRate, Duration, FiveTuple, Instant, Protocol};
-use tcran_e2::node::{E2Node, TcChange};
+use tcran_e2::node::E2Node;
 use tcran_sim::controller::{
-    Action, AnyController, Command, ControlView, Controller, ControllerConfig, ControllerKind,
-    DrbView, FlowView,
+    AnyController, Command, ControlView, Controller, ControllerConfig, ControllerKind, DrbView,
+    FlowView,
 };
 use tcran_xapp::adapter::{self, AdapterOptions, FlowEntry, Stopped};
 use tcran_xapp::{xapps, DrbKey, Xapp, XappConfig};
@@ -107,12 +107,7 @@ fn in_process(
     );
     assert!(!out.is_empty(), "the controller acts in process");
     for cmd in out {
-        let change = match cmd.action {
-            Action::Control(c) => TcChange::Controls(vec![c]),
-            Action::Controls(c) => TcChange::Controls(c),
-            Action::Deploy(p) => TcChange::Deploy(p),
-        };
-        node.apply(DRB, &change, Instant::ZERO).unwrap();
+        node.apply(DRB, &cmd.change, Instant::ZERO).unwrap();
     }
     node.drb(DRB).unwrap().pipeline.config()
 }

@@ -12,10 +12,10 @@ use tcran_core::{Duration, FiveTuple, Instant, QueueId};
 use tcran_e2::e2ap::{self, E2apPdu};
 use tcran_e2::transport;
 use tcran_tc::queue::{CodelConfig, QueueKindConfig};
-use tcran_tc::{Control, QueueConfig};
+use tcran_tc::{Change, Control, QueueConfig};
 use tcran_xapp::{
-    blocking, CloseCause, ControlOutcome, DrbKey, KpmQuery, KpmValue, Metric, NodeEvent, TcChange,
-    Trigger, Xapp, XappConfig,
+    blocking, CloseCause, ControlOutcome, DrbKey, KpmQuery, KpmValue, Metric, NodeEvent, Trigger,
+    Xapp, XappConfig,
 };
 use tokio::io::AsyncWriteExt;
 
@@ -113,7 +113,7 @@ async fn subscribe_indications_and_control_outcomes() {
         .control(
             id,
             d1,
-            &TcChange::Controls(vec![Control::AddQueue {
+            &Change::Controls(vec![Control::AddQueue {
                 queue: codel.clone(),
             }]),
         )
@@ -131,7 +131,7 @@ async fn subscribe_indications_and_control_outcomes() {
         .control(
             id,
             d1,
-            &TcChange::Controls(vec![
+            &Change::Controls(vec![
                 Control::DeleteQueue { id: QueueId(1) },
                 Control::DeleteQueue { id: QueueId(9) },
             ]),
@@ -147,7 +147,7 @@ async fn subscribe_indications_and_control_outcomes() {
     // A deploy to a DRB that does not exist is refused with the reason.
     let out = x.deploy(id, DrbKey::new(9, 1), fifo()).await.unwrap();
     assert!(
-        matches!(out, ControlOutcome::Refused(ref w) if w.contains("does not exist")),
+        matches!(out, ControlOutcome::Refused(ref w) if w.contains("no such UE/DRB")),
         "{out:?}"
     );
 
@@ -205,7 +205,7 @@ async fn concurrent_callers_each_get_their_own_outcome() {
                 let mut seen = Vec::new();
                 for i in 0..EACH {
                     let limit = 10_000 * (c + 1) + i;
-                    let change = TcChange::Controls(vec![Control::SetTotalLimit {
+                    let change = Change::Controls(vec![Control::SetTotalLimit {
                         limit_packets: Some(limit),
                     }]);
                     match x.control(id, drb, &change).await.unwrap() {
@@ -419,7 +419,7 @@ async fn tls_nodes_without_a_trusted_certificate_are_refused() {
         .unwrap();
     tokio::time::timeout(WAIT, s.recv()).await.unwrap().unwrap();
     // A control over TLS (written by the association's task).
-    let change = TcChange::Controls(vec![Control::SetTotalLimit {
+    let change = Change::Controls(vec![Control::SetTotalLimit {
         limit_packets: Some(77),
     }]);
     match x.control(nodes[0].id, DrbKey::new(1, 1), &change).await {
