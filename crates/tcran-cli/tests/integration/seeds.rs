@@ -25,10 +25,8 @@ fn tcran(args: &[&str]) -> std::process::Output {
         .unwrap()
 }
 
-#[test]
-fn three_seeds_give_per_seed_runs_and_intervals() {
-    let dir = temp_dir("run");
-    let d = dir.display().to_string();
+/// `tcran run small_scenario.toml --seeds 1..3 --json --out DIR`'s summary.
+fn small_scenario_seeds_1_to_3(out_dir: &str) -> serde_json::Value {
     let out = tcran(&[
         "run",
         &fixture("small_scenario.toml"),
@@ -36,10 +34,17 @@ fn three_seeds_give_per_seed_runs_and_intervals() {
         "1..3",
         "--json",
         "--out",
-        &d,
+        out_dir,
     ]);
     assert!(out.status.success(), "{out:?}");
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn three_seeds_give_per_seed_runs_and_intervals() {
+    let dir = temp_dir("run");
+    let d = dir.display().to_string();
+    let v = small_scenario_seeds_1_to_3(&d);
     assert_eq!(v["seeds"], serde_json::json!([1, 2, 3]));
     assert_eq!(v["seed"], 1);
     let runs = v["seed_runs"].as_array().unwrap();
@@ -95,17 +100,7 @@ fn seeds_vary_what_is_random_and_the_table_says_when_nothing_is() {
     let dir = temp_dir("random");
     let d = dir.display().to_string();
     let text = std::fs::read_to_string(fixture("small_scenario.toml")).unwrap();
-    let out = tcran(&[
-        "run",
-        &fixture("small_scenario.toml"),
-        "--seeds",
-        "1..3",
-        "--json",
-        "--out",
-        &d,
-    ]);
-    assert!(out.status.success(), "{out:?}");
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = small_scenario_seeds_1_to_3(&d);
     let draws: Vec<&serde_json::Value> = v["seed_runs"]
         .as_array()
         .unwrap()

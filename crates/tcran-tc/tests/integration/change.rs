@@ -250,7 +250,7 @@ fn control() -> impl Strategy<Value = Control> {
 enum Op {
     Push { flow: u16, len: u32 },
     Pull { n: u8 },
-    Change(Change),
+    Change(Box<Change>),
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -277,9 +277,9 @@ fn op() -> impl Strategy<Value = Op> {
     prop_oneof![
         5 => (0u16..4, 40u32..1500).prop_map(|(flow, len)| Op::Push { flow, len }),
         3 => (1u8..6).prop_map(|n| Op::Pull { n }),
-        2 => control().prop_map(|c| Op::Change(Change::Control(c))),
-        2 => proptest::collection::vec(control(), 0..5).prop_map(|c| Op::Change(Change::Controls(c))),
-        1 => deploy.prop_map(Op::Change),
+        2 => control().prop_map(|c| Op::Change(Box::new(Change::Control(c)))),
+        2 => proptest::collection::vec(control(), 0..5).prop_map(|c| Op::Change(Box::new(Change::Controls(c)))),
+        1 => deploy.prop_map(|d| Op::Change(Box::new(d))),
     ]
 }
 
