@@ -7,14 +7,17 @@
 //! - **All or nothing.** A refused change changes nothing and says why with
 //!   a typed [`Refused`] (which control, the field, the value, what is
 //!   allowed). The controls are first rehearsed on a scratch pipeline built
-//!   from the running configuration (validation depends on the
-//!   configuration only), and the result must itself be a configuration
-//!   that builds ([`Pipeline::apply`] checks each control, not every cross
-//!   reference: a policer may be pointed at a queue that does not exist).
-//!   Only then are they applied to the pipeline.
-//! - A pipeline with plug-in stages cannot be rebuilt without its resolver
-//!   for the rehearsal: one control is still atomic ([`Pipeline::apply`]
-//!   changes nothing when it fails), a sequence of several is refused.
+//!   from the running configuration with the pipeline's own plug-in
+//!   resolver (validation depends on the configuration only; a C plug-in
+//!   stage is created for the rehearsal and destroyed after it), and the
+//!   result must itself be a configuration that builds
+//!   ([`Pipeline::apply`] checks each control, not every cross reference: a
+//!   policer may be pointed at a queue that does not exist). Only then are
+//!   they applied to the pipeline.
+//! - A pipeline whose configuration cannot be rebuilt (a plug-in stage
+//!   without a resolver) is not rehearsed: one control is still atomic
+//!   ([`Pipeline::apply`] changes nothing when it fails), a sequence of
+//!   several is refused.
 //! - **Deploy** ([`Change::Deploy`]) replaces the whole pipeline without
 //!   losing or reordering a packet: it is the [`Control`] sequence that
 //!   turns the running configuration into the target ([`deploy_controls`]:
@@ -169,7 +172,7 @@ impl Pipeline {
             }
         };
         let count = controls.len();
-        match self.config().build() {
+        match self.sibling(self.config()) {
             Ok(mut scratch) => {
                 for (index, c) in controls.iter().enumerate() {
                     scratch
@@ -180,7 +183,8 @@ impl Pipeline {
                             error,
                         })?;
                 }
-                scratch.config().build().map_err(Refused::InvalidResult)?;
+                self.sibling(scratch.config())
+                    .map_err(Refused::InvalidResult)?;
             }
             Err(_) if count == 1 => {
                 self.apply(controls[0].clone(), now)

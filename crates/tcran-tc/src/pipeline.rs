@@ -148,6 +148,12 @@ impl Pipeline {
         Pipeline::with_plugins(config, None)
     }
 
+    /// A new pipeline built from `config` with this one's plug-in
+    /// resolver (the rehearsal of [`Pipeline::apply_change`]).
+    pub(crate) fn sibling(&self, config: PipelineConfig) -> Result<Pipeline, ConfigError> {
+        Pipeline::with_plugins(config, self.plugins.clone())
+    }
+
     /// A pipeline whose plug-in stages are resolved by `plugins`.
     pub fn with_plugins(
         config: PipelineConfig,
