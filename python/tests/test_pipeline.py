@@ -150,7 +150,7 @@ def test_time_before_the_pipelines_is_clamped_and_counted() -> None:
     p = tcran.Pipeline(PRIORITY)
     p.push(100, 50, proto="tcp")
     assert p.push(100, 10, proto="tcp").outcome == "queued"
-    ids, _ = p.push_many([100, 100], [70, 5])
+    ids, _ = p.push_many([100, 100], [70, 5], proto="tcp")
     assert p.time_clamped == 2
     out = p.pull(40)  # taken at the pipeline's time, 70 ns
     assert out is not None and out.id == 0 and out.sojourn_ns == 20
