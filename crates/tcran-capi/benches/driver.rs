@@ -72,6 +72,7 @@ impl Gnb {
             pulled_bytes: pulled,
             granted_bytes: CAPACITY,
             max_bytes: CAPACITY,
+            ..Default::default()
         }
     }
 }

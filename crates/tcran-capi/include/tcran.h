@@ -250,6 +250,14 @@ typedef struct tcran_rlc_report {
   // Bytes one TTI could carry with every PRB at the current MCS
   // (e5G-BDP's `max_bytes`); 0 if unknown.
   uint64_t max_bytes;
+  // Time from this pull to the MAC's next pull, ns: `tti_ns`, or more
+  // when slots without downlink come first (two slots after the S slot
+  // of DDDSU); 0 if unknown (read as `tti_ns`); at most 1 s.
+  uint64_t next_pull_in_ns;
+  // Reports per repetition of the cell's TDD pattern (DDDSU: 4, the U
+  // slot having none; FDD: 1); 0 if unknown. jit sets its target per
+  // phase of the pattern.
+  uint16_t pulls_per_pattern;
 } tcran_rlc_report;
 
 // Running totals of one instance (a cheap alternative to the JSON stats).

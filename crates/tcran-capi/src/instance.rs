@@ -373,14 +373,21 @@ impl Instance {
                 r.tti_ns
             )));
         }
+        if r.next_pull_in_ns > *TTI_NS.end() {
+            return Err(Error::invalid(format!(
+                "report.next_pull_in_ns = {}: must be 0 (not known) or at most 1000000000 (1 s)",
+                r.next_pull_in_ns
+            )));
+        }
         let report = LowerLayerReport {
             tti: Duration::from_nanos(r.tti_ns),
+            next_pull_in: Duration::from_nanos(r.next_pull_in_ns),
+            pulls_per_pattern: r.pulls_per_pattern,
             backlog_bytes: r.backlog_bytes,
             backlog_sdus: r.backlog_sdus,
             pulled_bytes: r.pulled_bytes,
             granted_bytes: r.granted_bytes,
             max_bytes: r.max_bytes,
-            ..LowerLayerReport::default()
         };
         self.with(|s| {
             let now = s.clock(now_ns);

@@ -187,6 +187,14 @@ pub struct tcran_rlc_report {
     /// Bytes one TTI could carry with every PRB at the current MCS
     /// (e5G-BDP's `max_bytes`); 0 if unknown.
     pub max_bytes: u64,
+    /// Time from this pull to the MAC's next pull, ns: `tti_ns`, or more
+    /// when slots without downlink come first (two slots after the S slot
+    /// of DDDSU); 0 if unknown (read as `tti_ns`); at most 1 s.
+    pub next_pull_in_ns: u64,
+    /// Reports per repetition of the cell's TDD pattern (DDDSU: 4, the U
+    /// slot having none; FDD: 1); 0 if unknown. jit sets its target per
+    /// phase of the pattern.
+    pub pulls_per_pattern: u16,
 }
 
 /// Running totals of one instance (a cheap alternative to the JSON stats).

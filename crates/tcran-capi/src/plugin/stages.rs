@@ -362,6 +362,8 @@ impl Pacer for PluginPacer {
                 pulled_bytes: r.pulled_bytes,
                 granted_bytes: r.granted_bytes,
                 max_bytes: r.max_bytes,
+                next_pull_in_ns: r.next_pull_in.as_nanos(),
+                pulls_per_pattern: r.pulls_per_pattern,
             };
             // SAFETY: as in `classify`.
             unsafe { f(self.inst.state, &report, now.as_nanos()) }

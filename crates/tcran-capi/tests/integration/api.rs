@@ -264,6 +264,42 @@ fn a_too_small_buffer_keeps_the_packet_first_in_line() {
     assert_eq!(pull(&tc, 0).unwrap().1.tag, 2);
 }
 
+/// The report carries the cell's slot clock to the pacer as it does in the
+/// simulator: DDDSU, D pulls offering 5000 B and the S pull 2000 B, four
+/// reports per pattern; jit's target for each pull is its own phase's
+/// (thesis-free check of `next_pull_in_ns` and `pulls_per_pattern`). A
+/// next pull more than 1 s away is refused.
+#[test]
+fn the_report_carries_the_tdd_pattern_to_the_pacer() {
+    let tc = new(&format!("pacer = {{ kind = \"jit\" }}\n{FIFO}"));
+    let grant = |pull: u64| if pull % 4 == 3 { 2000 } else { 5000 };
+    let mut t = 0u64;
+    for pull in 0..40u64 {
+        let gap = if pull % 4 == 3 { 1_000_000 } else { 500_000 };
+        let r = tcran_rlc_report {
+            tti_ns: 500_000,
+            pulled_bytes: grant(pull),
+            granted_bytes: grant(pull),
+            max_bytes: grant(pull),
+            next_pull_in_ns: gap,
+            pulls_per_pattern: 4,
+            ..Default::default()
+        };
+        assert_eq!(unsafe { tcran_on_report(tc.0, &r, t) }, TCRAN_OK);
+        if pull >= 4 {
+            let limit = stats(&tc, t)["pipeline"]["pacer"]["limit"].as_f64();
+            assert_eq!(limit, Some(grant(pull + 1) as f64), "pull {pull}");
+        }
+        t += gap;
+    }
+    let far = tcran_rlc_report {
+        tti_ns: 500_000,
+        next_pull_in_ns: 2_000_000_000,
+        ..Default::default()
+    };
+    assert_eq!(unsafe { tcran_on_report(tc.0, &far, t) }, TCRAN_ERR_INVALID);
+}
+
 #[test]
 fn time_never_goes_backwards() {
     let tc = new(FIFO);
