@@ -214,9 +214,8 @@ impl Jit {
     /// `G` for slot number `next`: the smallest target that would have left
     /// at most `unused_share` of the capacity of the slots `period` apart
     /// from it among the last `window` reports (at least one; fewer at
-    /// start-up) unused, and at
-    /// least their mean: on a steady channel filling less than a slot's
-    /// service only wastes it.
+    /// start-up) unused, and at least their mean: on a steady channel
+    /// filling less than a slot's service only wastes it.
     fn estimate(&mut self, next: u64) -> u64 {
         let n = self.service.len() as u64;
         let p = u64::from(self.period);
