@@ -166,7 +166,8 @@ impl Pipeline {
             Change::Controls(cs) => cs,
             Change::Deploy(target) => {
                 // The target's own mistakes first, named by their field.
-                target.build().map_err(Refused::InvalidTarget)?;
+                self.sibling(target.clone())
+                    .map_err(Refused::InvalidTarget)?;
                 deploy = deploy_controls(&self.config(), target);
                 &deploy
             }
