@@ -123,6 +123,14 @@ enum Command {
         /// Scenarios run at a time [default: one per core].
         #[arg(long, short = 'j', value_name = "N")]
         jobs: Option<usize>,
+        /// The seeds every scenario runs with: each paper number is compared
+        /// with the mean across them (fidelity.json gives its 95 %
+        /// confidence interval).
+        #[arg(long, value_name = "SEEDS", default_value = "1..3", value_parser = tcran_sim::seeds::Seeds::parse)]
+        seeds: tcran_sim::seeds::Seeds,
+        /// One seed instead (faster; no confidence intervals).
+        #[arg(long, value_name = "N", conflicts_with = "seeds")]
+        seed: Option<u64>,
         /// Applied to every scenario (repeatable), as for `run`.
         #[arg(long = "set", value_name = "KEY=VALUE")]
         set: Vec<String>,
@@ -373,10 +381,14 @@ fn run(cli: Cli) -> Result<(), CliError> {
             out,
             figures,
             jobs,
+            seeds,
+            seed,
             set,
         } => {
             let sets = overrides(&set)?;
             let opts = Options {
+                seed,
+                seeds: seed.is_none().then_some(&seeds),
                 sets: &sets,
                 progress: show_progress(false),
                 ..Options::default()

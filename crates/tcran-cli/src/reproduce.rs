@@ -14,6 +14,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
+use tcran_sim::fidelity::{self, Fidelity};
 use tcran_sim::ScenarioSummary;
 
 /// One scenario that ran.
@@ -25,6 +26,8 @@ pub struct Done {
     pub summary: ScenarioSummary,
     /// Its scatter and key-flow CDF.
     pub figures: Vec<Figure>,
+    /// Its paper numbers next to ours.
+    pub fidelity: Vec<fidelity::Row>,
 }
 
 /// What a whole reproduction did.
@@ -34,6 +37,8 @@ pub struct Reproduction {
     /// Wall-clock seconds of the whole run (scenarios in parallel).
     pub wall_s: f64,
     pub jobs: usize,
+    /// Every scenario's paper numbers next to ours, with the totals.
+    pub fidelity: Fidelity,
 }
 
 /// How to reproduce: where the standalone figures go, how many scenarios
@@ -82,6 +87,9 @@ fn write_file(path: &Path, text: &str) -> Result<(), CliError> {
 /// Runs one scenario into `out/sub` and draws its figures.
 fn one(file: &Path, sub: &str, out: &Path, opts: Options) -> Result<Done, CliError> {
     let mut o = simulate::run_file(file, opts)?;
+    // Every variant's configuration carries the scenario's paper numbers.
+    let paper = o.runs.first().map_or(&[][..], |(_, c)| &c.paper[..]);
+    let fidelity = fidelity::measure(paper, &o.output);
     // The figures below need only the distributions the writing leaves.
     simulate::write_outputs_releasing(&out.join(sub), &mut o)?;
     let figures = figures(&o.output.summary, &o.output.series);
@@ -90,6 +98,7 @@ fn one(file: &Path, sub: &str, out: &Path, opts: Options) -> Result<Done, CliErr
         dir: sub.to_string(),
         summary: o.output.summary,
         figures,
+        fidelity,
     })
 }
 
@@ -176,10 +185,14 @@ pub fn run(
             }
         }
     }
+    let fidelity = Fidelity::of(done.iter().flat_map(|d| d.fidelity.clone()).collect());
+    let json = serde_json::to_string_pretty(&fidelity).expect("the rows serialize");
+    write_file(&out.join("fidelity.json"), &(json + "\n"))?;
     let rep = Reproduction {
         done,
         wall_s: started.elapsed().as_secs_f64(),
         jobs,
+        fidelity,
     };
     write_file(&out.join("index.html"), &index_html(&rep))?;
     Ok(rep)
@@ -208,6 +221,18 @@ pub fn to_text(rep: &Reproduction, out: &Path, figures: Option<&Path>) -> String
         rep.jobs,
         summed
     );
+    let t = rep.fidelity.totals;
+    if t.rows > 0 {
+        let _ = writeln!(
+            s,
+            "paper numbers: {} of {} within 2x, {} of {} orderings kept: {}",
+            t.within_2x,
+            t.rows,
+            t.orderings_kept,
+            t.groups,
+            out.join("fidelity.json").display()
+        );
+    }
     if let Some(f) = figures {
         let _ = writeln!(s, "figures: {}", f.display());
     }
@@ -266,7 +291,9 @@ pub fn index_html(rep: &Reproduction) -> String {
             );
         }
     }
-    out.push_str("</table>\n<p class=\"note\">Delays are one-way, server to UE (ping flows: round trip), after warm-up.</p>\n<section id=\"figures\">\n<h2>Figures</h2>\n");
+    out.push_str("</table>\n<p class=\"note\">Delays are one-way, server to UE (ping flows: round trip), after warm-up.</p>\n");
+    out.push_str(&fidelity_html(&rep.fidelity));
+    out.push_str("<section id=\"figures\">\n<h2>Figures</h2>\n");
     for d in done {
         let _ = writeln!(
             out,
@@ -283,5 +310,65 @@ pub fn index_html(rep: &Reproduction) -> String {
         out.push_str("</div>\n</section>\n");
     }
     out.push_str("</section>\n</body>\n</html>\n");
+    out
+}
+
+/// The paper numbers next to ours (`fidelity.json` as a table).
+fn fidelity_html(f: &Fidelity) -> String {
+    let t = f.totals;
+    if t.rows == 0 {
+        return String::new();
+    }
+    let mut out = format!(
+        "<section id=\"paper\">\n<h2>The papers' numbers and ours</h2>\n<p class=\"note\">{} of {} paper numbers within 2x; {} of {} groups keep the paper's ordering (every pair of variants compares as in the paper, a difference under 5 % being a tie on both sides). Ours: the mean across seeds, with the 95 % confidence interval. Also in <a href=\"fidelity.json\">fidelity.json</a>.</p>\n<table id=\"fidelity\">\n<tr><th class=\"name\">scenario</th><th class=\"name\">source</th><th class=\"name\">variant</th><th class=\"name\">metric</th><th>paper</th><th>ours</th><th>ratio</th><th>within 2x</th><th>ordering kept</th></tr>\n",
+        t.within_2x, t.rows, t.orderings_kept, t.groups
+    );
+    let num = |v: f64| {
+        if v.abs() >= 100.0 {
+            format!("{v:.0}")
+        } else if v.abs() >= 10.0 {
+            format!("{v:.1}")
+        } else {
+            format!("{v:.2}")
+        }
+    };
+    for r in &f.rows {
+        let n = &r.number;
+        let mut what = n.metric.name();
+        if let Some(flow) = &n.flow {
+            what = format!("{}: {what}", escape(flow));
+        }
+        if let Some(w) = n.within {
+            what.push_str(&format!(" &le; {w}"));
+        }
+        if let Some(r) = &n.relative_to {
+            what.push_str(&format!(" / {}", escape(r)));
+        }
+        let paper = if n.paper.low == n.paper.high {
+            num(n.paper.low)
+        } else {
+            format!("{}-{}", num(n.paper.low), num(n.paper.high))
+        };
+        let ours = match (r.ours.ci_low, r.ours.ci_high) {
+            (Some(lo), Some(hi)) => format!("{} ({}..{})", num(r.ours.mean), num(lo), num(hi)),
+            _ => num(r.ours.mean),
+        };
+        let yes_no = |b: bool| if b { "yes" } else { "<strong>no</strong>" };
+        let _ = writeln!(
+            out,
+            "<tr><td class=\"name\">{}</td><td class=\"name\">{} {}</td><td class=\"name\">{}</td><td class=\"name\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            escape(&r.scenario),
+            n.source.name(),
+            escape(&n.figure),
+            escape(&n.variant),
+            what,
+            paper,
+            ours,
+            r.ratio.map_or("-".into(), |x| format!("{x:.2}")),
+            yes_no(r.within_2x),
+            r.ordering_kept.map_or("-", yes_no),
+        );
+    }
+    out.push_str("</table>\n</section>\n");
     out
 }

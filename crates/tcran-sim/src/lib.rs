@@ -20,6 +20,7 @@
 
 pub mod controller;
 pub mod engine;
+pub mod fidelity;
 /// The deterministic event queue, now in `tcran-core`.
 pub use tcran_core::event;
 pub mod metrics;
@@ -94,6 +95,7 @@ pub fn run_scenario(
 /// variant replaces (e.g. the DRB pipelines): a wrong value is a mistake
 /// even where a variant overrides it.
 pub fn build_scenario(cfg: &SimConfig, base: &Path) -> Result<Vec<(String, Sim)>, ConfigError> {
+    fidelity::check(cfg)?;
     if cfg.variants.is_empty() {
         return Ok(vec![("default".to_string(), Sim::new(cfg, base)?)]);
     }

@@ -88,6 +88,11 @@ pub struct SimConfig {
     /// Closed-loop controllers (xApps).
     #[serde(default)]
     pub controllers: Vec<ControllerConfig>,
+    /// The numbers a paper printed for this experiment, for `tcran
+    /// reproduce`'s comparison ([`crate::fidelity`]); they change nothing
+    /// in the runs.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub paper: Vec<crate::fidelity::PaperNumber>,
 }
 
 /// One way of running the scenario.

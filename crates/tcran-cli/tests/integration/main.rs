@@ -3,6 +3,7 @@
 //! `cargo test -p tcran-cli --test integration NAME::`.
 
 mod cli;
+mod fidelity;
 mod limits;
 mod report_browser;
 mod seeds;

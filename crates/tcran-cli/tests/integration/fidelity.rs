@@ -1,0 +1,160 @@
+//! The ratchet on the papers' numbers: every reproduction scenario runs
+//! (seed 1, full length) and its `[[paper]]` rows are compared with the
+//! paper; a row that was within 2x of the paper must stay so, a group that
+//! kept the paper's ordering must keep it, and the totals may only go up.
+//! The floor is `tests/fidelity-floor.json`; when the model gets closer to
+//! the papers, raise it with
+//! `TCRAN_FIDELITY_FLOOR=write cargo test --release -p tcran-cli --test integration fidelity::`.
+//! (`tcran reproduce` itself runs three seeds: docs/reproduction.md.)
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use tcran_cli::reproduce::{self, Settings};
+use tcran_cli::simulate::Options;
+use tcran_sim::fidelity::{Fidelity, Row, Totals};
+
+const SEED: u64 = 1;
+
+#[derive(Debug, Default, PartialEq, Serialize, Deserialize)]
+struct Floor {
+    seed: u64,
+    rows: usize,
+    within_2x: usize,
+    groups: usize,
+    orderings_kept: usize,
+    /// The rows within 2x of the paper.
+    rows_within_2x: BTreeSet<String>,
+    /// The groups that keep the paper's ordering (one of their rows).
+    groups_kept: BTreeSet<String>,
+}
+
+fn key(r: &Row) -> String {
+    let n = &r.number;
+    format!(
+        "{} | {} {} | {} | {} {}{}{}",
+        r.scenario,
+        n.source.name(),
+        n.figure,
+        n.variant,
+        n.flow
+            .as_deref()
+            .map(|f| format!("{f}: "))
+            .unwrap_or_default(),
+        n.metric.name(),
+        n.within.map(|w| format!(" <= {w}")).unwrap_or_default(),
+        n.relative_to
+            .as_deref()
+            .map(|v| format!(" / {v}"))
+            .unwrap_or_default(),
+    )
+}
+
+/// A group's name: its first row's key without the variant.
+fn group(r: &Row) -> String {
+    let n = &r.number;
+    format!(
+        "{} | {} {} | {}{}{}{}",
+        r.scenario,
+        n.source.name(),
+        n.figure,
+        n.flow
+            .as_deref()
+            .map(|f| format!("{f}: "))
+            .unwrap_or_default(),
+        n.metric.name(),
+        n.within.map(|w| format!(" <= {w}")).unwrap_or_default(),
+        n.relative_to
+            .as_deref()
+            .map(|v| format!(" / {v}"))
+            .unwrap_or_default(),
+    )
+}
+
+fn floor_of(f: &Fidelity) -> Floor {
+    let Totals {
+        rows,
+        within_2x,
+        groups,
+        orderings_kept,
+    } = f.totals;
+    Floor {
+        seed: SEED,
+        rows,
+        within_2x,
+        groups,
+        orderings_kept,
+        rows_within_2x: f.rows.iter().filter(|r| r.within_2x).map(key).collect(),
+        groups_kept: f
+            .rows
+            .iter()
+            .filter(|r| r.ordering_kept == Some(true))
+            .map(group)
+            .collect(),
+    }
+}
+
+#[test]
+fn the_papers_numbers_only_get_closer() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let out = std::env::temp_dir().join(format!("tcran-fidelity-{}", std::process::id()));
+    let opts = Options {
+        seed: Some(SEED),
+        ..Options::default()
+    };
+    let rep = reproduce::run(
+        &root.join("scenarios/reproduction"),
+        &out,
+        opts,
+        &Settings::default(),
+    )
+    .expect("every reproduction scenario runs");
+    let _ = std::fs::remove_dir_all(&out);
+    let now = floor_of(&rep.fidelity);
+    let path: PathBuf = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fidelity-floor.json");
+    if std::env::var("TCRAN_FIDELITY_FLOOR").as_deref() == Ok("write") {
+        let json = serde_json::to_string_pretty(&now).expect("serializes") + "\n";
+        std::fs::write(&path, json).expect("floor written");
+        return;
+    }
+    let floor: Floor = serde_json::from_str(&std::fs::read_to_string(&path).expect("floor file"))
+        .expect("floor parses");
+    assert_eq!(floor.seed, SEED, "the floor was measured with another seed");
+    let lost_rows: Vec<_> = floor
+        .rows_within_2x
+        .difference(&now.rows_within_2x)
+        .collect();
+    let lost_groups: Vec<_> = floor.groups_kept.difference(&now.groups_kept).collect();
+    assert!(
+        lost_rows.is_empty() && lost_groups.is_empty(),
+        "further from the papers than the floor:\nrows no longer within 2x: {lost_rows:#?}\norderings no longer kept: {lost_groups:#?}"
+    );
+    // Rows are not dropped to look closer: a paper number leaves only
+    // with the floor rewritten, in a reviewed commit.
+    assert!(
+        now.rows >= floor.rows && now.groups >= floor.groups,
+        "paper numbers went missing: {} rows in {} groups, the floor has {} in {}",
+        now.rows,
+        now.groups,
+        floor.rows,
+        floor.groups
+    );
+    assert!(
+        now.within_2x >= floor.within_2x && now.orderings_kept >= floor.orderings_kept,
+        "totals fell: {} of {} within 2x (floor {} of {}), {} of {} orderings kept (floor {} of {})",
+        now.within_2x,
+        now.rows,
+        floor.within_2x,
+        floor.rows,
+        now.orderings_kept,
+        now.groups,
+        floor.orderings_kept,
+        floor.groups
+    );
+    if now != floor {
+        eprintln!(
+            "closer to the papers than the floor ({} within 2x, {} orderings kept): raise it with TCRAN_FIDELITY_FLOOR=write",
+            now.within_2x, now.orderings_kept
+        );
+    }
+}

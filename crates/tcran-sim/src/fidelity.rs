@@ -1,0 +1,630 @@
+//! The papers' numbers next to ours, as data.
+//!
+//! A reproduction scenario lists the numbers its paper printed
+//! (`[[paper]]`: seed document, figure, variant, flow, metric, the value
+//! or range). [`measure`] reads each one off the scenario's runs (the mean
+//! and 95 % confidence interval across its seeds) and says how far it is:
+//!
+//! - **ratio**: ours over the paper's; inside a range it is 1, outside it
+//!   is ours over the nearer end. `within_2x` holds for ratios in
+//!   `[0.5, 2]`. A paper value of 0 has no ratio: the row is within 2x
+//!   only when ours is 0 too.
+//! - **ordering**: the rows of one experiment that share figure, metric,
+//!   flow and reference form a group; the group keeps the paper's ordering
+//!   when every pair of its variants compares as in the paper (ranges by
+//!   their middle), a difference under 5 % of the larger value being a tie
+//!   on both sides: a tie must stay a tie and an order must stay that order.
+//!   Two variants that try the same variant of the paper (`paper_variant`)
+//!   are not ordered against each other.
+//!
+//! Nothing here is tuned to pass: the paper's values are typed in from the
+//! seed documents, ours come from the runs, and the totals are what the
+//! tests ratchet (`crates/tcran-cli/tests/fidelity.rs`).
+
+use crate::scenario::{FlowKind, SimConfig};
+use crate::seeds::Interval;
+use crate::series::RunSeries;
+use crate::{RunSummary, ScenarioOutput};
+use serde::de::{self, Deserializer, SeqAccess, Visitor};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::fmt;
+use tcran_core::{ConfigError, Duration};
+
+/// The seed documents a number can come from.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum Source {
+    /// M. Irazabal, PhD thesis (5G QoS: the pacers, EQP).
+    IrazabalThesis,
+    /// The TC-RAN paper.
+    TcRanPaper,
+    /// Kumar et al., dynamic RLC buffer sizing.
+    KumarDynamicRlc,
+    /// Brunello, L4S in 5G (thesis).
+    BrunelloL4sThesis,
+    /// The student ns-3 study of DRQL.
+    StudentNs3Study,
+}
+
+/// What a paper number measures. Flow metrics need `flow`; delays are in
+/// ms, shares in percent (0-100), as the papers print them.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Metric {
+    ThroughputMbps,
+    /// One-way delay, server to UE, core delay included.
+    DelayMeanMs,
+    DelayP50Ms,
+    DelayP95Ms,
+    DelayP99Ms,
+    /// One-way delay minus the (constant) core delay: UPF queue + TC
+    /// queues + RLC + air.
+    RanDelayMeanMs,
+    RanDelayP95Ms,
+    /// UPF queue + TC queues + RLC (means): the delay until the MAC takes
+    /// the packet, without its time on the air.
+    EnbDelayMeanMs,
+    /// UPF queue + TC queues (means).
+    TcDelayMeanMs,
+    RlcDelayMeanMs,
+    /// Ping flows: the round trip.
+    RttMeanMs,
+    RttP95Ms,
+    /// Lost over created packets of the flow.
+    LostPct,
+    /// Delivered packets whose one-way delay is at most `within` (read off
+    /// the run's delay CDF of at most 200 points: exact to 0.5 %).
+    DelayWithinPct,
+    /// PRBs used over PRBs available (DL slots, after warm-up).
+    PrbUsedPct,
+    PrbUnusedPct,
+    RlcMeanBytes,
+    RlcSojournMeanMs,
+}
+
+impl Metric {
+    fn of_flow(self) -> bool {
+        !matches!(
+            self,
+            Metric::PrbUsedPct
+                | Metric::PrbUnusedPct
+                | Metric::RlcMeanBytes
+                | Metric::RlcSojournMeanMs
+        )
+    }
+    fn of_ping(self) -> bool {
+        matches!(self, Metric::RttMeanMs | Metric::RttP95Ms)
+    }
+    /// As written in a scenario.
+    pub fn name(self) -> String {
+        serde_name(self)
+    }
+}
+
+impl Source {
+    /// As written in a scenario.
+    pub fn name(self) -> String {
+        serde_name(self)
+    }
+}
+
+/// A unit variant's name as serde writes it.
+fn serde_name(v: impl Serialize) -> String {
+    serde_json::to_value(v)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_default()
+}
+
+/// The paper's value: one number or a range `[low, high]` (a span it
+/// gives, or a bound such as "more than 95 %" as `[95, 100]`).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct PaperValue {
+    pub low: f64,
+    pub high: f64,
+}
+
+impl PaperValue {
+    fn middle(self) -> f64 {
+        (self.low + self.high) / 2.0
+    }
+}
+
+impl<'de> Deserialize<'de> for PaperValue {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = PaperValue;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a number or a range [low, high]")
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<PaperValue, E> {
+                Ok(PaperValue { low: v, high: v })
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<PaperValue, E> {
+                self.visit_f64(v as f64)
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<PaperValue, E> {
+                self.visit_f64(v as f64)
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<PaperValue, A::Error> {
+                let low: f64 = seq
+                    .next_element()?
+                    .ok_or_else(|| de::Error::invalid_length(0, &self))?;
+                let high: f64 = seq
+                    .next_element()?
+                    .ok_or_else(|| de::Error::invalid_length(1, &self))?;
+                if seq.next_element::<f64>()?.is_some() {
+                    return Err(de::Error::invalid_length(3, &self));
+                }
+                Ok(PaperValue { low, high })
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl schemars::JsonSchema for PaperValue {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "PaperValue".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "A number, or a range [low, high].",
+            "anyOf": [
+                { "type": "number" },
+                { "type": "array", "items": { "type": "number" }, "minItems": 2, "maxItems": 2 }
+            ]
+        })
+    }
+}
+
+/// One number a paper printed, that this scenario reproduces.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PaperNumber {
+    pub source: Source,
+    /// Where it is printed or plotted: "Fig. 3.22", "Table 3.2".
+    pub figure: String,
+    /// The variant of this scenario it is compared with.
+    pub variant: String,
+    /// The paper's name for the variant, when several of this scenario's
+    /// variants try the same one (e.g. two readings of a setup the paper
+    /// leaves open): rows with one paper variant are not ordered against
+    /// each other. Absent: `variant`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub paper_variant: Option<String>,
+    /// Flow metrics: the flow (of that variant).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flow: Option<String>,
+    pub metric: Metric,
+    /// `delay_within_pct` only: the delay bound.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub within: Option<Duration>,
+    /// A factor: the metric of `variant` over the same metric of this
+    /// variant.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub relative_to: Option<String>,
+    pub paper: PaperValue,
+    /// How the number was obtained when the paper does not print it (read
+    /// off a plot, derived from two printed numbers).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+impl PaperNumber {
+    /// The variant of the paper this row is.
+    fn in_paper(&self) -> &str {
+        self.paper_variant.as_deref().unwrap_or(&self.variant)
+    }
+}
+
+/// Checks every `[[paper]]` row against the scenario: its variants, flows
+/// and metric fit, its value is a finite non-negative number or range.
+pub fn check(cfg: &SimConfig) -> Result<(), ConfigError> {
+    let variant_names: Vec<&str> = if cfg.variants.is_empty() {
+        vec!["default"]
+    } else {
+        cfg.variants.iter().map(|v| v.name.as_str()).collect()
+    };
+    let flows_of = |variant: &str| {
+        cfg.variants
+            .iter()
+            .find(|v| v.name == variant)
+            .and_then(|v| v.flows.as_ref())
+            .unwrap_or(&cfg.flows)
+    };
+    for (i, p) in cfg.paper.iter().enumerate() {
+        let at = |field: &str| format!("paper[{i}].{field}");
+        let variants = || {
+            variant_names
+                .iter()
+                .map(|n| format!("{n:?}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        for (field, name) in [
+            ("variant", Some(&p.variant)),
+            ("relative_to", p.relative_to.as_ref()),
+        ] {
+            if let Some(name) = name {
+                if !variant_names.contains(&name.as_str()) {
+                    return Err(ConfigError::new(
+                        at(field),
+                        format!("{name:?}"),
+                        format!("must be a variant of this scenario: {}", variants()),
+                    ));
+                }
+            }
+        }
+        if p.relative_to.as_ref() == Some(&p.variant) {
+            return Err(ConfigError::new(
+                at("relative_to"),
+                format!("{:?}", p.variant),
+                "must be another variant than `variant` (a factor of a variant over itself is 1)",
+            ));
+        }
+        match (&p.flow, p.metric.of_flow()) {
+            (None, true) => {
+                return Err(ConfigError::new(
+                    at("flow"),
+                    "(absent)",
+                    format!("metric {} is a flow's: name the flow", p.metric.name()),
+                ))
+            }
+            (Some(f), false) => {
+                return Err(ConfigError::new(
+                    at("flow"),
+                    format!("{f:?}"),
+                    format!("metric {} is the whole variant's: no flow", p.metric.name()),
+                ))
+            }
+            _ => {}
+        }
+        if let Some(flow) = &p.flow {
+            for variant in std::iter::once(&p.variant).chain(&p.relative_to) {
+                let flows = flows_of(variant);
+                let Some(f) = flows.iter().find(|f| &f.name == flow) else {
+                    let names: Vec<String> =
+                        flows.iter().map(|f| format!("{:?}", f.name)).collect();
+                    return Err(ConfigError::new(
+                        at("flow"),
+                        format!("{flow:?}"),
+                        format!(
+                            "must be a flow of variant {variant:?}: {}",
+                            names.join(", ")
+                        ),
+                    ));
+                };
+                if p.metric.of_ping() && !matches!(f.kind, FlowKind::Ping { .. }) {
+                    return Err(ConfigError::new(
+                        at("metric"),
+                        p.metric.name(),
+                        format!("is a round trip: flow {flow:?} must be a ping flow"),
+                    ));
+                }
+            }
+        }
+        match (p.metric, p.within) {
+            (Metric::DelayWithinPct, None) => {
+                return Err(ConfigError::new(
+                    at("within"),
+                    "(absent)",
+                    "delay_within_pct needs the delay bound, e.g. \"10ms\"",
+                ))
+            }
+            (m, Some(w)) if m != Metric::DelayWithinPct => {
+                return Err(ConfigError::new(
+                    at("within"),
+                    w,
+                    "only delay_within_pct has a delay bound",
+                ))
+            }
+            _ => {}
+        }
+        let PaperValue { low, high } = p.paper;
+        if !(low.is_finite() && high.is_finite() && 0.0 <= low && low <= high) {
+            return Err(ConfigError::new(
+                at("paper"),
+                format!("[{low}, {high}]"),
+                "must be a number >= 0, or a range [low, high] with 0 <= low <= high",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Ours: the mean over the seeds and, with several, the 95 % interval.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Ours {
+    pub seeds: u64,
+    pub mean: f64,
+    /// With several seeds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ci_low: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ci_high: Option<f64>,
+}
+
+impl Ours {
+    fn of(values: &[f64]) -> Ours {
+        if values.len() >= 2 {
+            let i = Interval::of(values);
+            Ours {
+                seeds: i.n,
+                mean: i.mean,
+                ci_low: Some(i.low),
+                ci_high: Some(i.high),
+            }
+        } else {
+            Ours {
+                seeds: values.len() as u64,
+                mean: values.first().copied().unwrap_or(f64::NAN),
+                ci_low: None,
+                ci_high: None,
+            }
+        }
+    }
+}
+
+/// One paper number and ours.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Row {
+    pub scenario: String,
+    #[serde(flatten)]
+    pub number: PaperNumber,
+    pub ours: Ours,
+    /// Ours over the paper's (1 inside a range); absent when the paper's
+    /// value is 0.
+    pub ratio: Option<f64>,
+    pub within_2x: bool,
+    /// Whether every pair of this row and another of its group compares as
+    /// in the paper; absent when the row is alone in its group.
+    pub ordering_kept: Option<bool>,
+}
+
+/// The rows of scenarios and their totals.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Fidelity {
+    pub rows: Vec<Row>,
+    pub totals: Totals,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Totals {
+    pub rows: usize,
+    pub within_2x: usize,
+    /// Groups of two or more rows (an ordering to keep).
+    pub groups: usize,
+    pub orderings_kept: usize,
+}
+
+impl Fidelity {
+    /// All the rows of several scenarios, with the totals over them.
+    pub fn of(rows: Vec<Row>) -> Fidelity {
+        let mut rows = rows;
+        let groups = mark_orderings(&mut rows);
+        let totals = Totals {
+            rows: rows.len(),
+            within_2x: rows.iter().filter(|r| r.within_2x).count(),
+            groups: groups.len(),
+            orderings_kept: groups.iter().filter(|&&kept| kept).count(),
+        };
+        Fidelity { rows, totals }
+    }
+}
+
+/// Each of `p`'s values, one per seed, read off `out`.
+fn per_seed(p: &PaperNumber, variant: &str, out: &ScenarioOutput) -> Vec<f64> {
+    let s = &out.summary;
+    let Some(vi) = s.variants.iter().position(|v| v.name == variant) else {
+        return Vec::new();
+    };
+    let runs: Vec<&RunSummary> = if s.seed_runs.is_empty() {
+        vec![&s.variants[vi].run]
+    } else {
+        s.seed_runs.iter().map(|r| &r.variants[vi].run).collect()
+    };
+    let series: Vec<Option<&RunSeries>> = if out.seed_series.is_empty() {
+        vec![out.series.get(vi)]
+    } else {
+        out.seed_series.iter().map(|k| k.get(vi)).collect()
+    };
+    runs.iter()
+        .zip(series)
+        .map(|(run, series)| value(p, run, series))
+        .collect()
+}
+
+/// `p`'s metric in one run.
+fn value(p: &PaperNumber, run: &RunSummary, series: Option<&RunSeries>) -> f64 {
+    let flow = p
+        .flow
+        .as_ref()
+        .and_then(|name| run.flows.iter().find(|f| &f.name == name));
+    let Some(f) = flow else {
+        return match p.metric {
+            Metric::PrbUsedPct => 100.0 * run.prb_utilization,
+            Metric::PrbUnusedPct => 100.0 * (1.0 - run.prb_utilization),
+            Metric::RlcMeanBytes => run.rlc.mean_bytes,
+            Metric::RlcSojournMeanMs => run.rlc.mean_sojourn_ms,
+            _ => f64::NAN, // checked: flow metrics name a flow of the variant
+        };
+    };
+    let l = &f.layers_ms;
+    let core = l.core.mean;
+    match p.metric {
+        Metric::ThroughputMbps => f.throughput_mbps,
+        Metric::DelayMeanMs => f.delay_ms.mean,
+        Metric::DelayP50Ms => f.delay_ms.p50,
+        Metric::DelayP95Ms => f.delay_ms.p95,
+        Metric::DelayP99Ms => f.delay_ms.p99,
+        Metric::RanDelayMeanMs => f.delay_ms.mean - core,
+        Metric::RanDelayP95Ms => f.delay_ms.p95 - core,
+        Metric::EnbDelayMeanMs => l.upf.mean + l.tc.mean + l.rlc.mean,
+        Metric::TcDelayMeanMs => l.upf.mean + l.tc.mean,
+        Metric::RlcDelayMeanMs => l.rlc.mean,
+        Metric::RttMeanMs => f.rtt_ms.map_or(f64::NAN, |r| r.mean),
+        Metric::RttP95Ms => f.rtt_ms.map_or(f64::NAN, |r| r.p95),
+        Metric::LostPct => match f.created_packets {
+            0 => 0.0,
+            n => 100.0 * f.lost_packets as f64 / n as f64,
+        },
+        Metric::DelayWithinPct => {
+            let bound_ms = p.within.map_or(0.0, |w| w.as_secs_f64() * 1e3);
+            let cdf = series
+                .and_then(|s| s.flows.iter().find(|fs| fs.name == f.name))
+                .map_or(&[][..], |fs| &fs.delay_cdf[..]);
+            // The largest CDF point at or below the bound (1 ns of slack
+            // for the ms conversion).
+            100.0
+                * cdf
+                    .iter()
+                    .take_while(|(ms, _)| *ms <= bound_ms + 1e-6)
+                    .last()
+                    .map_or(0.0, |&(_, share)| share)
+        }
+        Metric::PrbUsedPct
+        | Metric::PrbUnusedPct
+        | Metric::RlcMeanBytes
+        | Metric::RlcSojournMeanMs => {
+            unreachable!("checked: variant metrics name no flow")
+        }
+    }
+}
+
+/// The rows of one scenario's `[[paper]]` numbers, read off its output.
+pub fn measure(paper: &[PaperNumber], out: &ScenarioOutput) -> Vec<Row> {
+    paper
+        .iter()
+        .map(|p| {
+            let values = per_seed(p, &p.variant, out);
+            let values: Vec<f64> = match &p.relative_to {
+                Some(reference) => values
+                    .iter()
+                    .zip(per_seed(p, reference, out))
+                    .map(|(v, r)| v / r)
+                    .collect(),
+                None => values,
+            };
+            let ours = Ours::of(&values);
+            let ratio = ratio(ours.mean, p.paper);
+            let within_2x = match ratio {
+                Some(r) => (0.5..=2.0).contains(&r),
+                None => ours.mean == 0.0,
+            };
+            Row {
+                scenario: out.summary.scenario.clone(),
+                number: p.clone(),
+                ours,
+                ratio,
+                within_2x,
+                ordering_kept: None,
+            }
+        })
+        .collect()
+}
+
+/// Ours over the paper's: 1 inside its range, else over the nearer end;
+/// none when that end is 0 (or ours is not a number).
+fn ratio(ours: f64, paper: PaperValue) -> Option<f64> {
+    if !ours.is_finite() {
+        return None;
+    }
+    if (paper.low..=paper.high).contains(&ours) {
+        return Some(1.0);
+    }
+    let end = if ours < paper.low {
+        paper.low
+    } else {
+        paper.high
+    };
+    (end > 0.0).then(|| ours / end)
+}
+
+/// -1, 0 or 1: `a` below, tied with (within 5 % of the larger) or above `b`.
+fn compare(a: f64, b: f64) -> i8 {
+    if (a - b).abs() <= 0.05 * a.abs().max(b.abs()) {
+        0
+    } else if a < b {
+        -1
+    } else {
+        1
+    }
+}
+
+/// Sets each row's `ordering_kept` and returns, per group of two or more
+/// rows, whether it kept the paper's ordering.
+fn mark_orderings(rows: &mut [Row]) -> Vec<bool> {
+    let mut groups: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+    for (i, r) in rows.iter().enumerate() {
+        let n = &r.number;
+        let key = serde_json::json!([
+            r.scenario,
+            n.source,
+            n.figure,
+            n.metric,
+            n.flow,
+            n.within,
+            n.relative_to
+        ])
+        .to_string();
+        groups.entry(key).or_default().push(i);
+    }
+    let mut kept_groups = Vec::new();
+    for members in groups.values().filter(|m| m.len() >= 2) {
+        let mut row_kept = vec![true; members.len()];
+        for (a, &i) in members.iter().enumerate() {
+            for (b, &j) in members.iter().enumerate().skip(a + 1) {
+                let (ri, rj) = (&rows[i], &rows[j]);
+                if ri.number.in_paper() == rj.number.in_paper() {
+                    continue;
+                }
+                let paper = compare(ri.number.paper.middle(), rj.number.paper.middle());
+                let ours = compare(ri.ours.mean, rj.ours.mean);
+                if paper != ours {
+                    row_kept[a] = false;
+                    row_kept[b] = false;
+                }
+            }
+        }
+        kept_groups.push(row_kept.iter().all(|&k| k));
+        for (&i, kept) in members.iter().zip(row_kept) {
+            rows[i].ordering_kept = Some(kept);
+        }
+    }
+    kept_groups
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn paper(low: f64, high: f64) -> PaperValue {
+        PaperValue { low, high }
+    }
+
+    #[test]
+    fn the_ratio_is_one_inside_a_range_and_to_the_nearer_end_outside() {
+        assert_eq!(ratio(80.0, paper(75.0, 85.0)), Some(1.0));
+        assert_eq!(ratio(170.0, paper(75.0, 85.0)), Some(2.0));
+        assert_eq!(ratio(37.5, paper(75.0, 85.0)), Some(0.5));
+        assert_eq!(ratio(5.0, paper(0.0, 0.0)), None);
+        assert_eq!(ratio(0.0, paper(0.0, 0.0)), Some(1.0));
+        assert_eq!(ratio(f64::NAN, paper(1.0, 1.0)), None);
+    }
+
+    #[test]
+    fn differences_under_five_percent_are_ties() {
+        assert_eq!(compare(100.0, 95.5), 0);
+        assert_eq!(compare(95.5, 100.0), 0);
+        assert_eq!(compare(100.0, 94.0), 1);
+        assert_eq!(compare(94.0, 100.0), -1);
+        assert_eq!(compare(0.0, 0.0), 0);
+    }
+}
