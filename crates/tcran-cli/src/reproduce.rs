@@ -188,6 +188,7 @@ pub fn run(
     let fidelity = Fidelity::of(done.iter().flat_map(|d| d.fidelity.clone()).collect());
     let json = serde_json::to_string_pretty(&fidelity).expect("the rows serialize");
     write_file(&out.join("fidelity.json"), &(json + "\n"))?;
+    write_file(&out.join("fidelity.md"), &fidelity.markdown())?;
     let rep = Reproduction {
         done,
         wall_s: started.elapsed().as_secs_f64(),

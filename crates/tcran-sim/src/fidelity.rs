@@ -419,6 +419,74 @@ impl Fidelity {
     }
 }
 
+impl Fidelity {
+    /// The rows as Markdown: the totals, then one table per scenario.
+    pub fn markdown(&self) -> String {
+        use std::fmt::Write as _;
+        let t = self.totals;
+        let mut out = format!(
+            "{} of {} paper numbers within 2x; {} of {} groups keep the paper's ordering.\n",
+            t.within_2x, t.rows, t.orderings_kept, t.groups
+        );
+        let num = |v: f64| {
+            if !v.is_finite() {
+                "-".to_string()
+            } else if v.abs() >= 100.0 {
+                format!("{v:.0}")
+            } else if v.abs() >= 10.0 {
+                format!("{v:.1}")
+            } else {
+                format!("{v:.2}")
+            }
+        };
+        let mut scenario = "";
+        for r in &self.rows {
+            if r.scenario != scenario {
+                scenario = &r.scenario;
+                let _ = write!(
+                    out,
+                    "\n`{scenario}`\n\n| source | variant | metric | paper | ours (95 % CI) | ratio | within 2x | ordering kept |\n|---|---|---|---|---|---|---|---|\n"
+                );
+            }
+            let n = &r.number;
+            let mut metric = n.metric.name();
+            if let Some(flow) = &n.flow {
+                metric = format!("{flow}: {metric}");
+            }
+            if let Some(w) = n.within {
+                metric.push_str(&format!(" <= {w}"));
+            }
+            if let Some(v) = &n.relative_to {
+                metric.push_str(&format!(" / {v}"));
+            }
+            let paper = if n.paper.low == n.paper.high {
+                num(n.paper.low)
+            } else {
+                format!("{}-{}", num(n.paper.low), num(n.paper.high))
+            };
+            let ours = match (r.ours.ci_low, r.ours.ci_high) {
+                (Some(lo), Some(hi)) => format!("{} ({}..{})", num(r.ours.mean), num(lo), num(hi)),
+                _ => num(r.ours.mean),
+            };
+            let yes_no = |b: bool| if b { "yes" } else { "**no**" };
+            let _ = writeln!(
+                out,
+                "| {} {} | {} | {} | {} | {} | {} | {} | {} |",
+                n.source.name(),
+                n.figure,
+                n.variant,
+                metric,
+                paper,
+                ours,
+                r.ratio.map_or("-".into(), |x| format!("{x:.2}")),
+                yes_no(r.within_2x),
+                r.ordering_kept.map_or("-", yes_no)
+            );
+        }
+        out
+    }
+}
+
 /// Each of `p`'s values, one per seed, read off `out`.
 fn per_seed(p: &PaperNumber, variant: &str, out: &ScenarioOutput) -> Vec<f64> {
     let s = &out.summary;
