@@ -114,12 +114,22 @@ pub fn run(
     opts: Options,
     settings: &Settings,
 ) -> Result<Reproduction, CliError> {
+    run_files(&scenario_files(dir)?, out, opts, settings)
+}
+
+/// [`run`] on a list of scenario files (at least one), in the order given.
+#[allow(clippy::disallowed_types, clippy::disallowed_methods)] // wall_s is a wall-clock measurement
+pub fn run_files(
+    files: &[PathBuf],
+    out: &Path,
+    opts: Options,
+    settings: &Settings,
+) -> Result<Reproduction, CliError> {
     let started = std::time::Instant::now();
-    let files = scenario_files(dir)?;
     // Every file is read and every variant built before anything runs or
     // is written: a mistake in the last scenario (or a `--set` that does
     // not fit one of them) must not leave a half-written OUT behind.
-    for f in &files {
+    for f in files {
         simulate::check_file(f, opts)?;
     }
     let dirs = crate::series_csv::dir_names(
