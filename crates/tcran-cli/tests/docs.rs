@@ -264,3 +264,42 @@ fn block_parser_reads_fences_and_skip_reasons() {
         "tcran schema > '/t/s.json'"
     );
 }
+
+/// docs/fidelity.md is `tcran reproduce`'s `fidelity.md` for the
+/// scenarios as they are: one table row per `[[paper]]` number of
+/// scenarios/reproduction, and docs/reproduction.md quotes its totals.
+#[test]
+fn the_fidelity_page_has_every_paper_number_and_its_totals_are_quoted() {
+    let root = repo_root();
+    let page = std::fs::read_to_string(root.join("docs/fidelity.md")).expect("docs/fidelity.md");
+    let rows = page
+        .lines()
+        .filter(|l| l.starts_with("| ") && !l.starts_with("| source |"))
+        .count();
+    let numbers: usize = std::fs::read_dir(root.join("scenarios/reproduction"))
+        .expect("scenarios/reproduction")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+        .map(|p| {
+            std::fs::read_to_string(&p)
+                .expect("readable")
+                .lines()
+                .filter(|l| l.trim() == "[[paper]]")
+                .count()
+        })
+        .sum();
+    assert_eq!(
+        rows, numbers,
+        "docs/fidelity.md has {rows} rows, the scenarios {numbers} paper numbers: rerun `tcran reproduce` and copy OUT/fidelity.md"
+    );
+    let totals = page
+        .lines()
+        .find(|l| l.contains("within 2x"))
+        .expect("a totals line");
+    let reproduction =
+        std::fs::read_to_string(root.join("docs/reproduction.md")).expect("docs/reproduction.md");
+    assert!(
+        reproduction.contains(totals),
+        "docs/reproduction.md does not quote docs/fidelity.md's totals: {totals}"
+    );
+}
