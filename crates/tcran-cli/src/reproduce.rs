@@ -334,36 +334,8 @@ fn fidelity_html(f: &Fidelity) -> String {
         "<section id=\"paper\">\n<h2>The papers' numbers and ours</h2>\n<p class=\"note\">{} of {} paper numbers within 2x; {} of {} groups keep the paper's ordering (every pair of variants compares as in the paper, a difference under 5 % being a tie on both sides). Ours: the mean across seeds, with the 95 % confidence interval. Also in <a href=\"fidelity.json\">fidelity.json</a>.</p>\n<table id=\"fidelity\">\n<tr><th class=\"name\">scenario</th><th class=\"name\">source</th><th class=\"name\">variant</th><th class=\"name\">metric</th><th>paper</th><th>ours</th><th>ratio</th><th>within 2x</th><th>ordering kept</th></tr>\n",
         t.within_2x, t.rows, t.orderings_kept, t.groups
     );
-    let num = |v: f64| {
-        if v.abs() >= 100.0 {
-            format!("{v:.0}")
-        } else if v.abs() >= 10.0 {
-            format!("{v:.1}")
-        } else {
-            format!("{v:.2}")
-        }
-    };
     for r in &f.rows {
         let n = &r.number;
-        let mut what = n.metric.name();
-        if let Some(flow) = &n.flow {
-            what = format!("{}: {what}", escape(flow));
-        }
-        if let Some(w) = n.within {
-            what.push_str(&format!(" &le; {w}"));
-        }
-        if let Some(r) = &n.relative_to {
-            what.push_str(&format!(" / {}", escape(r)));
-        }
-        let paper = if n.paper.low == n.paper.high {
-            num(n.paper.low)
-        } else {
-            format!("{}-{}", num(n.paper.low), num(n.paper.high))
-        };
-        let ours = match (r.ours.ci_low, r.ours.ci_high) {
-            (Some(lo), Some(hi)) => format!("{} ({}..{})", num(r.ours.mean), num(lo), num(hi)),
-            _ => num(r.ours.mean),
-        };
         let yes_no = |b: bool| if b { "yes" } else { "<strong>no</strong>" };
         let _ = writeln!(
             out,
@@ -372,10 +344,10 @@ fn fidelity_html(f: &Fidelity) -> String {
             n.source.name(),
             escape(&n.figure),
             escape(&n.variant),
-            what,
-            paper,
-            ours,
-            r.ratio.map_or("-".into(), |x| format!("{x:.2}")),
+            escape(&r.metric_text()),
+            r.paper_text(),
+            r.ours_text(),
+            r.ratio_text(),
             yes_no(r.within_2x),
             r.ordering_kept.map_or("-", yes_no),
         );

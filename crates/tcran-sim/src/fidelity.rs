@@ -419,6 +419,62 @@ impl Fidelity {
     }
 }
 
+/// A number with the precision a table wants: 3 significant digits
+/// above 10, 2 decimals below.
+fn short(v: f64) -> String {
+    if !v.is_finite() {
+        "-".to_string()
+    } else if v.abs() >= 100.0 {
+        format!("{v:.0}")
+    } else if v.abs() >= 10.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.2}")
+    }
+}
+
+impl Row {
+    /// "flow: metric <= bound / reference".
+    pub fn metric_text(&self) -> String {
+        let n = &self.number;
+        let mut text = n.metric.name();
+        if let Some(flow) = &n.flow {
+            text = format!("{flow}: {text}");
+        }
+        if let Some(w) = n.within {
+            text.push_str(&format!(" <= {w}"));
+        }
+        if let Some(v) = &n.relative_to {
+            text.push_str(&format!(" / {v}"));
+        }
+        text
+    }
+
+    /// The paper's value or range.
+    pub fn paper_text(&self) -> String {
+        let v = self.number.paper;
+        if v.low == v.high {
+            short(v.low)
+        } else {
+            format!("{}-{}", short(v.low), short(v.high))
+        }
+    }
+
+    /// Ours, with the confidence interval when there is one.
+    pub fn ours_text(&self) -> String {
+        match (self.ours.ci_low, self.ours.ci_high) {
+            (Some(lo), Some(hi)) => {
+                format!("{} ({}..{})", short(self.ours.mean), short(lo), short(hi))
+            }
+            _ => short(self.ours.mean),
+        }
+    }
+
+    pub fn ratio_text(&self) -> String {
+        self.ratio.map_or("-".into(), |x| format!("{x:.2}"))
+    }
+}
+
 impl Fidelity {
     /// The rows as Markdown: the totals, then one table per scenario.
     pub fn markdown(&self) -> String {
@@ -428,17 +484,6 @@ impl Fidelity {
             "{} of {} paper numbers within 2x; {} of {} groups keep the paper's ordering.\n",
             t.within_2x, t.rows, t.orderings_kept, t.groups
         );
-        let num = |v: f64| {
-            if !v.is_finite() {
-                "-".to_string()
-            } else if v.abs() >= 100.0 {
-                format!("{v:.0}")
-            } else if v.abs() >= 10.0 {
-                format!("{v:.1}")
-            } else {
-                format!("{v:.2}")
-            }
-        };
         let mut scenario = "";
         for r in &self.rows {
             if r.scenario != scenario {
@@ -448,37 +493,17 @@ impl Fidelity {
                     "\n`{scenario}`\n\n| source | variant | metric | paper | ours (95 % CI) | ratio | within 2x | ordering kept |\n|---|---|---|---|---|---|---|---|\n"
                 );
             }
-            let n = &r.number;
-            let mut metric = n.metric.name();
-            if let Some(flow) = &n.flow {
-                metric = format!("{flow}: {metric}");
-            }
-            if let Some(w) = n.within {
-                metric.push_str(&format!(" <= {w}"));
-            }
-            if let Some(v) = &n.relative_to {
-                metric.push_str(&format!(" / {v}"));
-            }
-            let paper = if n.paper.low == n.paper.high {
-                num(n.paper.low)
-            } else {
-                format!("{}-{}", num(n.paper.low), num(n.paper.high))
-            };
-            let ours = match (r.ours.ci_low, r.ours.ci_high) {
-                (Some(lo), Some(hi)) => format!("{} ({}..{})", num(r.ours.mean), num(lo), num(hi)),
-                _ => num(r.ours.mean),
-            };
             let yes_no = |b: bool| if b { "yes" } else { "**no**" };
             let _ = writeln!(
                 out,
                 "| {} {} | {} | {} | {} | {} | {} | {} | {} |",
-                n.source.name(),
-                n.figure,
-                n.variant,
-                metric,
-                paper,
-                ours,
-                r.ratio.map_or("-".into(), |x| format!("{x:.2}")),
+                r.number.source.name(),
+                r.number.figure,
+                r.number.variant,
+                r.metric_text(),
+                r.paper_text(),
+                r.ours_text(),
+                r.ratio_text(),
                 yes_no(r.within_2x),
                 r.ordering_kept.map_or("-", yes_no)
             );

@@ -30,44 +30,18 @@ struct Floor {
 }
 
 fn key(r: &Row) -> String {
-    let n = &r.number;
-    format!(
-        "{} | {} {} | {} | {} {}{}{}",
-        r.scenario,
-        n.source.name(),
-        n.figure,
-        n.variant,
-        n.flow
-            .as_deref()
-            .map(|f| format!("{f}: "))
-            .unwrap_or_default(),
-        n.metric.name(),
-        n.within.map(|w| format!(" <= {w}")).unwrap_or_default(),
-        n.relative_to
-            .as_deref()
-            .map(|v| format!(" / {v}"))
-            .unwrap_or_default(),
-    )
+    format!("{} | {}", group(r), r.number.variant)
 }
 
-/// A group's name: its first row's key without the variant.
+/// A group's name: the scenario, source, figure and metric its rows share.
 fn group(r: &Row) -> String {
     let n = &r.number;
     format!(
-        "{} | {} {} | {}{}{}{}",
+        "{} | {} {} | {}",
         r.scenario,
         n.source.name(),
         n.figure,
-        n.flow
-            .as_deref()
-            .map(|f| format!("{f}: "))
-            .unwrap_or_default(),
-        n.metric.name(),
-        n.within.map(|w| format!(" <= {w}")).unwrap_or_default(),
-        n.relative_to
-            .as_deref()
-            .map(|v| format!(" / {v}"))
-            .unwrap_or_default(),
+        r.metric_text()
     )
 }
 
