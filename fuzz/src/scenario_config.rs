@@ -64,6 +64,13 @@ pub fn fuzz_scenario_config(data: &[u8]) -> usize {
     // every one made an input cost seconds under the sanitizer. The first
     // MAX_VARIANTS exercise the variant machinery as well.
     cfg.variants.truncate(MAX_VARIANTS);
+    // The paper numbers of the variants dropped go with them.
+    let kept = |name: &String| cfg.variants.iter().any(|v| &v.name == name);
+    let paper: Vec<_> = (cfg.paper.iter())
+        .filter(|p| kept(&p.variant) && p.relative_to.as_ref().is_none_or(kept))
+        .cloned()
+        .collect();
+    cfg.paper = paper;
     if cfg.duration > MAX_RUN {
         // Shrink the warm-up and the event times in proportion, so that a
         // scenario valid as written stays valid (and an invalid one stays
