@@ -192,6 +192,15 @@ def test_next_wakeup_of_a_shaper() -> None:
     assert p.pull_many(w)["id"].tolist() == [1]
 
 
+def test_a_report_outside_the_slot_range_is_refused() -> None:
+    # The range the C API checks too (LowerLayerReport::check).
+    p = tcran.Pipeline({"pacer": {"kind": "bdp"}, "queues": [{"id": 0, "kind": "fifo"}]})
+    with pytest.raises(tcran.ConfigError, match=r"tti_ns = 0: must be 1000..=1000000000"):
+        p.report(0, tti_ns=0, backlog_bytes=0, granted_bytes=12_000)
+    with pytest.raises(tcran.ConfigError, match=r"next_pull_in_ns = 2000000000: must be 0"):
+        p.report(0, tti_ns=1_000_000, backlog_bytes=0, next_pull_in_ns=2_000_000_000)
+
+
 def _pulled_after_one_report(next_pull_in_ns: int) -> int:
     """Packets of 1000 B a 5G-BDP pacer lets down 1 ms after a report of a
     12000-byte grant on an empty RLC buffer (1 ms TTI)."""

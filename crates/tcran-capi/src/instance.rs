@@ -366,19 +366,6 @@ impl Instance {
     }
 
     pub fn on_report(&self, r: &tcran_rlc_report, now_ns: u64) -> Result<(), Error> {
-        const TTI_NS: std::ops::RangeInclusive<u64> = 1_000..=1_000_000_000;
-        if !TTI_NS.contains(&r.tti_ns) {
-            return Err(Error::invalid(format!(
-                "report.tti_ns = {}: must be 1000..=1000000000 (1 us to 1 s)",
-                r.tti_ns
-            )));
-        }
-        if r.next_pull_in_ns > *TTI_NS.end() {
-            return Err(Error::invalid(format!(
-                "report.next_pull_in_ns = {}: must be 0 (not known) or at most 1000000000 (1 s)",
-                r.next_pull_in_ns
-            )));
-        }
         let report = LowerLayerReport {
             tti: Duration::from_nanos(r.tti_ns),
             next_pull_in: Duration::from_nanos(r.next_pull_in_ns),
@@ -389,6 +376,9 @@ impl Instance {
             granted_bytes: r.granted_bytes,
             max_bytes: r.max_bytes,
         };
+        report
+            .check()
+            .map_err(|e| Error::invalid(e.within("report").to_string()))?;
         self.with(|s| {
             let now = s.clock(now_ns);
             s.pipeline.on_report(&report, now);

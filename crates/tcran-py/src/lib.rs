@@ -699,9 +699,10 @@ impl PyPipeline {
         ))
     }
 
-    /// The per-TTI RLC/MAC report (after the MAC pulled). `next_pull_in_ns`
-    /// and `pulls_per_pattern` 0 mean "not known" (read as `tti_ns` and no
-    /// TDD pattern), as in `LowerLayerReport`.
+    /// The per-TTI RLC/MAC report (after the MAC pulled). `tti_ns` is
+    /// 1 us..1 s and `next_pull_in_ns` at most 1 s, as the C ABI checks
+    /// them; `next_pull_in_ns` and `pulls_per_pattern` 0 mean "not known"
+    /// (read as `tti_ns` and no TDD pattern), as in `LowerLayerReport`.
     #[pyo3(signature = (now_ns, tti_ns, backlog_bytes, backlog_sdus, pulled_bytes, granted_bytes, max_bytes, next_pull_in_ns=0, pulls_per_pattern=0))]
     #[allow(clippy::too_many_arguments)]
     fn report(
@@ -716,12 +717,6 @@ impl PyPipeline {
         next_pull_in_ns: u64,
         pulls_per_pattern: u16,
     ) -> PyResult<()> {
-        if tti_ns == 0 {
-            return Err(ConfigError::new_err(
-                "tti_ns = 0: a report closes a TTI of at least 1 ns (e.g. 1000000 for a 1 ms slot)",
-            ));
-        }
-        let (mut st, now) = self.at(now_ns);
         let r = LowerLayerReport {
             tti: tcran_core::Duration::from_nanos(tti_ns),
             next_pull_in: tcran_core::Duration::from_nanos(next_pull_in_ns),
@@ -732,6 +727,8 @@ impl PyPipeline {
             granted_bytes,
             max_bytes,
         };
+        r.check().map_err(|e| ConfigError::new_err(e.to_string()))?;
+        let (mut st, now) = self.at(now_ns);
         st.pipeline.on_report(&r, now);
         st.collect_drops();
         Ok(())

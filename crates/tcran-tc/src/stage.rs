@@ -296,6 +296,35 @@ pub struct LowerLayerReport {
     pub max_bytes: u64,
 }
 
+impl LowerLayerReport {
+    /// The slot or period lengths a report may close, ns: 1 us (a slot of
+    /// the highest numerology is 15.6 us) to 1 s.
+    pub const TTI_NS: std::ops::RangeInclusive<u64> = 1_000..=1_000_000_000;
+
+    /// Checks a report given from outside Rust (the C ABI, Python): `tti`
+    /// within [`Self::TTI_NS`], `next_pull_in` 0 (not known) or at most
+    /// 1 s. Fields are named as the bindings take them, in ns.
+    pub fn check(&self) -> Result<(), tcran_core::ConfigError> {
+        let tti_ns = self.tti.as_nanos();
+        if !Self::TTI_NS.contains(&tti_ns) {
+            return Err(tcran_core::ConfigError::new(
+                "tti_ns",
+                tti_ns,
+                "must be 1000..=1000000000 (1 us to 1 s)",
+            ));
+        }
+        let next_ns = self.next_pull_in.as_nanos();
+        if next_ns > *Self::TTI_NS.end() {
+            return Err(tcran_core::ConfigError::new(
+                "next_pull_in_ns",
+                next_ns,
+                "must be 0 (not known) or at most 1000000000 (1 s)",
+            ));
+        }
+        Ok(())
+    }
+}
+
 /// The pipeline's running view of the buffer below it: the last report plus
 /// what was forwarded since.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -269,6 +269,36 @@ mod tests {
     /// MAC or RLC has it, so a field added to it (a channel model's state,
     /// a look-ahead) does not compile until it is listed here with a
     /// source in a real stack, or not added.
+    /// A report from outside Rust closes a slot of 1 us to 1 s (TS 38.211
+    /// Table 4.3.2-1: 15.6 us at numerology 6 up to 1 ms, MAC periods of
+    /// tens of ms) and knows its next pull at most 1 s ahead.
+    #[test]
+    fn a_report_from_a_binding_has_a_slot_of_1us_to_1s() {
+        let at = |tti_ns: u64, next_ns: u64| {
+            LowerLayerReport {
+                tti: Duration::from_nanos(tti_ns),
+                next_pull_in: Duration::from_nanos(next_ns),
+                ..LowerLayerReport::default()
+            }
+            .check()
+            .map_err(|e| e.to_string())
+        };
+        assert_eq!(at(15_625, 0), Ok(()));
+        assert_eq!(at(1_000_000_000, 1_000_000_000), Ok(()));
+        assert_eq!(
+            at(0, 0),
+            Err("tti_ns = 0: must be 1000..=1000000000 (1 us to 1 s)".into())
+        );
+        assert!(at(999, 0).is_err() && at(1_000_000_001, 0).is_err());
+        assert_eq!(
+            at(1_000_000, 1_000_000_001),
+            Err(
+                "next_pull_in_ns = 1000000001: must be 0 (not known) or at most 1000000000 (1 s)"
+                    .into()
+            )
+        );
+    }
+
     #[test]
     fn the_report_holds_only_what_a_real_mac_and_rlc_know() {
         let LowerLayerReport {
