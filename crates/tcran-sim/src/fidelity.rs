@@ -470,6 +470,20 @@ impl Row {
         }
     }
 
+    /// The group the row's ordering is judged in: the scenario, source,
+    /// figure and metric (flow, bound and reference included) its rows
+    /// share, as text.
+    pub fn group(&self) -> String {
+        let n = &self.number;
+        format!(
+            "{} | {} {} | {}",
+            self.scenario,
+            n.source.name(),
+            n.figure,
+            self.metric_text()
+        )
+    }
+
     pub fn ratio_text(&self) -> String {
         self.ratio.map_or("-".into(), |x| format!("{x:.2}"))
     }
@@ -656,18 +670,7 @@ fn compare(a: f64, b: f64) -> i8 {
 fn mark_orderings(rows: &mut [Row]) -> Vec<bool> {
     let mut groups: BTreeMap<String, Vec<usize>> = BTreeMap::new();
     for (i, r) in rows.iter().enumerate() {
-        let n = &r.number;
-        let key = serde_json::json!([
-            r.scenario,
-            n.source,
-            n.figure,
-            n.metric,
-            n.flow,
-            n.within,
-            n.relative_to
-        ])
-        .to_string();
-        groups.entry(key).or_default().push(i);
+        groups.entry(r.group()).or_default().push(i);
     }
     let mut kept_groups = Vec::new();
     for members in groups.values().filter(|m| m.len() >= 2) {

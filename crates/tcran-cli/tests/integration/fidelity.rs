@@ -30,19 +30,7 @@ struct Floor {
 }
 
 fn key(r: &Row) -> String {
-    format!("{} | {}", group(r), r.number.variant)
-}
-
-/// A group's name: the scenario, source, figure and metric its rows share.
-fn group(r: &Row) -> String {
-    let n = &r.number;
-    format!(
-        "{} | {} {} | {}",
-        r.scenario,
-        n.source.name(),
-        n.figure,
-        r.metric_text()
-    )
+    format!("{} | {}", r.group(), r.number.variant)
 }
 
 fn floor_of(f: &Fidelity) -> Floor {
@@ -63,7 +51,7 @@ fn floor_of(f: &Fidelity) -> Floor {
             .rows
             .iter()
             .filter(|r| r.ordering_kept == Some(true))
-            .map(group)
+            .map(Row::group)
             .collect(),
     }
 }
