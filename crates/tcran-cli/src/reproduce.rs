@@ -234,9 +234,17 @@ pub fn to_text(rep: &Reproduction, out: &Path, figures: Option<&Path>) -> String
     );
     let t = rep.fidelity.totals;
     if t.rows > 0 {
+        let seeds = rep.done.first().map_or_else(String::new, |d| {
+            let s = &d.summary;
+            if s.seeds.is_empty() {
+                format!("seed {}", s.seed)
+            } else {
+                format!("mean over seeds {}", simulate::seeds_label(&s.seeds))
+            }
+        });
         let _ = writeln!(
             s,
-            "paper numbers: {} of {} within 2x, {} of {} orderings kept: {}",
+            "paper numbers ({seeds}): {} of {} within 2x, {} of {} orderings kept: {}",
             t.within_2x,
             t.rows,
             t.orderings_kept,

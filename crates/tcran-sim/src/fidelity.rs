@@ -715,6 +715,77 @@ mod tests {
         assert_eq!(ratio(f64::NAN, paper(1.0, 1.0)), None);
     }
 
+    /// Each mistake in a `[[paper]]` row names the row's field, the value
+    /// and what is allowed.
+    #[test]
+    fn a_row_that_does_not_fit_the_scenario_is_refused_with_its_field() {
+        let base = r#"
+duration = "1s"
+[[ues]]
+rnti = 1
+channel = { kind = "mcs", mcs = 20 }
+[[flows]]
+name = "bulk"
+ue = 1
+kind = "tcp"
+[[variants]]
+name = "a"
+[[variants]]
+name = "b"
+[[paper]]
+source = "tc-ran-paper"
+figure = "Fig. 15"
+"#;
+        let refused = |row: &str| {
+            let cfg: SimConfig = toml::from_str(&format!("{base}{row}")).expect("parses");
+            check(&cfg).map_err(|e| e.to_string())
+        };
+        assert_eq!(
+            refused("variant = \"a\"\nflow = \"bulk\"\nmetric = \"throughput_mbps\"\npaper = 1"),
+            Ok(())
+        );
+        let err = |row: &str| refused(row).expect_err(row);
+        assert!(
+            err("variant = \"c\"\nmetric = \"prb_used_pct\"\npaper = 1").starts_with(
+                "paper[0].variant = \"c\": must be a variant of this scenario: \"a\", \"b\""
+            )
+        );
+        assert!(
+            err("variant = \"a\"\nrelative_to = \"a\"\nmetric = \"prb_used_pct\"\npaper = 1")
+                .starts_with("paper[0].relative_to = \"a\"")
+        );
+        assert!(
+            err("variant = \"a\"\nmetric = \"throughput_mbps\"\npaper = 1")
+                .starts_with("paper[0].flow = (absent)")
+        );
+        assert!(
+            err("variant = \"a\"\nflow = \"bulk\"\nmetric = \"prb_used_pct\"\npaper = 1")
+                .starts_with("paper[0].flow = \"bulk\"")
+        );
+        assert!(
+            err("variant = \"a\"\nflow = \"web\"\nmetric = \"throughput_mbps\"\npaper = 1")
+                .starts_with("paper[0].flow = \"web\": must be a flow of variant \"a\": \"bulk\"")
+        );
+        assert!(
+            err("variant = \"a\"\nflow = \"bulk\"\nmetric = \"rtt_mean_ms\"\npaper = 1")
+                .starts_with("paper[0].metric = rtt_mean_ms")
+        );
+        assert!(
+            err("variant = \"a\"\nflow = \"bulk\"\nmetric = \"delay_within_pct\"\npaper = 1")
+                .starts_with("paper[0].within = (absent)")
+        );
+        assert!(err("variant = \"a\"\nflow = \"bulk\"\nmetric = \"delay_mean_ms\"\nwithin = \"1ms\"\npaper = 1")
+            .starts_with("paper[0].within = 1ms"));
+        assert!(
+            err("variant = \"a\"\nmetric = \"prb_used_pct\"\npaper = [2, 1]")
+                .starts_with("paper[0].paper = [2, 1]")
+        );
+        assert!(
+            err("variant = \"a\"\nmetric = \"prb_used_pct\"\npaper = -1")
+                .starts_with("paper[0].paper = [-1, -1]")
+        );
+    }
+
     #[test]
     fn differences_under_five_percent_are_ties() {
         assert_eq!(compare(100.0, 95.5), 0);
