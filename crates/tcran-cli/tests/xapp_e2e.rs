@@ -413,7 +413,7 @@ fn l4s_xapp_over_e2_deploys_the_marking_ramp_once_scalable_flows_appear() {
         period,
         None,
         None,
-        tcran_sim::controller::AnyController::Custom(Box::new(l4s)),
+        tcran_control::controller::AnyController::Custom(Box::new(l4s)),
     );
     let run = sim.run();
     tcran_cli::series_csv::write(&local.join("default"), &run.series).unwrap();

@@ -10,11 +10,11 @@
 //! - `breakdown_1000_drbs/*`: the steps of the 1,000-DRB E2SM-TCRAN report.
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
+use tcran_control::DrbKey;
 use tcran_core::{Duration, FiveTuple, Instant};
 use tcran_e2::agent::{Agent, AgentConfig, RicProfile};
 use tcran_e2::e2ap::{self, Action, ActionType, E2apPdu, RicRequestId};
 use tcran_e2::fake::FakeNode;
-use tcran_e2::node::DrbKey;
 use tcran_e2::sm::flexric_tc::{self, PlainControl};
 use tcran_e2::sm::{kpm, tcran_tc as tcsm, AnyModel, ServiceModel};
 use tcran_tc::PipelineConfig;
@@ -244,7 +244,7 @@ fn indication(c: &mut Criterion) {
 
 /// Where the 1,000-DRB indication's time goes.
 fn breakdown(c: &mut Criterion) {
-    use tcran_e2::node::E2Node;
+    use tcran_control::RanNode;
     let mut g = c.benchmark_group("breakdown_1000_drbs");
     let n = node(1000);
     let mut drbs = Vec::new();

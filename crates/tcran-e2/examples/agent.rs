@@ -13,10 +13,10 @@
 
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
+use tcran_control::DrbKey;
 use tcran_core::{Duration, FiveTuple};
 use tcran_e2::agent::{Agent, AgentConfig, RicProfile};
 use tcran_e2::fake::FakeNode;
-use tcran_e2::node::DrbKey;
 use tcran_e2::sm::{flexric_tc, kpm, tcran_tc as tcsm, AnyModel};
 use tcran_e2::transport::{self, Connector, TlsPem, WallClock};
 use tcran_tc::queue::{FifoConfig, QueueKindConfig};

@@ -4,7 +4,7 @@
 //! each received PDU with [`Agent::handle`] and takes what it must send
 //! with [`Agent::poll_transmit`]; the caller tells it the time and calls
 //! [`Agent::on_timeout`] at [`Agent::next_wakeup`]. It borrows the RAN node
-//! ([`E2Node`]) for every call that needs it, so the node's pipelines live
+//! ([`RanNode`]) for every call that needs it, so the node's pipelines live
 //! on across connections: a RIC restart costs subscriptions (the RIC makes
 //! them again), never pipeline state.
 //!
@@ -32,9 +32,9 @@
 use crate::e2ap::{
     self, E2apPdu, ErrorIndication, GlobalE2node_ID, RanFunction, RanFunctionRevision, RicRequestId,
 };
-use crate::node::E2Node;
 use crate::sm::{AnyModel, ControlOutcome, Job, ServiceModel};
 use std::collections::{BTreeMap, VecDeque};
+use tcran_control::RanNode;
 use tcran_core::{Duration, Instant};
 
 /// Which RIC the agent talks to.
@@ -238,7 +238,7 @@ impl Agent {
     }
 
     /// A transport to the RIC is up: start E2 Setup.
-    pub fn connected(&mut self, node: &dyn E2Node, now: Instant) {
+    pub fn connected(&mut self, node: &dyn RanNode, now: Instant) {
         self.jobs.clear();
         self.update_pending = None;
         self.send_setup(node, now);
@@ -259,7 +259,7 @@ impl Agent {
         t
     }
 
-    fn functions(&self, node: &dyn E2Node) -> Vec<RanFunction> {
+    fn functions(&self, node: &dyn RanNode) -> Vec<RanFunction> {
         self.config
             .models
             .iter()
@@ -267,7 +267,7 @@ impl Agent {
             .collect()
     }
 
-    fn send_setup(&mut self, node: &dyn E2Node, now: Instant) {
+    fn send_setup(&mut self, node: &dyn RanNode, now: Instant) {
         let transaction = self.transaction();
         let functions = self.functions(node);
         self.announced = functions.iter().map(|f| (f.id, f.clone())).collect();
@@ -317,7 +317,7 @@ impl Agent {
     }
 
     /// Runs the timers due at `now`: E2 Setup retries and report jobs.
-    pub fn on_timeout(&mut self, node: &dyn E2Node, now: Instant) {
+    pub fn on_timeout(&mut self, node: &dyn RanNode, now: Instant) {
         match self.state {
             AgentState::SetupPending { deadline, .. } if now >= deadline => {
                 self.send_setup(node, now)
@@ -328,7 +328,7 @@ impl Agent {
         }
     }
 
-    fn run_jobs(&mut self, node: &dyn E2Node, now: Instant) {
+    fn run_jobs(&mut self, node: &dyn RanNode, now: Instant) {
         let standard = self.config.profile == RicProfile::Standard;
         for i in 0..self.jobs.len() {
             if self.jobs[i].next_due > now {
@@ -367,7 +367,7 @@ impl Agent {
     /// Announces changed RAN functions (RIC Service Update, E2AP 8.3.4),
     /// e.g. after DRBs came or went (the E2SM-TCRAN definition lists
     /// them) or a model was added. Not sent to FlexRIC.
-    pub fn refresh_functions(&mut self, node: &dyn E2Node) {
+    pub fn refresh_functions(&mut self, node: &dyn RanNode) {
         if self.state != AgentState::Ready || self.config.profile == RicProfile::Flexric {
             return;
         }
@@ -415,7 +415,7 @@ impl Agent {
     }
 
     /// Handles one received PDU.
-    pub fn handle(&mut self, bytes: &[u8], node: &mut dyn E2Node, now: Instant) {
+    pub fn handle(&mut self, bytes: &[u8], node: &mut dyn RanNode, now: Instant) {
         self.stats.pdus_received += 1;
         let pdu = match e2ap::decode(bytes) {
             Ok(p) => p,
@@ -550,7 +550,7 @@ impl Agent {
             .position(|m| m.ran_function_id() == function)
     }
 
-    fn subscribe(&mut self, s: e2ap::SubscriptionRequest, node: &dyn E2Node, now: Instant) {
+    fn subscribe(&mut self, s: e2ap::SubscriptionRequest, node: &dyn RanNode, now: Instant) {
         use crate::asn::e2ap::CauseRICrequest as C;
         let fail = |this: &mut Agent, cause: u8, why: String| {
             this.stats.subscription_failures += 1;
@@ -638,7 +638,7 @@ impl Agent {
         }));
     }
 
-    fn control(&mut self, c: e2ap::ControlRequest, node: &mut dyn E2Node, now: Instant) {
+    fn control(&mut self, c: e2ap::ControlRequest, node: &mut dyn RanNode, now: Instant) {
         use crate::asn::e2ap::CauseRICrequest as C;
         let outcome = match self.model_index(c.function) {
             Some(m) => self.config.models[m].control(&c.header, &c.message, node, now),

@@ -1,10 +1,10 @@
-//! An in-memory [`E2Node`] for tests, examples and benchmarks: real
+//! An in-memory [`RanNode`] for tests, examples and benchmarks: real
 //! `tcran_tc::Pipeline`s (so controls really change what packets do) with
 //! RLC/MAC KPIs and KPM counters set by hand or advanced by
 //! [`FakeNode::transmit`]. Not a RAN model: the simulator's gNB is.
 
-use crate::node::{DrbKey, E2Node, KpmCounters, LowerLayerKpis, TcView};
 use std::collections::BTreeMap;
+use tcran_control::{DrbKey, KpmCounters, LowerLayerKpis, RanNode, TcView};
 use tcran_core::{Duration, FiveTuple, Instant, Packet, PacketId};
 use tcran_tc::{Applied, Change, Pipeline, PipelineConfig, PushOutcome, Refused};
 
@@ -111,7 +111,7 @@ impl FakeNode {
     }
 }
 
-impl E2Node for FakeNode {
+impl RanNode for FakeNode {
     fn drbs(&self, out: &mut Vec<DrbKey>) {
         out.extend(self.drbs.keys().copied());
     }

@@ -26,12 +26,12 @@
 use crate::agent::{Agent, AgentConfig, RicProfile};
 use crate::e2ap;
 use crate::fake::FakeNode;
-use crate::node::DrbKey;
 use crate::sm::{flexric_tc, kpm, tc_status, tcran_tc, AnyModel, ServiceModel};
 use ::tcran_tc::queue::{FifoConfig, QueueKindConfig};
 use ::tcran_tc::PipelineConfig;
 use asn1_codecs::aper::AperCodec;
 use asn1_codecs::PerCodecData;
+use tcran_control::DrbKey;
 use tcran_core::{Duration, Instant};
 
 const DRB: DrbKey = DrbKey {

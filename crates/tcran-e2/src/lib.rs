@@ -7,7 +7,8 @@
 //! ```text
 //!  RIC <-- framed TCP / TLS --> transport::run --> agent::Agent (sans-IO) --> sm::* models
 //!                                                        |                        |
-//!                                                        +---- node::E2Node <-----+  (the gNB: pipelines, RLC/MAC, KPM counters)
+//!                                                        +-- tcran_control::RanNode <-+
+//!                                             (the gNB: pipelines, RLC/MAC, KPM counters)
 //! ```
 //!
 //! | module | what |
@@ -16,10 +17,8 @@
 //! | [`e2ap`] | E2AP messages as plain values, APER encode/decode |
 //! | [`agent`] | the E2 node procedures, sans-IO, time as a parameter |
 //! | [`sm`] | service models: FlexRIC TC (146), E2SM-TCRAN (tcran's own), E2SM-KPM (2) |
-//! | [`node`] | the [`node::E2Node`] trait a RAN node implements |
 //! | [`transport`] | framed TCP (+ TLS), in-process channels, SCTP detection, the reconnecting driver |
 //! | [`sctp`] | E2AP over SCTP (one-to-one socket, PPID 70) where the kernel has it |
-//! | [`gnb`] | `tcran_gnb::Gnb`, the RAN node of one cell, as an E2 node |
 //! | [`session`] | the agent inside a driver's own event loop, its I/O on a thread of its own |
 //! | [`fake`] | an in-memory node on real pipelines, for tests and examples |
 //!
@@ -52,12 +51,9 @@ pub mod cpu_latency;
 pub mod e2ap;
 pub mod fake;
 pub mod fuzzing;
-pub mod gnb;
-pub mod node;
 pub mod sctp;
 pub mod session;
 pub mod sm;
 pub mod transport;
 
 pub use agent::{Agent, AgentConfig, AgentEvent, AgentStats, RicProfile};
-pub use node::{DrbKey, E2Node, KpmCounters, LowerLayerKpis, TcView};

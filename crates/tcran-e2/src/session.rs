@@ -23,9 +23,9 @@
 //! [`SessionStats::pdus_dropped`], never buffered without bound.
 
 use crate::agent::{Agent, AgentEvent, AgentStats};
-use crate::node::E2Node;
 use crate::transport::{self, Connector, TransportError};
 use std::sync::mpsc as std_mpsc;
+use tcran_control::RanNode;
 use tcran_core::Instant;
 use tokio::sync::{mpsc, watch};
 
@@ -116,7 +116,7 @@ impl Session {
     /// Handles what arrived, runs the timers due at `now`, sends what the
     /// agent produced. `Err` is fatal for the session (the transport can
     /// never work here, e.g. SCTP on a kernel without it), in one line.
-    pub fn poll(&mut self, node: &mut dyn E2Node, now: Instant) -> Result<(), String> {
+    pub fn poll(&mut self, node: &mut dyn RanNode, now: Instant) -> Result<(), String> {
         while let Ok(ev) = self.incoming.try_recv() {
             match ev {
                 LinkEvent::Up(tx) => {

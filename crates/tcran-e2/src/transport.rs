@@ -24,9 +24,9 @@
 //! is untouched meanwhile.
 
 use crate::agent::{Agent, AgentEvent, AgentState, AgentStats};
-use crate::node::E2Node;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
+use tcran_control::RanNode;
 use thiserror::Error;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::sync::{mpsc, watch};
@@ -724,7 +724,7 @@ pub async fn run<N, F>(
     mut on_event: F,
 ) -> AgentStats
 where
-    N: E2Node + Send + 'static,
+    N: RanNode + Send + 'static,
     F: FnMut(&AgentEvent) + Send,
 {
     let mut attempt = 0u32;

@@ -7,7 +7,7 @@
 //!   events of the engine, with its socket I/O on a thread of its own
 //!   ([`tcran_e2::session`]); a received PDU wakes the loop at once.
 //! - The RIC sees the cell's RAN node ([`tcran_gnb::Gnb`], through
-//!   `tcran_e2::gnb`); every change it asks for goes through the engine's
+//!   `tcran_gnb`'s `RanNode`); every change it asks for goes through the engine's
 //!   [`Sim::apply_control`], the node's control surface with the refusal
 //!   semantics of the in-process controllers, and is recorded in the run's
 //!   reconfigurations (`by = "e2"`) like theirs.
@@ -21,9 +21,9 @@ use ::tcran_tc::{Applied, Change, Refused};
 use serde::Serialize;
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::path::PathBuf;
+use tcran_control::{DrbKey, KpmCounters, LowerLayerKpis, RanNode, TcView};
 use tcran_core::{DrbId, Instant, Rnti};
 use tcran_e2::agent::{AgentConfig, AgentEvent, RicProfile};
-use tcran_e2::node::{DrbKey, E2Node, KpmCounters, LowerLayerKpis, TcView};
 use tcran_e2::session::{Session, SessionEvent};
 use tcran_e2::sm::{flexric_tc, kpm, tcran_tc, AnyModel};
 use tcran_e2::transport::{self, Connector, TlsPem};
@@ -191,9 +191,9 @@ pub struct SimNode<'a> {
     pub sim: &'a mut Sim,
 }
 
-impl E2Node for SimNode<'_> {
+impl RanNode for SimNode<'_> {
     fn drbs(&self, out: &mut Vec<DrbKey>) {
-        E2Node::drbs(self.sim.gnb(), out)
+        RanNode::drbs(self.sim.gnb(), out)
     }
     fn tc_view(&self, drb: DrbKey, now: Instant) -> Option<TcView> {
         self.sim.gnb().tc_view(drb, now)

@@ -14,8 +14,8 @@
 //! This is the way to embed tcran's RAN: the simulator (`tcran-sim`, a
 //! virtual clock and modelled TCP/UDP endpoints), the live emulator (the
 //! wall clock and real Linux packets) and the E2 agent (through the
-//! `tcran-e2` node it is wrapped in) all drive this same code; only the
-//! clock and the I/O differ. (The C ABI and Python embed a single TC
+//! [`tcran_control::RanNode`] the node implements) all drive this same
+//! code; only the clock and the I/O differ. (The C ABI and Python embed a single TC
 //! pipeline, not the node.)
 //!
 //! ## Contract (quinn-proto shaped)
@@ -58,13 +58,17 @@
 //! with their TS 28.552 names ([`counters`]); [`Gnb::apply`] applies a
 //! [`tcran_tc::Change`] (one control, several, or a whole pipeline
 //! deployed) all or nothing, refused with the pipeline's typed
-//! [`tcran_tc::Refused`] (a refused change changes nothing).
+//! [`tcran_tc::Refused`] (a refused change changes nothing). The same
+//! surface as the [`tcran_control::RanNode`] every E2 service model, xApp
+//! and the emulator speak is in `ran_node`.
 //!
 //! ## Modules
 //!
 //! - [`config`]: what the node is made of (serde).
 //! - [`node`]: the [`Gnb`] and its public API.
 //! - `control`: reconfiguration ([`Gnb::apply`] of a [`tcran_tc::Change`]).
+//! - `ran_node`: the node as a [`tcran_control::RanNode`] (views, KPM
+//!   counters, apply).
 //! - [`counters`]: cumulative counters and the TS 28.552 measurements.
 //! - the data path: `downlink` (UPF, SDAP, TC egress), `slot` (MAC, HARQ,
 //!   per-TTI reports), `ue` (UE-side RLC/PDCP), `uplink` (SR/grant model),
@@ -76,6 +80,7 @@ pub mod counters;
 mod downlink;
 mod ledger;
 pub mod node;
+mod ran_node;
 mod slot;
 mod ue;
 mod uplink;
@@ -87,3 +92,4 @@ pub use config::{
 pub use counters::{CellCounters, CellKpis, DrbCounters, DrbKpis, Timing};
 pub use ledger::Place;
 pub use node::{ue_address, ue_rnti, DrbRef, Gnb, Layer, Output, SlotRecord, TtiRecord};
+pub use ran_node::{drb_kpm, lower_layer_kpis};

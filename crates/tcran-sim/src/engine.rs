@@ -260,10 +260,10 @@ impl Sim {
     /// measured yet (goodput 0, no delay): names, kinds, UEs, downlink
     /// 5-tuples, and the DRB SDAP maps each flow's QFI to. What an xApp
     /// outside the simulator needs to address flows by 5-tuple.
-    pub fn flow_views(&self) -> Vec<crate::controller::FlowView> {
+    pub fn flow_views(&self) -> Vec<tcran_control::controller::FlowView> {
         self.flows
             .iter()
-            .map(|f| crate::controller::FlowView {
+            .map(|f| tcran_control::controller::FlowView {
                 name: f.name.clone(),
                 kind: f.kind,
                 rnti: f.rnti.0,

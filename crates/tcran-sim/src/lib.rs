@@ -13,12 +13,12 @@
 //! - [`engine`]: the event loop.
 //! - [`report`]: what a run reports.
 //! - [`series`]: what a run records over time (plots, CSV).
-//! - [`controller`]: scheduled reconfiguration events and closed-loop
-//!   controllers (xApps).
+//! - scheduled reconfiguration events and closed-loop controllers
+//!   (xApps) come from `tcran_control::controller`, the vocabulary the
+//!   xApp SDK runs over E2 as well.
 //! - [`event`], [`metrics`]: the deterministic event queue and exact
 //!   percentiles.
 
-pub mod controller;
 pub mod engine;
 pub mod fidelity;
 /// The deterministic event queue, now in `tcran-core`.

@@ -11,7 +11,7 @@ use tcran_ran::rlc::RlcConfig;
 use tcran_tc::PipelineConfig;
 use tcran_traffic::TcpConfig;
 
-pub use crate::controller::{ControllerConfig, EventConfig};
+pub use tcran_control::controller::{ControllerConfig, EventConfig};
 /// The RAN node's part of a scenario, defined with the node.
 pub use tcran_gnb::config::{
     builtin_trace, load_trace, load_trace_as, ChannelConfig, DrbConfig, TraceFormatName, UeConfig,

@@ -24,7 +24,7 @@ mod support;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use std::time::Duration;
-use tcran_e2::node::DrbKey;
+use tcran_control::DrbKey;
 use tcran_tc::{Change, Control};
 use tcran_xapp::{report, Trigger, Xapp, XappConfig};
 use tokio::time::Instant;
@@ -79,7 +79,7 @@ fn control_round_trip(c: &mut Criterion) {
 }
 
 fn decode_indication(c: &mut Criterion) {
-    use tcran_e2::node::E2Node;
+    use tcran_control::RanNode;
     use tcran_e2::sm::ServiceModel;
     let node = support::fake(100);
     let n = node.lock().unwrap();

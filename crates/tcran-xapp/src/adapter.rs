@@ -1,4 +1,4 @@
-//! One controller code, two places: any `tcran_sim::controller::Controller`
+//! One controller code, two places: any `tcran_control::controller::Controller`
 //! (the simulator's in-process xApps) run over E2, unchanged.
 //!
 //! The simulator calls a controller every `period` with a [`ControlView`]
@@ -24,10 +24,10 @@
 use crate::report::DrbStatus;
 use crate::server::{ControlOutcome, NodeId, Xapp, XappError};
 use std::collections::BTreeMap;
+use tcran_control::controller::{Command, ControlView, Controller, DrbView, FlowView};
+use tcran_control::DrbKey;
 use tcran_core::{FiveTuple, Instant};
-use tcran_e2::node::DrbKey;
 use tcran_e2::sm::tcran_tc::Trigger;
-use tcran_sim::controller::{Command, ControlView, Controller, DrbView, FlowView};
 use tcran_tc::PipelineConfig;
 
 /// One flow the xApp knows by its 5-tuple.

@@ -8,7 +8,7 @@ use crate::server::{
 };
 use std::sync::Arc;
 use std::time::Duration;
-use tcran_e2::node::DrbKey;
+use tcran_control::DrbKey;
 use tcran_e2::sm::kpm::KpmReport;
 use tcran_e2::sm::tcran_tc::Trigger;
 use tcran_tc::{Change, PipelineConfig};

@@ -93,7 +93,7 @@ pub fn termination(data: &[u8]) {
     )
     .expect("ready after setup");
     let (h, m) = tcran_tc::control(
-        tcran_e2::node::DrbKey::new(1, 1),
+        tcran_control::DrbKey::new(1, 1),
         &::tcran_tc::Change::Controls(Vec::new()),
     );
     t.control(tcran_tc::DEFAULT_RAN_FUNCTION_ID, h, m)

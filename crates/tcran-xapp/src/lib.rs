@@ -12,7 +12,7 @@
 //!      | framed TCP / TLS with client certificates
 //!  server::Xapp  --- one task per association ---> termination::Termination (sans-IO)
 //!      | typed API: nodes(), drbs(), subscribe_tc/kpm(), control(), deploy(), pipeline()
-//!  your xApp  |  adapter::run(any tcran_sim Controller)  |  xapps::* (the paper's xApps)
+//!  your xApp  |  adapter::run(any tcran_control Controller)  |  xapps::* (the paper's xApps)
 //! ```
 //!
 //! | module | what |
@@ -40,7 +40,7 @@ pub use server::{
     ControlOutcome, KpmQuery, Listen, ListenTransport, NodeEvent, NodeId, NodeInfo, Subscription,
     Xapp, XappConfig, XappError,
 };
-pub use tcran_e2::node::DrbKey;
+pub use tcran_control::DrbKey;
 pub use tcran_e2::sm::kpm::{KpmReport, Value as KpmValue};
 pub use tcran_e2::sm::tcran_tc::{Metric, Trigger};
 pub use termination::CloseCause;

@@ -10,8 +10,8 @@
 //! `passed_bytes`, ...), RED's average queue size. Rates travel in whole
 //! bit/s and sojourns in whole microseconds.
 
+use tcran_control::DrbKey;
 use tcran_e2::asn::e2sm_tcran as t;
-use tcran_e2::node::DrbKey;
 
 pub use tcran_e2::sm::tc_status::{
     decode_tc, decode_tc_generic, drb_status, drb_status_of, DrbStatus, TcIndication,
@@ -34,8 +34,8 @@ pub fn tc_function_drbs(definition: &[u8]) -> Result<Vec<DrbKey>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use tcran_control::{LowerLayerKpis, TcView};
     use tcran_core::{Duration, Instant};
-    use tcran_e2::node::{LowerLayerKpis, TcView};
     use tcran_tc::queue::{CodelConfig, QueueKindConfig};
     use tcran_tc::PipelineConfig;
 

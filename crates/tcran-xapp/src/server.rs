@@ -44,8 +44,8 @@ use crate::termination::{
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
+use tcran_control::DrbKey;
 use tcran_e2::e2ap::{self, Action, ActionType, RicRequestId};
-use tcran_e2::node::DrbKey;
 use tcran_e2::sm::kpm::{self, KpmReport};
 use tcran_e2::sm::tcran_tc::{self as tcsm, Trigger};
 use tcran_e2::transport::{self, Framed};

@@ -1,6 +1,6 @@
 //! The TC-RAN paper's xApps and the L4S xApp, as `Controller`s: the same
 //! code runs in the simulator (a `[[variants.controllers]]` of a scenario,
-//! or [`tcran_sim::controller::AnyController::Custom`]) and over E2
+//! or [`tcran_control::controller::AnyController::Custom`]) and over E2
 //! ([`crate::adapter`]).
 //!
 //! | xApp | figure | controller |
@@ -17,8 +17,10 @@
 use crate::report::TcIndication;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
+use tcran_control::controller::{
+    Command, ControlView, Controller, ControllerKind, FlowSliceConfig,
+};
 use tcran_core::{BitRate, ConfigError, Duration};
-use tcran_sim::controller::{Command, ControlView, Controller, ControllerKind, FlowSliceConfig};
 use tcran_tc::classify::{ClassifierConfig, FilterRule};
 use tcran_tc::{Change, Control, PipelineConfig};
 
@@ -255,7 +257,7 @@ pub fn render(node: &str, ind: &TcIndication) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tcran_sim::controller::DrbView;
+    use tcran_control::controller::DrbView;
     use tcran_tc::queue::{FifoConfig, QueueKindConfig};
 
     fn view_of(config: PipelineConfig, classified: u64) -> DrbView {

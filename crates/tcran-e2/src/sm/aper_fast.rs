@@ -24,7 +24,7 @@
 
 use super::tc_status::{self as st, DrbStatus};
 use crate::asn::e2sm_tcran as t;
-use crate::node::DrbKey;
+use tcran_control::DrbKey;
 use tcran_core::reason::{DropCounts, MarkCounts};
 
 /// APER bit reader.

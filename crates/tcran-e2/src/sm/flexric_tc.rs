@@ -18,8 +18,8 @@
 
 use super::{cause, ControlOutcome, Indication, Job, JobState, Refusal, ServiceModel, MIN_PERIOD};
 use crate::e2ap::{Action, ActionType, RanFunction};
-use crate::node::{DrbKey, E2Node, TcView};
 use std::net::Ipv4Addr;
+use tcran_control::{DrbKey, RanNode, TcView};
 use tcran_core::{BitRate, ByteSize, Duration, Instant, QueueId};
 use tcran_tc::classify::{ClassifierConfig, FilterRule, NumOrText};
 use tcran_tc::pacer::{BdpConfig, PacerConfig};
@@ -1139,7 +1139,7 @@ pub struct FlexricTc {
 }
 
 impl FlexricTc {
-    fn target(&self, node: &dyn E2Node) -> Option<DrbKey> {
+    fn target(&self, node: &dyn RanNode) -> Option<DrbKey> {
         self.drb.or_else(|| {
             let mut all = Vec::new();
             node.drbs(&mut all);
@@ -1156,7 +1156,7 @@ impl ServiceModel for FlexricTc {
         RAN_FUNCTION_ID
     }
 
-    fn ran_function(&self, _node: &dyn E2Node) -> RanFunction {
+    fn ran_function(&self, _node: &dyn RanNode) -> RanFunction {
         RanFunction {
             id: RAN_FUNCTION_ID,
             definition: DEFINITION.to_vec(),
@@ -1169,7 +1169,7 @@ impl ServiceModel for FlexricTc {
         &self,
         trigger: &[u8],
         action: &Action,
-        _node: &dyn E2Node,
+        _node: &dyn RanNode,
     ) -> Result<Job, Refusal> {
         if action.kind != ActionType::Report {
             return Err(Refusal::ric_request(
@@ -1192,7 +1192,7 @@ impl ServiceModel for FlexricTc {
         })
     }
 
-    fn indicate(&self, _job: &mut JobState, node: &dyn E2Node, now: Instant) -> Vec<Indication> {
+    fn indicate(&self, _job: &mut JobState, node: &dyn RanNode, now: Instant) -> Vec<Indication> {
         let Some(view) = self.target(node).and_then(|d| node.tc_view(d, now)) else {
             return Vec::new();
         };
@@ -1211,7 +1211,7 @@ impl ServiceModel for FlexricTc {
         &mut self,
         _header: &[u8],
         message: &[u8],
-        node: &mut dyn E2Node,
+        node: &mut dyn RanNode,
         now: Instant,
     ) -> ControlOutcome {
         let refused = |c: u8, m: String| ControlOutcome::Refused {

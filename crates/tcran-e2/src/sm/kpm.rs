@@ -33,9 +33,9 @@ use super::{
 };
 use crate::asn::e2sm_kpm as k;
 use crate::e2ap::{Action, ActionType, RanFunction};
-use crate::node::{DrbKey, E2Node, KpmCounters};
 use asn1_codecs::aper::AperCodec;
 use asn1_codecs::PerCodecData;
+use tcran_control::{DrbKey, KpmCounters, RanNode};
 use tcran_core::{Duration, Instant, Rnti};
 
 /// RAN function id of E2SM-KPM in FlexRIC and OAI.
@@ -261,7 +261,7 @@ fn no_label() -> k::MeasurementLabel {
 }
 
 /// The E2 node's UEs and their summed DRB counters, in RNTI order.
-fn ue_counters(node: &dyn E2Node) -> Vec<(Rnti, KpmCounters)> {
+fn ue_counters(node: &dyn RanNode) -> Vec<(Rnti, KpmCounters)> {
     let mut drbs: Vec<DrbKey> = Vec::new();
     node.drbs(&mut drbs);
     let mut out: Vec<(Rnti, KpmCounters)> = Vec::new();
@@ -344,7 +344,7 @@ impl ServiceModel for Kpm {
         RAN_FUNCTION_ID
     }
 
-    fn ran_function(&self, _node: &dyn E2Node) -> RanFunction {
+    fn ran_function(&self, _node: &dyn RanNode) -> RanFunction {
         RanFunction {
             id: RAN_FUNCTION_ID,
             definition: encode(&Kpm::description()),
@@ -357,7 +357,7 @@ impl ServiceModel for Kpm {
         &self,
         trigger: &[u8],
         action: &Action,
-        _node: &dyn E2Node,
+        _node: &dyn RanNode,
     ) -> Result<Job, Refusal> {
         if action.kind != ActionType::Report {
             return Err(refuse("only REPORT actions are supported".into()));
@@ -406,7 +406,7 @@ impl ServiceModel for Kpm {
         })
     }
 
-    fn indicate(&self, job: &mut JobState, node: &dyn E2Node, now: Instant) -> Vec<Indication> {
+    fn indicate(&self, job: &mut JobState, node: &dyn RanNode, now: Instant) -> Vec<Indication> {
         let JobState::Kpm(job) = job else {
             return Vec::new();
         };
@@ -508,7 +508,7 @@ impl ServiceModel for Kpm {
         &mut self,
         _header: &[u8],
         _message: &[u8],
-        _node: &mut dyn E2Node,
+        _node: &mut dyn RanNode,
         _now: Instant,
     ) -> ControlOutcome {
         ControlOutcome::Refused {

@@ -13,7 +13,7 @@
 //! otherwise); [`report_stream`] is the node's writer of them.
 //!
 //! A model is sans-IO like the agent: it reads the node through
-//! [`E2Node`] and the time it is given.
+//! [`RanNode`] and the time it is given.
 
 pub mod aper_fast;
 pub mod flexric_tc;
@@ -23,7 +23,7 @@ pub mod tc_status;
 pub mod tcran_tc;
 
 use crate::e2ap::{Action, Cause, RanFunction};
-use crate::node::E2Node;
+use tcran_control::RanNode;
 use tcran_core::{Duration, Instant};
 
 /// Why a subscription's action or a control was not accepted.
@@ -91,22 +91,26 @@ pub trait ServiceModel {
     /// the whole definition).
     fn ran_function_id(&self) -> u16;
     /// The RAN function as announced in E2 Setup and RIC Service Update.
-    fn ran_function(&self, node: &dyn E2Node) -> RanFunction;
+    fn ran_function(&self, node: &dyn RanNode) -> RanFunction;
     /// Checks one action of a RIC Subscription Request with the event
     /// trigger `trigger` and returns its job.
-    fn subscribe(&self, trigger: &[u8], action: &Action, node: &dyn E2Node)
-        -> Result<Job, Refusal>;
+    fn subscribe(
+        &self,
+        trigger: &[u8],
+        action: &Action,
+        node: &dyn RanNode,
+    ) -> Result<Job, Refusal>;
     /// The indications (header, message) of `job` at `now`: none when
     /// there is nothing to report this period (a condition that does not
     /// hold), several when one report would exceed [`MAX_MESSAGE`].
     /// Called every `job.period`.
-    fn indicate(&self, job: &mut JobState, node: &dyn E2Node, now: Instant) -> Vec<Indication>;
+    fn indicate(&self, job: &mut JobState, node: &dyn RanNode, now: Instant) -> Vec<Indication>;
     /// Executes one RIC Control Request.
     fn control(
         &mut self,
         header: &[u8],
         message: &[u8],
-        node: &mut dyn E2Node,
+        node: &mut dyn RanNode,
         now: Instant,
     ) -> ControlOutcome;
 }
@@ -133,25 +137,25 @@ impl ServiceModel for AnyModel {
     fn ran_function_id(&self) -> u16 {
         dispatch!(self, m => m.ran_function_id())
     }
-    fn ran_function(&self, node: &dyn E2Node) -> RanFunction {
+    fn ran_function(&self, node: &dyn RanNode) -> RanFunction {
         dispatch!(self, m => m.ran_function(node))
     }
     fn subscribe(
         &self,
         trigger: &[u8],
         action: &Action,
-        node: &dyn E2Node,
+        node: &dyn RanNode,
     ) -> Result<Job, Refusal> {
         dispatch!(self, m => m.subscribe(trigger, action, node))
     }
-    fn indicate(&self, job: &mut JobState, node: &dyn E2Node, now: Instant) -> Vec<Indication> {
+    fn indicate(&self, job: &mut JobState, node: &dyn RanNode, now: Instant) -> Vec<Indication> {
         dispatch!(self, m => m.indicate(job, node, now))
     }
     fn control(
         &mut self,
         header: &[u8],
         message: &[u8],
-        node: &mut dyn E2Node,
+        node: &mut dyn RanNode,
         now: Instant,
     ) -> ControlOutcome {
         dispatch!(self, m => m.control(header, message, node, now))

@@ -25,7 +25,7 @@
 //!   fit is undone by restoring the writer's position (octets written and
 //!   the pending bits), never by cutting octets.
 
-use crate::node::{DrbKey, LowerLayerKpis};
+use tcran_control::{DrbKey, LowerLayerKpis};
 use tcran_core::reason::{DropReason, MarkReason};
 use tcran_tc::stats::{PipelineStats, QueueStats};
 

@@ -22,9 +22,9 @@
 //! the constructors below, so a conversion rule lives in one place.
 
 use crate::asn::e2sm_tcran as t;
-use crate::node::{DrbKey, LowerLayerKpis};
 use asn1_codecs::aper::AperCodec;
 use asn1_codecs::PerCodecData;
+use tcran_control::{DrbKey, LowerLayerKpis};
 use tcran_core::reason::{DropCounts, DropReason, MarkCounts, MarkReason};
 use tcran_core::{Duration, QueueId};
 use tcran_tc::policer::PolicerStats;

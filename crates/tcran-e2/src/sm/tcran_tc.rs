@@ -27,10 +27,10 @@ use super::{
 };
 use crate::asn::e2sm_tcran as t;
 use crate::e2ap::{Action, ActionType, RanFunction};
-use crate::node::{DrbKey, E2Node, LowerLayerKpis, TcView};
 use asn1_codecs::aper::AperCodec;
 use asn1_codecs::PerCodecData;
 use std::collections::BTreeMap;
+use tcran_control::{DrbKey, LowerLayerKpis, RanNode, TcView};
 use tcran_core::reason::{DropReason, MarkReason};
 use tcran_core::{Duration, Instant};
 use tcran_tc::stats::PipelineStats;
@@ -375,7 +375,7 @@ impl ServiceModel for TcRan {
         self.ran_function_id
     }
 
-    fn ran_function(&self, node: &dyn E2Node) -> RanFunction {
+    fn ran_function(&self, node: &dyn RanNode) -> RanFunction {
         let mut drbs = Vec::new();
         node.drbs(&mut drbs);
         RanFunction {
@@ -394,7 +394,7 @@ impl ServiceModel for TcRan {
         &self,
         trigger: &[u8],
         action: &Action,
-        _node: &dyn E2Node,
+        _node: &dyn RanNode,
     ) -> Result<Job, Refusal> {
         if action.kind != ActionType::Report {
             return Err(refuse("only REPORT actions are supported".into()));
@@ -429,7 +429,7 @@ impl ServiceModel for TcRan {
         })
     }
 
-    fn indicate(&self, job: &mut JobState, node: &dyn E2Node, now: Instant) -> Vec<Indication> {
+    fn indicate(&self, job: &mut JobState, node: &dyn RanNode, now: Instant) -> Vec<Indication> {
         let JobState::TcRan(job) = job else {
             return Vec::new();
         };
@@ -496,7 +496,7 @@ impl ServiceModel for TcRan {
         &mut self,
         header: &[u8],
         message: &[u8],
-        node: &mut dyn E2Node,
+        node: &mut dyn RanNode,
         now: Instant,
     ) -> ControlOutcome {
         let refused = |cause: u8, why: String| ControlOutcome::Refused {

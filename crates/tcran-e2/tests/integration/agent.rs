@@ -2,11 +2,11 @@
 //! subscriptions with timed indications, controls that change real
 //! pipelines, refusals per RIC profile, Reset, Service Update, Removal.
 
+use tcran_control::DrbKey;
 use tcran_core::{Duration, Instant, QueueId};
 use tcran_e2::agent::{Agent, AgentConfig, AgentState, RicProfile};
 use tcran_e2::e2ap::{self, Action, ActionType, E2apPdu, RicRequestId};
 use tcran_e2::fake::FakeNode;
-use tcran_e2::node::DrbKey;
 use tcran_e2::sm::flexric_tc::{self, PlainControl, PlainIndication};
 use tcran_e2::sm::{kpm, tcran_tc as tcsm, AnyModel};
 use tcran_tc::queue::{FifoConfig, QueueKindConfig};

@@ -8,11 +8,11 @@
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::{Arc, Mutex};
 use std::time::Duration as StdDuration;
+use tcran_control::DrbKey;
 use tcran_core::{FiveTuple, Instant, Protocol, QueueId};
 use tcran_e2::agent::{Agent, AgentConfig, RicProfile};
 use tcran_e2::e2ap::{self, Action, ActionType, E2apPdu, RicRequestId};
 use tcran_e2::fake::FakeNode;
-use tcran_e2::node::DrbKey;
 use tcran_e2::sm::flexric_tc::{self, PlainControl, PlainFilter, PlainIndication};
 use tcran_e2::sm::{kpm, tcran_tc as tcsm, AnyModel};
 use tcran_e2::transport::{self, Connector, Link, WallClock};

@@ -106,7 +106,7 @@ proptest! {
 #[test]
 #[ignore]
 fn write_encoder_seeds() {
-    use tcran_e2::node::DrbKey;
+    use tcran_control::DrbKey;
     use tcran_e2::sm::{kpm, tcran_tc as m, ServiceModel};
     use tcran_tc::Change;
     if std::env::var("TCRAN_WRITE_SEEDS").is_err() {

@@ -5,10 +5,10 @@
 
 use std::net::{IpAddr, Ipv4Addr};
 use std::path::Path;
+use tcran_control::{DrbKey, RanNode};
 use tcran_core::{DrbId, Duration, FiveTuple, Instant, Packet, PacketId, Protocol, QueueId, Rnti};
 use tcran_e2::agent::{Agent, AgentConfig, RicProfile};
 use tcran_e2::e2ap::{self, E2apPdu, RicRequestId};
-use tcran_e2::node::{DrbKey, E2Node};
 use tcran_e2::sm::flexric_tc::{self, PlainControl};
 use tcran_e2::sm::kpm::{self, Value};
 use tcran_e2::sm::AnyModel;
@@ -56,7 +56,7 @@ const DRB: DrbKey = DrbKey {
     drb: DrbId(1),
 };
 
-fn measure_all(a: &tcran_e2::KpmCounters, b: &tcran_e2::KpmCounters) -> Vec<Value> {
+fn measure_all(a: &tcran_control::KpmCounters, b: &tcran_control::KpmCounters) -> Vec<Value> {
     kpm::MEASUREMENTS
         .iter()
         .map(|m| kpm::measure(m, a, b))
@@ -166,7 +166,7 @@ fn drbs_are_listed_in_order() {
     "#,
     );
     let mut v = Vec::new();
-    E2Node::drbs(&gnb, &mut v);
+    RanNode::drbs(&gnb, &mut v);
     assert_eq!(v, [DrbKey::new(3, 1), DrbKey::new(9, 1), DrbKey::new(9, 2)]);
     // The UE's PRBs are counted once, on its first DRB.
     for i in 0..50 {
@@ -189,7 +189,7 @@ fn changes_have_the_nodes_refusal_semantics() {
     let before = gnb.drb(Rnti(1), DrbId(1)).unwrap().config();
     let codel = QueueConfig::new(1, QueueKindConfig::Codel(CodelConfig::default()));
     // All or nothing: the second control fails, the first is not kept.
-    let err = E2Node::apply(
+    let err = RanNode::apply(
         &mut gnb,
         DRB,
         &Change::Controls(vec![
@@ -223,7 +223,7 @@ fn changes_have_the_nodes_refusal_semantics() {
             Instant::ZERO,
         )
         .unwrap_err();
-    let via_e2 = E2Node::apply(
+    let via_e2 = RanNode::apply(
         &mut gnb,
         DRB,
         &Change::Controls(vec![Control::DeleteQueue { id: QueueId(7) }]),
@@ -232,7 +232,7 @@ fn changes_have_the_nodes_refusal_semantics() {
     .unwrap_err();
     assert_eq!(via_e2, direct);
     // A DRB that does not exist.
-    let err = E2Node::apply(
+    let err = RanNode::apply(
         &mut gnb,
         DrbKey::new(1, 5),
         &Change::Controls(vec![]),
@@ -241,7 +241,7 @@ fn changes_have_the_nodes_refusal_semantics() {
     .unwrap_err();
     assert_eq!(err, Refused::NoSuchDrb);
     // Applied.
-    E2Node::apply(
+    RanNode::apply(
         &mut gnb,
         DRB,
         &Change::Controls(vec![Control::AddQueue { queue: codel }]),

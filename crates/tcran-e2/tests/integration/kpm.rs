@@ -6,10 +6,10 @@ use crate::common;
 
 use asn1_codecs::aper::AperCodec;
 use asn1_codecs::PerCodecData;
+use tcran_control::KpmCounters;
 use tcran_core::Duration;
 use tcran_e2::asn::e2sm_kpm as k;
 use tcran_e2::e2ap::{self, E2apPdu};
-use tcran_e2::node::KpmCounters;
 use tcran_e2::sm::kpm::{self, measure, Value};
 
 fn encode<T: AperCodec>(v: &T) -> Vec<u8> {

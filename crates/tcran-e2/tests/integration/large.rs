@@ -2,11 +2,11 @@
 //! them over several indications within the codec's 16 KB per message;
 //! FlexRIC's one-pipeline message keeps the queues that fit.
 
+use tcran_control::DrbKey;
 use tcran_core::{Duration, FiveTuple, Instant};
 use tcran_e2::asn::e2sm_kpm as k;
 use tcran_e2::e2ap::{self, Action, ActionType, E2apPdu};
 use tcran_e2::fake::FakeNode;
-use tcran_e2::node::DrbKey;
 use tcran_e2::sm::{flexric_tc, kpm, tcran_tc as tcsm, ServiceModel, MAX_MESSAGE};
 use tcran_tc::PipelineConfig;
 

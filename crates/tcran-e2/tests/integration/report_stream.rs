@@ -7,12 +7,12 @@
 use asn1_codecs::aper::AperCodec;
 use asn1_codecs::PerCodecData;
 use proptest::prelude::*;
+use tcran_control::{DrbKey, LowerLayerKpis, RanNode};
 use tcran_core::reason::{DropCounts, DropReason, MarkCounts, MarkReason};
 use tcran_core::{Duration, FiveTuple, Instant, QueueId};
 use tcran_e2::asn::e2sm_tcran as t;
 use tcran_e2::e2ap::{Action, ActionType};
 use tcran_e2::fake::FakeNode;
-use tcran_e2::node::{DrbKey, E2Node, LowerLayerKpis};
 use tcran_e2::sm::report_stream::ReportStream;
 use tcran_e2::sm::{tcran_tc as tcsm, ServiceModel, MAX_MESSAGE};
 use tcran_tc::policer::PolicerStats;

@@ -9,10 +9,12 @@
 //! applied or refused, is recorded with who asked for it.
 
 use super::{Ev, Sim};
-use crate::controller::{AnyController, Command, ControlView, Controller, DrbView, FlowView};
 use crate::scenario::SimConfig;
 use crate::series::Reconfiguration;
 use std::collections::BTreeMap;
+use tcran_control::controller::{
+    AnyController, Command, ControlView, Controller, DrbView, FlowView,
+};
 use tcran_core::{ConfigError, DrbId, Duration, Instant, Rnti};
 use tcran_tc::{Applied, Change, Refused};
 

@@ -6,12 +6,12 @@ use crate::support;
 
 use std::net::{IpAddr, Ipv4Addr};
 use support::*;
-use tcran_core::{BitRate, Duration, FiveTuple, Instant, Protocol};
-use tcran_e2::node::E2Node;
-use tcran_sim::controller::{
+use tcran_control::controller::{
     AnyController, Command, ControlView, Controller, ControllerConfig, ControllerKind, DrbView,
     FlowView,
 };
+use tcran_control::RanNode;
+use tcran_core::{BitRate, Duration, FiveTuple, Instant, Protocol};
 use tcran_xapp::adapter::{self, AdapterOptions, FlowEntry, Stopped};
 use tcran_xapp::{xapps, DrbKey, Xapp, XappConfig};
 

@@ -3,9 +3,9 @@
 //! indications, updates) as seeds, then random mutations of them.
 
 use proptest::prelude::*;
+use tcran_control::DrbKey;
 use tcran_e2::e2ap::{self, E2apPdu, RicRequestId};
 use tcran_e2::fake::FakeNode;
-use tcran_e2::node::DrbKey;
 use tcran_e2::sm::{tcran_tc as tcsm, ServiceModel};
 use tcran_xapp::fuzzing;
 

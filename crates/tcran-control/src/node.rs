@@ -1,23 +1,24 @@
-//! What the E2 agent needs from the RAN node: the [`E2Node`] trait.
+//! What a controller of the RAN node reads and changes: the [`RanNode`]
+//! trait (E2 service models, the xApp SDK's in-process runs, the emulator).
 //!
-//! The agent never owns the node: every call that needs it borrows it, so
-//! the gNB (the simulator's, the emulator's, any other implementation of
-//! the trait) keeps ownership and its own clock. The trait is small on purpose:
+//! A controller never owns the node: every call that needs it borrows it,
+//! so the gNB (the simulator's, the emulator's, any other implementation
+//! of the trait) keeps ownership and its own clock. The trait is small on purpose:
 //!
 //! | method | used by |
 //! |---|---|
-//! | [`E2Node::drbs`] | every model: which (RNTI, DRB) exist |
-//! | [`E2Node::tc_view`] | TC models: a DRB's pipeline configuration and statistics, RLC/MAC KPIs |
-//! | [`E2Node::tc_stats_into`] | E2SM-TCRAN reports: the statistics alone, into reused values |
-//! | [`E2Node::kpm_cell`], [`E2Node::kpm_drb`] | E2SM-KPM: monotonic counters (TS 28.552 inputs) |
-//! | [`E2Node::apply`] | TC models: a [`Change`] (controls, whole-pipeline deploys), all or nothing |
+//! | [`RanNode::drbs`] | every model: which (RNTI, DRB) exist |
+//! | [`RanNode::tc_view`] | TC models: a DRB's pipeline configuration and statistics, RLC/MAC KPIs |
+//! | [`RanNode::tc_stats_into`] | E2SM-TCRAN reports: the statistics alone, into reused values |
+//! | [`RanNode::kpm_cell`], [`RanNode::kpm_drb`] | E2SM-KPM: monotonic counters (TS 28.552 inputs) |
+//! | [`RanNode::apply`] | TC models: a [`Change`] (controls, whole-pipeline deploys), all or nothing |
 //!
 //! Counters are cumulative and never decrease; the KPM model differences
 //! them per granularity period, so the node needs no per-subscription
 //! state. A change is tcran-tc's [`Change`], and a node built on
 //! `tcran_tc::Pipeline`s gets the all-or-nothing rule from the pipeline
 //! itself ([`tcran_tc::Pipeline::apply_change`]). `tcran_gnb::Gnb`
-//! implements the trait in [`crate::gnb`].
+//! implements the trait (its `ran_node` module).
 
 use tcran_core::{DrbId, Duration, Instant, Rnti};
 use tcran_tc::stats::PipelineStats;
@@ -101,8 +102,8 @@ pub struct KpmCounters {
     pub slots: u64,
 }
 
-/// The control surface of a RAN node (one cell) as the E2 agent sees it.
-pub trait E2Node {
+/// The control surface of a RAN node (one cell).
+pub trait RanNode {
     /// Appends the node's DRBs to `out`, in ascending order.
     fn drbs(&self, out: &mut Vec<DrbKey>);
     /// The DRB's traffic-control view at `now`, or `None` if it does not exist.
@@ -110,14 +111,14 @@ pub trait E2Node {
     /// The DRB's pipeline statistics and lower-layer KPIs at `now`: the
     /// view without the configuration, for reports (cloning a
     /// configuration per DRB per period is most of a large report's cost
-    /// otherwise). The default takes them from [`E2Node::tc_view`].
+    /// otherwise). The default takes them from [`RanNode::tc_view`].
     fn tc_stats(&self, drb: DrbKey, now: Instant) -> Option<(PipelineStats, LowerLayerKpis)> {
         self.tc_view(drb, now).map(|v| (v.stats, v.lower))
     }
-    /// [`E2Node::tc_stats`] written over `stats` and `lower`, reusing
+    /// [`RanNode::tc_stats`] written over `stats` and `lower`, reusing
     /// their allocations (what a report of 1,000 DRBs every millisecond
     /// needs); `false` if the DRB does not exist. The default copies
-    /// [`E2Node::tc_stats`].
+    /// [`RanNode::tc_stats`].
     fn tc_stats_into(
         &self,
         drb: DrbKey,

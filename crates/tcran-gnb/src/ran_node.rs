@@ -1,4 +1,5 @@
-//! The RAN node of one cell, [`tcran_gnb::Gnb`], as an E2 node.
+//! The RAN node of one cell as a [`RanNode`]: what E2 service models, xApps
+//! and the emulator read and change.
 //!
 //! Every value comes from the node's own state and cumulative counters
 //! (`tcran_gnb::counters`), so what the RIC reads is what the simulator's
@@ -20,9 +21,9 @@
 //! nothing, with the same refusals as the simulator's in-process
 //! controllers.
 
-use crate::node::{DrbKey, E2Node, KpmCounters, LowerLayerKpis, TcView};
+use crate::{DrbRef, Gnb};
+use tcran_control::{DrbKey, KpmCounters, LowerLayerKpis, RanNode, TcView};
 use tcran_core::{Duration, Instant};
-use tcran_gnb::{DrbRef, Gnb};
 use tcran_ran::ChannelSample;
 use tcran_tc::{Applied, Change, Refused};
 
@@ -68,7 +69,7 @@ pub fn drb_kpm(gnb: &Gnb, d: &DrbRef<'_>) -> KpmCounters {
     }
 }
 
-impl E2Node for Gnb {
+impl RanNode for Gnb {
     fn drbs(&self, out: &mut Vec<DrbKey>) {
         let start = out.len();
         out.extend(self.drb_ids().map(|(rnti, drb)| DrbKey { rnti, drb }));
