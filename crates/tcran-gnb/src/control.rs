@@ -6,9 +6,10 @@
 //! - [`Gnb::apply`] applies one [`Change`] to (RNTI, DRB) all or nothing,
 //!   with the pipeline's own rule ([`tcran_tc::Pipeline::apply_change`]):
 //!   a refused change changes nothing and says why ([`Refused`]).
-//! - Marks the pipeline counted so far are collected first (queues about to
-//!   be deleted lose none), and the pipeline's drops and egress run right
-//!   after (a lowered limit sheds at once, a new pacer may let packets go).
+//! - The bearer does the work ([`crate::drb`]): marks the pipeline counted
+//!   so far are collected first (queues about to be deleted lose none), and
+//!   the pipeline's drops and egress run right after (a lowered limit sheds
+//!   at once, a new pacer may let packets go); the node arms the timers.
 
 use crate::node::Gnb;
 use tcran_core::{DrbId, Instant, Rnti};
@@ -32,11 +33,8 @@ impl Gnb {
         };
         // Run what was due before `now` (an input at `now` comes first).
         self.advance(now);
-        let now = self.now;
-        self.collect_drb_marks(u, d);
-        let result = self.ues[u].drbs[d].pipeline.apply_change(change, now);
-        self.collect_tc_drops(u, d);
-        self.egress(u, d);
+        let (result, released) = self.ues[u].drbs[d].apply(change, self.now, &mut self.outputs);
+        self.released_to_rlc(u, d, released);
         result
     }
 }

@@ -11,8 +11,9 @@
 //!
 //! [`Output::Dropped`]: crate::Output::Dropped
 
+use crate::drb::on_tick_grid;
 use crate::node::{Ev, Gnb, Layer};
-use tcran_core::{DropReason, Duration, Instant, Packet, Stamp};
+use tcran_core::{DropReason, Duration, Packet, Stamp};
 
 impl Gnb {
     #[inline(always)]
@@ -64,12 +65,8 @@ impl Gnb {
         let Some(upf) = self.ues[u].upf.as_mut() else {
             return;
         };
-        if !upf.pipeline.has_dropped() {
-            return;
-        }
-        let dropped: Vec<_> = upf.pipeline.drain_dropped().collect();
-        for x in dropped {
-            self.count_drop(Layer::Upf, x.reason, x.packet);
+        for x in upf.pipeline.drain_dropped() {
+            self.outputs.drop(Layer::Upf, x.reason, x.packet, self.now);
         }
     }
 
@@ -102,70 +99,26 @@ impl Gnb {
             self.count_drop(Layer::Sdap, DropReason::NoRoute, p);
             return;
         };
-        self.ues[u].drbs[d].pipeline.push(p, now);
-        self.collect_tc_drops(u, d);
-        self.egress(u, d);
+        let drb = &mut self.ues[u].drbs[d];
+        let released = drb.push(p, now, &mut self.outputs);
+        self.released_to_rlc(u, d, released);
     }
 
     /// Moves what the pipeline lets go down into PDCP/RLC.
     pub(crate) fn egress(&mut self, u: usize, d: usize) {
-        let now = self.now;
-        loop {
-            let drb = &mut self.ues[u].drbs[d];
-            let Some(mut p) = drb.pipeline.pull(now) else {
-                break;
-            };
-            p.stamps.rlc_in = Stamp::at(now);
-            drb.counters.pdcp_sdu_bytes += u64::from(p.len);
-            if let Some(upf) = self.ues[u].upf.as_mut() {
-                upf.released += u64::from(p.len);
-            }
-            let drb = &mut self.ues[u].drbs[d];
-            if let Err(p) = drb.tx.enqueue(p, now) {
-                self.count_drop(Layer::Rlc, DropReason::RlcFull, p);
-            }
-        }
-        self.collect_tc_drops(u, d);
-        self.arm_rlc(u, d);
-        self.arm_tc(u, d);
+        let released = self.ues[u].drbs[d].egress(self.now, &mut self.outputs);
+        self.released_to_rlc(u, d, released);
     }
 
-    /// Schedules the next egress attempt when the pipeline says waiting
-    /// alone can let something go.
-    fn arm_tc(&mut self, u: usize, d: usize) {
-        let now = self.now;
-        let drb = &mut self.ues[u].drbs[d];
-        if drb.pipeline.queued_packets() == 0 {
-            return;
+    /// After an egress of (UE, DRB) that released `bytes` into RLC: the
+    /// UPF queue's report counts them, and both timers are armed.
+    pub(crate) fn released_to_rlc(&mut self, u: usize, d: usize, bytes: u64) {
+        if let Some(upf) = self.ues[u].upf.as_mut() {
+            upf.released += bytes;
         }
-        let Some(t) = drb.pipeline.next_wakeup(now) else {
-            return;
-        };
-        let t = on_tick_grid(t, self.tc_tick).max(now + Duration::from_nanos(1));
-        if drb.tc_wake.is_none_or(|w| t < w) {
-            drb.tc_wake = Some(t);
+        self.arm_rlc(u, d);
+        if let Some(t) = self.ues[u].drbs[d].arm_tc(self.now, self.tc_tick) {
             self.events.schedule(t, Ev::TcWake(u, d));
         }
-    }
-
-    pub(crate) fn collect_tc_drops(&mut self, u: usize, d: usize) {
-        if !self.ues[u].drbs[d].pipeline.has_dropped() {
-            return;
-        }
-        let dropped: Vec<_> = self.ues[u].drbs[d].pipeline.drain_dropped().collect();
-        for x in dropped {
-            self.count_drop(Layer::Tc, x.reason, x.packet);
-        }
-    }
-}
-
-/// `t` rounded up to the TC timer grid, if there is one.
-fn on_tick_grid(t: Instant, tick: Option<tcran_core::Duration>) -> Instant {
-    match tick {
-        Some(tick) => {
-            let n = tick.as_nanos();
-            Instant::from_nanos(t.as_nanos().div_ceil(n) * n)
-        }
-        None => t,
     }
 }

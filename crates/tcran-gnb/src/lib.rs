@@ -70,6 +70,10 @@
 //! - `ran_node`: the node as a [`tcran_control::RanNode`] (views, KPM
 //!   counters, apply).
 //! - [`counters`]: cumulative counters and the TS 28.552 measurements.
+//! - `drb`: one bearer (its TC pipeline, RLC transmitter, the UE's RLC
+//!   and PDCP receivers, and the glue between them); the node's per-UE
+//!   and per-cell code delegates each bearer's work to it and arms the
+//!   timers it asks for.
 //! - the data path: `downlink` (UPF, SDAP, TC egress), `slot` (MAC, HARQ,
 //!   per-TTI reports), `ue` (UE-side RLC/PDCP), `uplink` (SR/grant model),
 //!   `ledger` (where in-flight packets are).
@@ -78,6 +82,7 @@ pub mod config;
 mod control;
 pub mod counters;
 mod downlink;
+mod drb;
 mod ledger;
 pub mod node;
 mod ran_node;

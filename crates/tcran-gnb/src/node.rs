@@ -5,20 +5,20 @@
 
 use crate::config::{GnbConfig, TraceStart};
 use crate::counters::{CellCounters, DrbCounters, Timing};
+use crate::drb::{Drb, Outputs, Scratch};
 use crate::uplink::{sr_model, SrModel};
 use serde::Serialize;
 use std::collections::{BTreeMap, VecDeque};
 use std::net::{IpAddr, Ipv4Addr};
 use std::path::Path;
 use tcran_core::event::EventQueue;
-use tcran_core::reason::MarkCounts;
 use tcran_core::rng::RngStream;
 use tcran_core::{
     ConfigError, DrbId, DropReason, Duration, FlowId, Instant, MarkReason, Packet, PacketId, Rnti,
 };
 use tcran_ran::mac::{LcInput, Mac, SlotOutput};
 use tcran_ran::pdcp::PdcpRx;
-use tcran_ran::rlc::{BufferStatus, RlcPdu, RlcRx, RlcTx, SduDeparture, StatusPdu};
+use tcran_ran::rlc::{BufferStatus, RlcPdu, RlcRx, RlcTx, StatusPdu};
 use tcran_ran::sdap::{Sdap, SdapConfig, SdapRule};
 use tcran_ran::{AnyChannel, ChannelSample};
 use tcran_tc::stats::PipelineStats;
@@ -161,38 +161,6 @@ pub(crate) enum Ev {
 }
 
 #[derive(Debug)]
-pub(crate) struct Drb {
-    pub id: DrbId,
-    pub priority: u8,
-    pub pipeline: Pipeline,
-    pub tx: RlcTx,
-    pub rx: RlcRx,
-    /// The UE's PDCP receiver (reordering).
-    pub pdcp: PdcpRx,
-    pub rlc_wake: Option<Instant>,
-    pub tc_wake: Option<Instant>,
-    /// CE marks of the pipeline's queues when last looked at (marks are
-    /// counted inside the pipeline; the node collects the increase).
-    pub marks_seen: MarkCounts,
-    /// The same for the RLC buffer's AQM.
-    pub rlc_marks_seen: MarkCounts,
-    /// Ids of the last packets delivered to the UE (a ring): an AM
-    /// transmitter may give up on an SDU the UE already has (its
-    /// acknowledgement was still on the way), which is no loss.
-    pub recent: Vec<PacketId>,
-    pub recent_next: usize,
-    /// Packets counted as dropped by an RLC AM give-up whose segments may
-    /// still complete at the UE (rare; the drop is withdrawn if they do).
-    pub given_up: Vec<(PacketId, Option<FlowId>)>,
-    pub counters: DrbCounters,
-    pub last_tti: TtiRecord,
-}
-
-/// Deliveries remembered per DRB: more than an AM window's worth of
-/// packets delivered in the time a transmitter takes to give up.
-pub(crate) const RECENT_DELIVERIES: usize = 8192;
-
-#[derive(Debug)]
 pub(crate) struct Ue {
     pub rnti: Rnti,
     pub channel: AnyChannel,
@@ -249,19 +217,11 @@ pub struct Gnb {
     ue_index: Vec<(Rnti, usize)>,
     /// Outputs as the data path appends them, and those moved on for
     /// [`Gnb::poll_output`] (oldest first).
-    pub(crate) outputs: Vec<Output>,
+    pub(crate) outputs: Outputs,
     polled: VecDeque<Output>,
     pub(crate) cell: CellCounters,
-    pub(crate) drops: BTreeMap<(Layer, &'static str), u64>,
-    pub(crate) marks: BTreeMap<(Layer, &'static str), u64>,
     timing: Timing,
-    pub(crate) scratch_departures: Vec<SduDeparture>,
-    pub(crate) scratch_packets: Vec<Packet>,
-    /// PDCP COUNTs of the SDUs an RLC receiver just delivered, and those
-    /// SDUs on their way through PDCP.
-    pub(crate) scratch_counts: Vec<u64>,
-    pub(crate) scratch_pdcp: Vec<Packet>,
-    pub(crate) scratch_aqm_drops: Vec<(Packet, DropReason)>,
+    pub(crate) scratch: Scratch,
     /// Per-slot buffers kept between slots for their allocations: the
     /// logical channels of every UE in UE order (UE `u`'s from
     /// `lc_base[u]`), what each handed to the MAC and whether it held data
@@ -379,23 +339,14 @@ impl Gnb {
                     .unwrap_or_else(|| PipelineConfig::single_queue(Default::default()))
                     .build()
                     .map_err(|e| at(e.within("pipeline")))?;
-                drbs.push(Drb {
-                    id: DrbId(dc.id),
-                    priority: dc.priority,
+                drbs.push(Drb::new(
+                    DrbId(dc.id),
+                    dc.priority,
                     pipeline,
-                    tx: RlcTx::new(rlc.clone(), DrbId(dc.id)),
-                    rx: RlcRx::new(rlc, DrbId(dc.id)),
-                    pdcp: PdcpRx::new(pdcp),
-                    rlc_wake: None,
-                    tc_wake: None,
-                    marks_seen: MarkCounts::default(),
-                    rlc_marks_seen: MarkCounts::default(),
-                    recent: Vec::new(),
-                    recent_next: 0,
-                    given_up: Vec::new(),
-                    counters: DrbCounters::default(),
-                    last_tti: TtiRecord::default(),
-                });
+                    RlcTx::new(rlc.clone(), DrbId(dc.id)),
+                    RlcRx::new(rlc, DrbId(dc.id)),
+                    PdcpRx::new(pdcp),
+                ));
             }
             let upf = match &uc.upf {
                 None => None,
@@ -441,17 +392,11 @@ impl Gnb {
             pulls_per_pattern,
             ues,
             ue_index,
-            outputs: Vec::new(),
+            outputs: Outputs::default(),
             polled: VecDeque::new(),
             cell: CellCounters::default(),
-            drops: BTreeMap::new(),
-            marks: BTreeMap::new(),
             timing: Timing::default(),
-            scratch_departures: Vec::new(),
-            scratch_packets: Vec::new(),
-            scratch_counts: Vec::new(),
-            scratch_pdcp: Vec::new(),
-            scratch_aqm_drops: Vec::new(),
+            scratch: Scratch::default(),
             slot_lcs: Vec::new(),
             lc_base: Vec::new(),
             slot_pulled: Vec::new(),
@@ -559,13 +504,13 @@ impl Gnb {
     /// Whether there is an output to poll or take.
     #[inline]
     pub fn has_outputs(&self) -> bool {
-        !self.outputs.is_empty() || !self.polled.is_empty()
+        !self.outputs.list.is_empty() || !self.polled.is_empty()
     }
 
     /// The next output, oldest first.
     pub fn poll_output(&mut self) -> Option<Output> {
         if self.polled.is_empty() {
-            self.polled.extend(self.outputs.drain(..));
+            self.polled.extend(self.outputs.list.drain(..));
         }
         self.polled.pop_front()
     }
@@ -580,9 +525,9 @@ impl Gnb {
             into.extend(self.polled.drain(..));
         }
         if into.is_empty() {
-            std::mem::swap(into, &mut self.outputs);
+            std::mem::swap(into, &mut self.outputs.list);
         } else {
-            into.append(&mut self.outputs);
+            into.append(&mut self.outputs.list);
         }
     }
 
@@ -590,60 +535,13 @@ impl Gnb {
     /// node last looked, as [`Output::Marked`].
     pub fn collect_marks(&mut self, now: Instant) {
         self.advance(now);
-        for u in 0..self.ues.len() {
-            for d in 0..self.ues[u].drbs.len() {
-                self.collect_drb_marks(u, d);
-            }
-        }
-    }
-
-    /// Counts the CE marks the pipeline and RLC buffer of (UE, DRB) made
-    /// since the last look (before a reconfiguration, so deleted queues
-    /// lose none).
-    pub(crate) fn collect_drb_marks(&mut self, u: usize, d: usize) {
-        let now = self.now;
-        let drb = &mut self.ues[u].drbs[d];
-        let mut total = MarkCounts::default();
-        for q in drb.pipeline.stats(now).queues {
-            total.add_all(&q.marks);
-        }
-        let rlc_total = drb.tx.aqm_marks().copied().unwrap_or_default();
-        let seen = [
-            (
-                total,
-                std::mem::replace(&mut drb.marks_seen, total),
-                Layer::Tc,
-            ),
-            (
-                rlc_total,
-                std::mem::replace(&mut drb.rlc_marks_seen, rlc_total),
-                Layer::Rlc,
-            ),
-        ];
-        for (total, before, layer) in seen {
-            for r in MarkReason::ALL {
-                let n = total.get(*r).saturating_sub(before.get(*r));
-                if n > 0 {
-                    *self.marks.entry((layer, r.label())).or_default() += n;
-                    self.outputs.push(Output::Marked {
-                        layer,
-                        reason: *r,
-                        count: n,
-                        at: now,
-                    });
-                }
-            }
+        for drb in self.ues.iter_mut().flat_map(|ue| &mut ue.drbs) {
+            drb.collect_marks(self.now, &mut self.outputs);
         }
     }
 
     pub(crate) fn count_drop(&mut self, layer: Layer, reason: DropReason, packet: Packet) {
-        *self.drops.entry((layer, reason.label())).or_default() += 1;
-        self.outputs.push(Output::Dropped {
-            packet,
-            layer,
-            reason,
-            at: self.now,
-        });
+        self.outputs.drop(layer, reason, packet, self.now);
     }
 
     // -------------------------------------------------------------- views
@@ -718,13 +616,13 @@ impl Gnb {
 
     /// Drops by layer and reason label since the node was built.
     pub fn drop_counts(&self) -> &BTreeMap<(Layer, &'static str), u64> {
-        &self.drops
+        &self.outputs.drops
     }
 
     /// CE marks by layer and reason label, as far as collected
     /// ([`Gnb::collect_marks`]).
     pub fn mark_counts(&self) -> &BTreeMap<(Layer, &'static str), u64> {
-        &self.marks
+        &self.outputs.marks
     }
 
     /// How late the node's events ran (late wake-ups of a wall clock).

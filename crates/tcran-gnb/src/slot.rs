@@ -26,10 +26,9 @@
 //!   (`pulls_per_pattern`), the same for every pacer.
 
 use crate::counters::thp_update;
-use crate::node::{Ev, Gnb, Layer, Output, SlotRecord, TtiRecord, RECENT_DELIVERIES};
-use tcran_core::{DropReason, Duration, PacketId};
+use crate::node::{Ev, Gnb, Layer, Output, SlotRecord, TtiRecord};
+use tcran_core::{DropReason, Duration};
 use tcran_ran::mac::{LcInput, SlotOutput, UeInput};
-use tcran_ran::rlc::SduDeparture;
 use tcran_ran::Channel;
 use tcran_tc::LowerLayerReport;
 
@@ -93,7 +92,7 @@ impl Gnb {
             prbs_available: u32::from(out.prbs_available) * dl_slots,
         };
         self.cell.add_slot(&record, u64::from(dl_slots));
-        self.outputs.push(Output::Slot(record));
+        self.outputs.list.push(Output::Slot(record));
 
         // Fill each grant from the UE's logical channels, then let HARQ decide.
         // `lc_grants` holds one entry per logical channel of the input, in
@@ -120,22 +119,13 @@ impl Gnb {
                 if lg.granted_bytes == 0 {
                     continue;
                 }
-                let mut departures = std::mem::take(&mut self.scratch_departures);
-                let first = pdus.len();
-                let drb = &mut self.ues[u].drbs[d];
-                let used = drb
-                    .tx
-                    .fill(lg.granted_bytes, now, &mut pdus, &mut departures);
-                drb.counters.rlc_sdu_tx_bytes += pdus[first..]
-                    .iter()
-                    .filter(|p| !p.retx)
-                    .map(|p| u64::from(p.len))
-                    .sum::<u64>();
-                pulled[base + d] += used as u64;
-                drb.counters.mac_tx_bytes += used as u64;
-                self.departed(u, d, &mut departures);
-                self.scratch_departures = departures;
-                self.rlc_aqm_drops(u, d);
+                pulled[base + d] += self.ues[u].drbs[d].fill(
+                    lg.granted_bytes,
+                    now,
+                    &mut pdus,
+                    &mut self.scratch,
+                    &mut self.outputs,
+                );
             }
             self.mac.transmit(&g, pdus, &mut out);
         }
@@ -154,16 +144,16 @@ impl Gnb {
             let Some(u) = self.ue_of(tb.rnti) else {
                 continue;
             };
-            let mut lost = std::mem::take(&mut self.scratch_packets);
             for pdu in &tb.pdus {
                 if let Some(d) = self.ues[u].drbs.iter().position(|x| x.id == pdu.drb) {
-                    self.ues[u].drbs[d].rx.on_pdu_lost(pdu, &mut lost);
+                    self.ues[u].drbs[d]
+                        .rx
+                        .on_pdu_lost(pdu, &mut self.scratch.packets);
                 }
             }
-            for p in lost.drain(..) {
-                self.count_drop(Layer::Air, DropReason::AirLoss, p);
+            for p in self.scratch.packets.drain(..) {
+                self.outputs.drop(Layer::Air, DropReason::AirLoss, p, now);
             }
-            self.scratch_packets = lost;
             tb.pdus.clear();
             self.pdu_lists.push(tb.pdus);
         }
@@ -279,74 +269,9 @@ impl Gnb {
         self.upf_egress(u);
     }
 
-    /// SDUs that left the RLC buffer of (UE, DRB): the pipeline hears of
-    /// each (DynRLC), the counters add their sojourn.
-    pub(crate) fn departed(&mut self, u: usize, d: usize, departures: &mut Vec<SduDeparture>) {
-        let now = self.now;
-        let drb = &mut self.ues[u].drbs[d];
-        for dep in departures.drain(..) {
-            drb.pipeline.on_sdu_departed(dep.sojourn, now);
-            drb.counters.rlc_sdus_departed += 1;
-            drb.counters.rlc_sdu_sojourn_ns += dep.sojourn.as_nanos();
-        }
-    }
-
-    /// Counts the SDUs the RLC buffer's AQM dropped at dequeue.
-    fn rlc_aqm_drops(&mut self, u: usize, d: usize) {
-        let mut dropped = std::mem::take(&mut self.scratch_aqm_drops);
-        self.ues[u].drbs[d].tx.drain_dropped(&mut dropped);
-        for (p, reason) in dropped.drain(..) {
-            self.count_drop(Layer::Rlc, reason, p);
-        }
-        self.scratch_aqm_drops = dropped;
-    }
-
-    /// Counts the SDUs an RLC AM transmitter gave up on (maximum
-    /// retransmissions reached), unless the UE already has them.
+    /// Counts the SDUs an RLC AM transmitter of (UE, DRB) gave up on.
     pub(crate) fn abandoned(&mut self, u: usize, d: usize) {
-        let mut lost = std::mem::take(&mut self.scratch_packets);
-        self.ues[u].drbs[d].tx.drain_abandoned(&mut lost);
-        for p in lost.drain(..) {
-            let drb = &mut self.ues[u].drbs[d];
-            if drb.recent.contains(&p.id) {
-                continue; // the UE has it: not a loss
-            }
-            drb.given_up.push((p.id, p.flow));
-            self.count_drop(Layer::Rlc, DropReason::AirLoss, p);
-        }
-        self.scratch_packets = lost;
-    }
-
-    /// Remembers a delivery from DRB (u, d); withdraws the drop of a packet
-    /// its transmitter had given up on.
-    pub(crate) fn remember_delivery(&mut self, u: usize, d: usize, id: PacketId) {
-        let drb = &mut self.ues[u].drbs[d];
-        if drb.recent.len() < RECENT_DELIVERIES {
-            drb.recent.push(id);
-        } else {
-            drb.recent[drb.recent_next] = id;
-            drb.recent_next = (drb.recent_next + 1) % RECENT_DELIVERIES;
-        }
-        if drb.given_up.is_empty() {
-            return;
-        }
-        if let Some(k) = drb.given_up.iter().position(|(g, _)| *g == id) {
-            let (_, flow) = drb.given_up.swap_remove(k);
-            let key = (Layer::Rlc, DropReason::AirLoss.label());
-            if let Some(n) = self.drops.get_mut(&key) {
-                *n -= 1;
-                if *n == 0 {
-                    self.drops.remove(&key);
-                }
-            }
-            self.outputs.push(Output::DropWithdrawn {
-                id,
-                flow,
-                layer: Layer::Rlc,
-                reason: DropReason::AirLoss,
-                at: self.now,
-            });
-        }
+        self.ues[u].drbs[d].abandoned(self.now, &mut self.outputs, &mut self.scratch);
     }
 }
 

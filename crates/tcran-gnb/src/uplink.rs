@@ -161,7 +161,7 @@ impl Gnb {
     /// `ul_delay` later.
     #[inline]
     fn send_to_core(&mut self, u: usize, packet: Packet) {
-        self.outputs.push(Output::Uplink {
+        self.outputs.list.push(Output::Uplink {
             rnti: self.ues[u].rnti,
             packet,
             at: self.now + self.ul_delay,
