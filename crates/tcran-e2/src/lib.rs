@@ -17,9 +17,14 @@
 //! | [`e2ap`] | E2AP messages as plain values, APER encode/decode |
 //! | [`agent`] | the E2 node procedures, sans-IO, time as a parameter |
 //! | [`sm`] | service models: FlexRIC TC (146), E2SM-TCRAN (tcran's own), E2SM-KPM (2) |
-//! | [`transport`] | framed TCP (+ TLS), in-process channels, SCTP detection, the reconnecting driver |
-//! | [`sctp`] | E2AP over SCTP (one-to-one socket, PPID 70) where the kernel has it |
-//! | [`session`] | the agent inside a driver's own event loop, its I/O on a thread of its own |
+//! | `transport` | framed TCP (+ TLS), in-process channels, SCTP detection, the reconnecting driver |
+//! | `sctp` | E2AP over SCTP (one-to-one socket, PPID 70) where the kernel has it |
+//! | `session` | the agent inside a driver's own event loop, its I/O on a thread of its own |
+//!
+//! `transport`, `sctp` and `session` are the I/O runtime (tokio, rustls,
+//! sockets), behind the default feature `runtime`: a gNB that embeds the
+//! sans-IO agent and does its own I/O builds with `default-features =
+//! false` and links none of it.
 //! | [`fake`] | an in-memory node on real pipelines, for tests and examples |
 //!
 //! ## The ASN.1 codec: hampi, generated at build time
@@ -51,9 +56,12 @@ pub mod cpu_latency;
 pub mod e2ap;
 pub mod fake;
 pub mod fuzzing;
+#[cfg(feature = "runtime")]
 pub mod sctp;
+#[cfg(feature = "runtime")]
 pub mod session;
 pub mod sm;
+#[cfg(feature = "runtime")]
 pub mod transport;
 
 pub use agent::{Agent, AgentConfig, AgentEvent, AgentStats, RicProfile};
