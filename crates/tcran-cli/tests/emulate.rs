@@ -390,8 +390,8 @@ fn processes_named(cmdline: &str) -> bool {
 fn a_ric_shapes_real_traffic_over_e2() {
     use std::io::{ErrorKind, Read, Write};
     use std::time::Instant;
+    use tcran_e2::sm::e2sm_tcran as tcsm;
     use tcran_e2::sm::flexric_tc::PlainControl;
-    use tcran_e2::sm::tcran_tc as tcsm;
     use tcran_xapp::termination::{ControlAnswer, Event, SubscriptionAnswer, Termination};
 
     const RATE_BPS: f64 = 3e6;

@@ -16,7 +16,7 @@ use tcran_e2::agent::{Agent, AgentConfig, RicProfile};
 use tcran_e2::e2ap::{self, Action, ActionType, E2apPdu, RicRequestId};
 use tcran_e2::fake::FakeNode;
 use tcran_e2::sm::flexric_tc::{self, PlainControl};
-use tcran_e2::sm::{kpm, tcran_tc as tcsm, AnyModel, ServiceModel};
+use tcran_e2::sm::{e2sm_tcran as tcsm, kpm, AnyModel, ServiceModel};
 use tcran_tc::PipelineConfig;
 
 fn pipeline() -> PipelineConfig {

@@ -17,7 +17,7 @@ use tcran_control::DrbKey;
 use tcran_core::{Duration, FiveTuple};
 use tcran_e2::agent::{Agent, AgentConfig, RicProfile};
 use tcran_e2::fake::FakeNode;
-use tcran_e2::sm::{flexric_tc, kpm, tcran_tc as tcsm, AnyModel};
+use tcran_e2::sm::{e2sm_tcran as tcsm, flexric_tc, kpm, AnyModel};
 use tcran_e2::transport::{self, Connector, TlsPem, WallClock};
 use tcran_tc::queue::{FifoConfig, QueueKindConfig};
 use tcran_tc::PipelineConfig;

@@ -26,13 +26,13 @@
 use crate::agent::{Agent, AgentConfig, RicProfile};
 use crate::e2ap;
 use crate::fake::FakeNode;
-use crate::sm::{flexric_tc, kpm, tc_status, tcran_tc, AnyModel, ServiceModel};
-use ::tcran_tc::queue::{FifoConfig, QueueKindConfig};
-use ::tcran_tc::PipelineConfig;
+use crate::sm::{e2sm_tcran, flexric_tc, kpm, tc_status, AnyModel, ServiceModel};
 use asn1_codecs::aper::AperCodec;
 use asn1_codecs::PerCodecData;
 use tcran_control::DrbKey;
 use tcran_core::{Duration, Instant};
+use tcran_tc::queue::{FifoConfig, QueueKindConfig};
+use tcran_tc::PipelineConfig;
 
 const DRB: DrbKey = DrbKey {
     rnti: tcran_core::Rnti(0x4601),
@@ -199,7 +199,7 @@ pub fn tcran_sm(data: &[u8]) {
     reencodes::<t::TcControlOutcome>(data);
     reencodes::<t::TcRanFunctionDefinition>(data);
     let mut n = node();
-    let mut model = tcran_tc::TcRan::default();
+    let mut model = e2sm_tcran::TcRan::default();
     let split = data.len().min(4);
     let action = e2ap::Action {
         id: 0,
@@ -232,7 +232,7 @@ pub fn agent(data: &[u8]) {
             time_offset_us: 0,
         }),
         AnyModel::Kpm(kpm::Kpm),
-        AnyModel::TcRan(tcran_tc::TcRan::default()),
+        AnyModel::TcRan(e2sm_tcran::TcRan::default()),
     ];
     let mut a = Agent::new(AgentConfig::new(models, profile));
     a.connected(&n, Instant::ZERO);

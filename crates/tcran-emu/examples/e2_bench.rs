@@ -32,8 +32,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use tcran_e2::e2ap::{self, Action, ActionType, E2apPdu, RicRequestId};
+use tcran_e2::sm::e2sm_tcran;
 use tcran_e2::sm::flexric_tc::{PlainControl, PlainIndication};
-use tcran_e2::sm::tcran_tc;
 use tcran_e2::RicProfile;
 use tcran_emu::e2::{E2Link, E2Options, E2Transport, TlsFiles};
 use tcran_sim::{Sim, SimConfig};
@@ -389,8 +389,8 @@ fn scale(drbs: u16, seconds: u64) {
     std::thread::sleep(window);
     let idle_cpu = node_cpu_s() - c0;
     // With E2SM-TCRAN reports of every DRB every 1 ms.
-    let trig = tcran_tc::event_trigger(&tcran_tc::Trigger::Periodic { period_ms: 1 });
-    subscribe(&mut s, 1, tcran_tc::DEFAULT_RAN_FUNCTION_ID, trig);
+    let trig = e2sm_tcran::event_trigger(&e2sm_tcran::Trigger::Periodic { period_ms: 1 });
+    subscribe(&mut s, 1, e2sm_tcran::DEFAULT_RAN_FUNCTION_ID, trig);
     let E2apPdu::SubscriptionResponse(_) = recv(&mut r) else {
         panic!("subscribed")
     };
@@ -407,7 +407,7 @@ fn scale(drbs: u16, seconds: u64) {
     let c = count(&mut r, window);
     let elapsed = t0.elapsed().as_secs_f64();
     let (busy_cpu, ric_cpu) = (node_cpu_s() - c0, thread_cpu_s() - ric0);
-    unsubscribe(&mut s, 1, tcran_tc::DEFAULT_RAN_FUNCTION_ID);
+    unsubscribe(&mut s, 1, e2sm_tcran::DEFAULT_RAN_FUNCTION_ID);
     stop.store(true, Ordering::Relaxed);
     let report = run.join().unwrap();
     let e2 = report.e2.unwrap();

@@ -17,7 +17,6 @@
 //!   engine and its pipelines run on unchanged meanwhile.
 
 use crate::error::EmuError;
-use ::tcran_tc::{Applied, Change, Refused};
 use serde::Serialize;
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::path::PathBuf;
@@ -25,10 +24,11 @@ use tcran_control::{DrbKey, KpmCounters, LowerLayerKpis, RanNode, TcView};
 use tcran_core::{DrbId, Instant, Rnti};
 use tcran_e2::agent::{AgentConfig, AgentEvent, RicProfile};
 use tcran_e2::session::{Session, SessionEvent};
-use tcran_e2::sm::{flexric_tc, kpm, tcran_tc, AnyModel};
+use tcran_e2::sm::{e2sm_tcran, flexric_tc, kpm, AnyModel};
 use tcran_e2::transport::{self, Connector, TlsPem};
 use tcran_e2::Agent;
 use tcran_sim::Sim;
+use tcran_tc::{Applied, Change, Refused};
 
 /// Which transport carries E2AP.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -202,14 +202,14 @@ impl RanNode for SimNode<'_> {
         &self,
         drb: DrbKey,
         now: Instant,
-    ) -> Option<(::tcran_tc::stats::PipelineStats, LowerLayerKpis)> {
+    ) -> Option<(tcran_tc::stats::PipelineStats, LowerLayerKpis)> {
         self.sim.gnb().tc_stats(drb, now)
     }
     fn tc_stats_into(
         &self,
         drb: DrbKey,
         now: Instant,
-        stats: &mut ::tcran_tc::stats::PipelineStats,
+        stats: &mut tcran_tc::stats::PipelineStats,
         lower: &mut LowerLayerKpis,
     ) -> bool {
         self.sim.gnb().tc_stats_into(drb, now, stats, lower)
@@ -271,7 +271,7 @@ impl E2Link {
         };
         let mut models = vec![AnyModel::FlexricTc(flexric), AnyModel::Kpm(kpm::Kpm)];
         if self.opts.profile == RicProfile::Standard {
-            models.push(AnyModel::TcRan(tcran_tc::TcRan::default()));
+            models.push(AnyModel::TcRan(e2sm_tcran::TcRan::default()));
         }
         let mut cfg = AgentConfig::new(models, self.opts.profile);
         cfg.node_id = tcran_e2::e2ap::gnb_node_id([0x00, 0xf1, 0x10], self.gnb_id, 22);

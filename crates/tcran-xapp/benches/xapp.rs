@@ -83,14 +83,14 @@ fn decode_indication(c: &mut Criterion) {
     use tcran_e2::sm::ServiceModel;
     let node = support::fake(100);
     let n = node.lock().unwrap();
-    let model = tcran_e2::sm::tcran_tc::TcRan::default();
+    let model = tcran_e2::sm::e2sm_tcran::TcRan::default();
     let action = tcran_e2::e2ap::Action {
         id: 1,
         kind: tcran_e2::e2ap::ActionType::Report,
         definition: None,
         subsequent: None,
     };
-    let trigger = tcran_e2::sm::tcran_tc::event_trigger(&Trigger::Periodic { period_ms: 1 });
+    let trigger = tcran_e2::sm::e2sm_tcran::event_trigger(&Trigger::Periodic { period_ms: 1 });
     let mut job = model.subscribe(&trigger, &action, &*n).unwrap();
     let mut drbs = Vec::new();
     n.drbs(&mut drbs);
@@ -105,7 +105,7 @@ fn decode_indication(c: &mut Criterion) {
     // For comparison: hampi's derived decoder alone, and with the
     // conversion (the fallback path).
     c.bench_function("xapp/decode_tc_indication_100_drbs_aper_hampi", |b| {
-        b.iter(|| tcran_e2::sm::tcran_tc::decode_indication(h, m).unwrap())
+        b.iter(|| tcran_e2::sm::e2sm_tcran::decode_indication(h, m).unwrap())
     });
     c.bench_function("xapp/decode_tc_indication_100_drbs_hampi_converted", |b| {
         b.iter(|| report::decode_tc_generic(h, m).unwrap())
@@ -128,7 +128,7 @@ async fn replay_node(addr: std::net::SocketAddr, gnb: u32, period: Duration) {
     use tcran_e2::transport::{frame, read_frame};
     use tokio::io::AsyncWriteExt;
     let node = support::fake(100);
-    let model = tcran_e2::sm::tcran_tc::TcRan::default();
+    let model = tcran_e2::sm::e2sm_tcran::TcRan::default();
     let (function, header, message) = {
         let n = node.lock().unwrap();
         let action = e2ap::Action {
@@ -137,7 +137,7 @@ async fn replay_node(addr: std::net::SocketAddr, gnb: u32, period: Duration) {
             definition: None,
             subsequent: None,
         };
-        let trigger = tcran_e2::sm::tcran_tc::event_trigger(&Trigger::Periodic { period_ms: 1 });
+        let trigger = tcran_e2::sm::e2sm_tcran::event_trigger(&Trigger::Periodic { period_ms: 1 });
         let mut job = model.subscribe(&trigger, &action, &*n).unwrap();
         let (h, m) = model
             .indicate(&mut job.state, &*n, tcran_core::Instant::ZERO)

@@ -27,7 +27,7 @@ use std::collections::BTreeMap;
 use tcran_control::controller::{Command, ControlView, Controller, DrbView, FlowView};
 use tcran_control::DrbKey;
 use tcran_core::{FiveTuple, Instant};
-use tcran_e2::sm::tcran_tc::Trigger;
+use tcran_e2::sm::e2sm_tcran::Trigger;
 use tcran_tc::PipelineConfig;
 
 /// One flow the xApp knows by its 5-tuple.

@@ -9,8 +9,8 @@ use crate::server::{
 use std::sync::Arc;
 use std::time::Duration;
 use tcran_control::DrbKey;
+use tcran_e2::sm::e2sm_tcran::Trigger;
 use tcran_e2::sm::kpm::KpmReport;
-use tcran_e2::sm::tcran_tc::Trigger;
 use tcran_tc::{Change, PipelineConfig};
 
 /// A blocking [`server::Xapp`].

@@ -11,7 +11,7 @@
 use crate::report;
 use crate::termination::{ControlAnswer, Event, State, Termination};
 use tcran_e2::e2ap::{self, Action, ActionType, E2apPdu, RanFunction};
-use tcran_e2::sm::{kpm, tcran_tc};
+use tcran_e2::sm::{e2sm_tcran, kpm};
 
 /// An E2 Setup Request of gNB `gnb` offering `functions`, with the one
 /// component configuration E2AP requires (SIZE(1..)), as tcran-e2's
@@ -42,10 +42,10 @@ pub fn setup_request() -> Vec<u8> {
         1,
         vec![
             RanFunction {
-                id: tcran_tc::DEFAULT_RAN_FUNCTION_ID,
+                id: e2sm_tcran::DEFAULT_RAN_FUNCTION_ID,
                 definition: Vec::new(),
                 revision: 1,
-                oid: tcran_tc::OID.into(),
+                oid: e2sm_tcran::OID.into(),
             },
             RanFunction {
                 id: kpm::RAN_FUNCTION_ID,
@@ -85,18 +85,18 @@ pub fn termination(data: &[u8]) {
             subsequent: None,
         }]
     };
-    let tc_trigger = tcran_tc::event_trigger(&tcran_tc::Trigger::Periodic { period_ms: 1 });
+    let tc_trigger = e2sm_tcran::event_trigger(&e2sm_tcran::Trigger::Periodic { period_ms: 1 });
     t.subscribe(
-        tcran_tc::DEFAULT_RAN_FUNCTION_ID,
+        e2sm_tcran::DEFAULT_RAN_FUNCTION_ID,
         tc_trigger,
-        action(tcran_tc::action_definition(&[])),
+        action(e2sm_tcran::action_definition(&[])),
     )
     .expect("ready after setup");
-    let (h, m) = tcran_tc::control(
+    let (h, m) = e2sm_tcran::control(
         tcran_control::DrbKey::new(1, 1),
-        &::tcran_tc::Change::Controls(Vec::new()),
+        &tcran_tc::Change::Controls(Vec::new()),
     );
-    t.control(tcran_tc::DEFAULT_RAN_FUNCTION_ID, h, m)
+    t.control(e2sm_tcran::DEFAULT_RAN_FUNCTION_ID, h, m)
         .expect("ready after setup");
     t.subscribe(
         kpm::RAN_FUNCTION_ID,
@@ -127,7 +127,7 @@ pub fn termination(data: &[u8]) {
                         },
                     ..
                 } => {
-                    let _ = tcran_tc::decode_outcome(&o);
+                    let _ = e2sm_tcran::decode_outcome(&o);
                 }
                 Event::FunctionsChanged { functions } => {
                     for f in functions {

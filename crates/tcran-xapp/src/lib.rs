@@ -41,6 +41,6 @@ pub use server::{
     Xapp, XappConfig, XappError,
 };
 pub use tcran_control::DrbKey;
+pub use tcran_e2::sm::e2sm_tcran::{Metric, Trigger};
 pub use tcran_e2::sm::kpm::{KpmReport, Value as KpmValue};
-pub use tcran_e2::sm::tcran_tc::{Metric, Trigger};
 pub use termination::CloseCause;

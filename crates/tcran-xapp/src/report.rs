@@ -72,7 +72,7 @@ mod tests {
             },
         };
         let drb = DrbKey::new(17, 1);
-        let asn = tcran_e2::sm::tcran_tc::drb_report(drb, &view);
+        let asn = tcran_e2::sm::e2sm_tcran::drb_report(drb, &view);
         let back = drb_status(&asn, view.stats.time_s);
         assert_eq!(back.drb, drb);
         assert_eq!(back.lower, view.lower);

@@ -5,7 +5,7 @@
 //! | module | RAN function | what it does |
 //! |---|---|---|
 //! | [`flexric_tc`] | 146 `TC_STATS_V0` | FlexRIC's TC model, PLAIN encoding: one DRB's pipeline |
-//! | [`tcran_tc`] | configurable (default 246) | tcran's TC model (E2SM-TCRAN v1): every DRB, every stage, triggers by period and condition |
+//! | [`e2sm_tcran`] | configurable (default 246) | tcran's TC model (E2SM-TCRAN v1): every DRB, every stage, triggers by period and condition |
 //! | [`kpm`] | 2 | E2SM-KPM v02.03 REPORT styles 1 (node) and 4 (UE level), TS 28.552 measurements |
 //!
 //! The RIC side reads E2SM-TCRAN indications as tcran's statistics types
@@ -16,11 +16,11 @@
 //! [`RanNode`] and the time it is given.
 
 pub mod aper_fast;
+pub mod e2sm_tcran;
 pub mod flexric_tc;
 pub mod kpm;
 pub mod report_stream;
 pub mod tc_status;
-pub mod tcran_tc;
 
 use crate::e2ap::{Action, Cause, RanFunction};
 use tcran_control::RanNode;
@@ -65,7 +65,7 @@ pub struct Job {
 pub enum JobState {
     FlexricTc,
     Kpm(kpm::KpmJob),
-    TcRan(tcran_tc::TcRanJob),
+    TcRan(e2sm_tcran::TcRanJob),
 }
 
 /// What a control did.
@@ -120,7 +120,7 @@ pub trait ServiceModel {
 pub enum AnyModel {
     FlexricTc(flexric_tc::FlexricTc),
     Kpm(kpm::Kpm),
-    TcRan(tcran_tc::TcRan),
+    TcRan(e2sm_tcran::TcRan),
 }
 
 macro_rules! dispatch {

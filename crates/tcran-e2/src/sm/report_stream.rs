@@ -6,7 +6,7 @@
 //! bit; building those values alone costs a dozen allocations per DRB (a
 //! vector of queues, a string per queue kind and per drop reason). [`ReportStream`] writes the same bytes from
 //! [`PipelineStats`] and [`LowerLayerKpis`] as they are (the field mapping
-//! of [`super::tcran_tc::drb_report_of`], value for value), without an
+//! of [`super::e2sm_tcran::drb_report_of`], value for value), without an
 //! allocation once its buffer has grown, and closes a message before it
 //! would exceed its size limit, so a large report is split over the fewest
 //! messages without encoding anything twice.
@@ -285,7 +285,7 @@ impl ReportStream {
     }
 }
 
-/// One `DrbReport` (the mapping of [`super::tcran_tc::drb_report_of`]).
+/// One `DrbReport` (the mapping of [`super::e2sm_tcran::drb_report_of`]).
 fn drb_report(w: &mut Writer, drb: DrbKey, s: &PipelineStats, l: &LowerLayerKpis) {
     w.bits(0, 2); // extension bit; no optional field
     w.u16_aligned(drb.rnti.0);

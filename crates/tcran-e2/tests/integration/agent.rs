@@ -8,7 +8,7 @@ use tcran_e2::agent::{Agent, AgentConfig, AgentState, RicProfile};
 use tcran_e2::e2ap::{self, Action, ActionType, E2apPdu, RicRequestId};
 use tcran_e2::fake::FakeNode;
 use tcran_e2::sm::flexric_tc::{self, PlainControl, PlainIndication};
-use tcran_e2::sm::{kpm, tcran_tc as tcsm, AnyModel};
+use tcran_e2::sm::{e2sm_tcran as tcsm, kpm, AnyModel};
 use tcran_tc::queue::{FifoConfig, QueueKindConfig};
 use tcran_tc::PipelineConfig;
 

@@ -14,7 +14,7 @@ use tcran_e2::agent::{Agent, AgentConfig, RicProfile};
 use tcran_e2::e2ap::{self, Action, ActionType, E2apPdu, RicRequestId};
 use tcran_e2::fake::FakeNode;
 use tcran_e2::sm::flexric_tc::{self, PlainControl, PlainFilter, PlainIndication};
-use tcran_e2::sm::{kpm, tcran_tc as tcsm, AnyModel};
+use tcran_e2::sm::{e2sm_tcran as tcsm, kpm, AnyModel};
 use tcran_e2::transport::{self, Connector, Link, WallClock};
 use tcran_tc::queue::{FifoConfig, QueueKindConfig};
 use tcran_tc::{PipelineConfig, PushOutcome};

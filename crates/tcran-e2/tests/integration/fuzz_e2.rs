@@ -107,7 +107,7 @@ proptest! {
 #[ignore]
 fn write_encoder_seeds() {
     use tcran_control::DrbKey;
-    use tcran_e2::sm::{kpm, tcran_tc as m, ServiceModel};
+    use tcran_e2::sm::{e2sm_tcran as m, kpm, ServiceModel};
     use tcran_tc::Change;
     if std::env::var("TCRAN_WRITE_SEEDS").is_err() {
         return;

@@ -7,7 +7,7 @@ use tcran_core::{Duration, FiveTuple, Instant};
 use tcran_e2::asn::e2sm_kpm as k;
 use tcran_e2::e2ap::{self, Action, ActionType, E2apPdu};
 use tcran_e2::fake::FakeNode;
-use tcran_e2::sm::{flexric_tc, kpm, tcran_tc as tcsm, ServiceModel, MAX_MESSAGE};
+use tcran_e2::sm::{e2sm_tcran as tcsm, flexric_tc, kpm, ServiceModel, MAX_MESSAGE};
 use tcran_tc::PipelineConfig;
 
 fn action(definition: Option<Vec<u8>>) -> Action {

@@ -14,7 +14,7 @@ use tcran_e2::asn::e2sm_tcran as t;
 use tcran_e2::e2ap::{Action, ActionType};
 use tcran_e2::fake::FakeNode;
 use tcran_e2::sm::report_stream::ReportStream;
-use tcran_e2::sm::{tcran_tc as tcsm, ServiceModel, MAX_MESSAGE};
+use tcran_e2::sm::{e2sm_tcran as tcsm, ServiceModel, MAX_MESSAGE};
 use tcran_tc::policer::PolicerStats;
 use tcran_tc::stage::{AqmStats, LowerState, PacerStats, ShaperStats};
 use tcran_tc::stats::{ClassifierStats, PipelineStats, QueueStats, Totals};

@@ -720,7 +720,7 @@ proptest! {
         rnti in any::<u16>(), drb in 1u8..=32, lower in lower(), time in any::<u64>(),
         threshold in any::<u64>(), period in 1u32..=86_400_000, metric in 0u8..5, edge in any::<bool>(),
     ) {
-        use tcran_e2::sm::tcran_tc as m;
+        use tcran_e2::sm::e2sm_tcran as m;
         let report = t::DrbReport {
             drb: t::DrbRef { rnti: t::DrbRefRnti(rnti), drb: t::DrbRefDrb(drb) },
             totals: t::PipelineTotals {

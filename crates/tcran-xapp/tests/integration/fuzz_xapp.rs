@@ -6,7 +6,7 @@ use proptest::prelude::*;
 use tcran_control::DrbKey;
 use tcran_e2::e2ap::{self, E2apPdu, RicRequestId};
 use tcran_e2::fake::FakeNode;
-use tcran_e2::sm::{tcran_tc as tcsm, ServiceModel};
+use tcran_e2::sm::{e2sm_tcran as tcsm, ServiceModel};
 use tcran_xapp::fuzzing;
 
 fn rid(instance: u16) -> RicRequestId {

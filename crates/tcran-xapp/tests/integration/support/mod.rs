@@ -8,7 +8,7 @@ use tcran_control::DrbKey;
 use tcran_e2::agent::{Agent, AgentConfig, AgentStats, RicProfile};
 use tcran_e2::e2ap;
 use tcran_e2::fake::FakeNode;
-use tcran_e2::sm::{kpm, tcran_tc as tcsm, AnyModel};
+use tcran_e2::sm::{e2sm_tcran as tcsm, kpm, AnyModel};
 use tcran_e2::transport::{self, Connector, TlsPem, WallClock};
 use tcran_tc::queue::{FifoConfig, QueueKindConfig};
 use tcran_tc::PipelineConfig;
