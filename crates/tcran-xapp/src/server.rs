@@ -637,7 +637,10 @@ impl Xapp {
                     why: format!("pipeline: {e}"),
                 }),
             Ok(tcsm::TcOutcome::Refused(refusal)) => Ok(ControlOutcome::Refused(refusal)),
-            Err(e) => Err(XappError::BadOutcome { node, why: e }),
+            Err(e) => Err(XappError::BadOutcome {
+                node,
+                why: e.to_string(),
+            }),
         }
     }
 

@@ -22,8 +22,8 @@
 
 use super::report_stream::ReportStream;
 use super::{
-    cause, ControlOutcome, Indication, Job, JobState, Refusal, ServiceModel, MAX_MESSAGE,
-    MIN_PERIOD,
+    aper, cause, ControlOutcome, Indication, Job, JobState, Refusal, ServiceModel, SmDecodeError,
+    MAX_MESSAGE, MIN_PERIOD,
 };
 use crate::asn::e2sm_tcran as t;
 use crate::e2ap::{Action, ActionType, RanFunction};
@@ -111,10 +111,6 @@ struct Work {
     lower: LowerLayerKpis,
 }
 
-fn decode<T: AperCodec<Output = T>>(bytes: &[u8]) -> Result<T, String> {
-    T::aper_decode(&mut PerCodecData::from_slice_aper(bytes)).map_err(|e| e.to_string())
-}
-
 fn encode<T: AperCodec>(v: &T) -> Vec<u8> {
     let mut d = PerCodecData::new_aper();
     v.aper_encode(&mut d)
@@ -154,8 +150,8 @@ pub fn event_trigger(trigger: &Trigger) -> Vec<u8> {
 }
 
 /// Decodes an event trigger.
-pub fn decode_event_trigger(bytes: &[u8]) -> Result<Trigger, String> {
-    Ok(match decode::<t::TcEventTrigger>(bytes)? {
+pub fn decode_event_trigger(bytes: &[u8]) -> Result<Trigger, SmDecodeError> {
+    Ok(match aper::<t::TcEventTrigger>(bytes)? {
         t::TcEventTrigger::Periodic(p) => Trigger::Periodic {
             period_ms: p.period_ms.0,
         },
@@ -167,7 +163,12 @@ pub fn decode_event_trigger(bytes: &[u8]) -> Result<Trigger, String> {
                 2 => Metric::TcSojournUs,
                 3 => Metric::TcBacklogPackets,
                 4 => Metric::TcDropsPerCheck,
-                m => return Err(format!("condition metric {m} unknown")),
+                m => {
+                    return Err(SmDecodeError::Unknown {
+                        what: "condition metric",
+                        value: m.into(),
+                    })
+                }
             },
             threshold: c.threshold.0,
             rising_edge_only: c.rising_edge_only.0,
@@ -217,8 +218,8 @@ pub enum TcOutcome {
 }
 
 /// Decodes a control outcome; `Err` is an outcome that does not decode.
-pub fn decode_outcome(bytes: &[u8]) -> Result<TcOutcome, String> {
-    let o: t::TcControlOutcome = decode(bytes)?;
+pub fn decode_outcome(bytes: &[u8]) -> Result<TcOutcome, SmDecodeError> {
+    let o: t::TcControlOutcome = aper(bytes)?;
     Ok(match (o.pipeline, o.refusal) {
         (_, Some(r)) => TcOutcome::Refused(r.0),
         (Some(p), None) => TcOutcome::Applied(p.0),
@@ -233,8 +234,8 @@ pub fn decode_outcome(bytes: &[u8]) -> Result<TcOutcome, String> {
 pub fn decode_indication(
     header: &[u8],
     message: &[u8],
-) -> Result<(t::TcIndicationHeader, t::TcIndicationMessage), String> {
-    Ok((decode(header)?, decode(message)?))
+) -> Result<(t::TcIndicationHeader, t::TcIndicationMessage), SmDecodeError> {
+    Ok((aper(header)?, aper(message)?))
 }
 
 fn reasons<R: Copy + std::fmt::Display>(all: &[R], counts: &[u64]) -> Vec<t::ReasonCount> {
@@ -403,7 +404,7 @@ impl ServiceModel for TcRan {
             decode_event_trigger(trigger).map_err(|e| refuse(format!("event trigger: {e}")))?;
         let drbs = match &action.definition {
             None => Vec::new(),
-            Some(d) => decode::<t::TcActionDefinition>(d)
+            Some(d) => aper::<t::TcActionDefinition>(d)
                 .map_err(|e| refuse(format!("action definition: {e}")))?
                 .drbs
                 .0
@@ -507,11 +508,11 @@ impl ServiceModel for TcRan {
             })),
         };
         let invalid = |what: String| refused(cause::CONTROL_MESSAGE_INVALID, what);
-        let drb = match decode::<t::TcControlHeader>(header) {
+        let drb = match aper::<t::TcControlHeader>(header) {
             Ok(h) => drb_key(&h.drb),
             Err(e) => return invalid(format!("control header: {e}")),
         };
-        let change = match decode::<t::TcControlMessage>(message) {
+        let change = match aper::<t::TcControlMessage>(message) {
             Ok(t::TcControlMessage::Control(c)) if c.0.trim_start().starts_with('[') => {
                 match serde_json::from_str::<Vec<Control>>(&c.0) {
                     Ok(list) => Change::Controls(list),

@@ -54,6 +54,46 @@ pub enum PlainError {
     },
 }
 
+/// Why a well-formed FlexRIC control has no tcran equivalent: the node
+/// refuses it with this reason and changes nothing.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum Untranslatable {
+    #[error("{what} {value} unknown ({allowed})")]
+    Unknown {
+        what: &'static str,
+        value: i64,
+        allowed: &'static str,
+    },
+    #[error("{what} {value} out of range")]
+    OutOfRange { what: &'static str, value: i64 },
+    #[error("filter {what} {value} is neither -1 nor {expected}")]
+    Filter {
+        what: &'static str,
+        value: i64,
+        expected: &'static str,
+    },
+    #[error("{context}queue {id} does not exist")]
+    NoSuchQueue { id: u32, context: &'static str },
+    #[error("no queue id left")]
+    NoQueueIdLeft,
+    #[error("a stochastic classifier needs consecutive queue ids (have {ids:?})")]
+    NotConsecutive { ids: Vec<u16> },
+    #[error("priority list names queue {id}, which does not exist")]
+    PriorityOfMissingQueue { id: u32 },
+    #[error(
+        "SHP ADD names no queue; tcran attaches shapers to queues: use SHP MOD with the queue id"
+    )]
+    ShaperWithoutQueue,
+    #[error(
+        "policer deviating above {dev_rate_kbps} kbit/s and dropping above \
+         {drop_rate_kbps} kbit/s needs two rates; tcran's policer has one"
+    )]
+    TwoRatePolicer {
+        dev_rate_kbps: u32,
+        drop_rate_kbps: u32,
+    },
+}
+
 /// Little-endian reader over a PLAIN message.
 struct Reader<'a> {
     bytes: &'a [u8],
@@ -884,19 +924,32 @@ fn codel(target_ms: u32, interval_ms: u32, ecn: bool) -> QueueKindConfig {
     })
 }
 
-fn queue_kind(kind: u32, target_ms: u32, interval_ms: u32) -> Result<QueueKindConfig, String> {
+fn queue_kind(
+    kind: u32,
+    target_ms: u32,
+    interval_ms: u32,
+) -> Result<QueueKindConfig, Untranslatable> {
     match kind {
         0 => Ok(QueueKindConfig::Fifo(FifoConfig {})),
         1 => Ok(codel(target_ms, interval_ms, false)),
         2 => Ok(codel(target_ms, interval_ms, true)),
-        v => Err(format!(
-            "queue type {v} unknown (0 FIFO, 1 CoDel, 2 ECN-CoDel)"
-        )),
+        v => Err(Untranslatable::Unknown {
+            what: "queue type",
+            value: v.into(),
+            allowed: "0 FIFO, 1 CoDel, 2 ECN-CoDel",
+        }),
     }
 }
 
-fn existing_queue(cfg: &PipelineConfig, id: u32) -> Result<QueueConfig, String> {
-    let id16 = u16::try_from(id).map_err(|_| format!("queue id {id} out of range"))?;
+fn queue_id(id: u32) -> Result<u16, Untranslatable> {
+    u16::try_from(id).map_err(|_| Untranslatable::OutOfRange {
+        what: "queue id",
+        value: id.into(),
+    })
+}
+
+fn existing_queue(cfg: &PipelineConfig, id: u32) -> Result<QueueConfig, Untranslatable> {
+    let id16 = queue_id(id)?;
     cfg.queues
         .iter()
         .find(|q| q.ids().any(|q| q.0 == id16))
@@ -905,12 +958,12 @@ fn existing_queue(cfg: &PipelineConfig, id: u32) -> Result<QueueConfig, String> 
             count: 1,
             ..q.clone()
         })
-        .ok_or_else(|| format!("queue {id} does not exist"))
+        .ok_or(Untranslatable::NoSuchQueue { id, context: "" })
 }
 
 /// Translates a control into tcran's terms for a pipeline configured as
-/// `cfg`. `Err` is a refusal message (a request tcran cannot express).
-pub fn change_of(ctrl: &PlainControl, cfg: &PipelineConfig) -> Result<Change, String> {
+/// `cfg`. `Err` is why tcran cannot express the request.
+pub fn change_of(ctrl: &PlainControl, cfg: &PipelineConfig) -> Result<Change, Untranslatable> {
     let one = |c: Control| Ok(Change::Control(c));
     match ctrl {
         PlainControl::QueueAdd {
@@ -925,13 +978,13 @@ pub fn change_of(ctrl: &PlainControl, cfg: &PipelineConfig) -> Result<Change, St
                 .map(|q| q.id.0 as u32 + q.count as u32)
                 .max()
                 .unwrap_or(0);
-            let id = u16::try_from(next).map_err(|_| "no queue id left".to_string())?;
+            let id = u16::try_from(next).map_err(|_| Untranslatable::NoQueueIdLeft)?;
             one(Control::AddQueue {
                 queue: QueueConfig::new(id, queue_kind(*kind, *target_ms, *interval_ms)?),
             })
         }
         PlainControl::QueueDel { id, .. } => one(Control::DeleteQueue {
-            id: QueueId(u16::try_from(*id).map_err(|_| format!("queue id {id} out of range"))?),
+            id: QueueId(queue_id(*id)?),
         }),
         PlainControl::QueueMod {
             id,
@@ -967,13 +1020,19 @@ pub fn change_of(ctrl: &PlainControl, cfg: &PipelineConfig) -> Result<Change, St
             classifier: ClassifierConfig::None,
         }),
         PlainControl::ClsSet { .. } => {
-            let mut ids: Vec<u16> = cfg.queues.iter().flat_map(|q| q.ids().map(|i| i.0)).collect();
+            let mut ids: Vec<u16> = cfg
+                .queues
+                .iter()
+                .flat_map(|q| q.ids().map(|i| i.0))
+                .collect();
             ids.sort_unstable();
             let first = ids[0];
-            if ids.iter().enumerate().any(|(i, id)| *id as usize != first as usize + i) {
-                return Err(format!(
-                    "a stochastic classifier needs consecutive queue ids (have {ids:?})"
-                ));
+            if ids
+                .iter()
+                .enumerate()
+                .any(|(i, id)| *id as usize != first as usize + i)
+            {
+                return Err(Untranslatable::NotConsecutive { ids });
             }
             one(Control::SetClassifier {
                 classifier: ClassifierConfig::FlowHash {
@@ -988,7 +1047,11 @@ pub fn change_of(ctrl: &PlainControl, cfg: &PipelineConfig) -> Result<Change, St
         }),
         PlainControl::SchPriority(order) => {
             let mut controls = Vec::new();
-            let all: Vec<u16> = cfg.queues.iter().flat_map(|q| q.ids().map(|i| i.0)).collect();
+            let all: Vec<u16> = cfg
+                .queues
+                .iter()
+                .flat_map(|q| q.ids().map(|i| i.0))
+                .collect();
             for id in &all {
                 let level = order
                     .iter()
@@ -1002,17 +1065,14 @@ pub fn change_of(ctrl: &PlainControl, cfg: &PipelineConfig) -> Result<Change, St
                 }
             }
             if let Some(missing) = order.iter().find(|q| !all.iter().any(|a| *a as u32 == **q)) {
-                return Err(format!("priority list names queue {missing}, which does not exist"));
+                return Err(Untranslatable::PriorityOfMissingQueue { id: *missing });
             }
             controls.push(Control::SetScheduler {
                 scheduler: SchedulerConfig::Priority,
             });
             Ok(Change::Controls(controls))
         }
-        PlainControl::ShpAdd => Err(
-            "SHP ADD names no queue; tcran attaches shapers to queues: use SHP MOD with the queue id"
-                .into(),
-        ),
+        PlainControl::ShpAdd => Err(Untranslatable::ShaperWithoutQueue),
         PlainControl::ShpMod {
             id,
             window_ms,
@@ -1066,14 +1126,20 @@ pub fn change_of(ctrl: &PlainControl, cfg: &PipelineConfig) -> Result<Change, St
                 // Dropping starts first: the deviation rate is never reached.
                 tb(*drop_rate_kbps, PolicerAction::Drop, None)
             } else if *drop_rate_kbps == 0 && *dev_rate_kbps > 0 {
-                let to = u16::try_from(*dev_id).map_err(|_| format!("dev_id {dev_id} out of range"))?;
-                existing_queue(cfg, *dev_id).map_err(|e| format!("dev_id: {e}"))?;
+                let to = u16::try_from(*dev_id).map_err(|_| Untranslatable::OutOfRange {
+                    what: "dev_id",
+                    value: (*dev_id).into(),
+                })?;
+                existing_queue(cfg, *dev_id).map_err(|_| Untranslatable::NoSuchQueue {
+                    id: *dev_id,
+                    context: "dev_id: ",
+                })?;
                 tb(*dev_rate_kbps, PolicerAction::Redirect, Some(QueueId(to)))
             } else {
-                return Err(format!(
-                    "policer deviating above {dev_rate_kbps} kbit/s and dropping above \
-                     {drop_rate_kbps} kbit/s needs two rates; tcran's policer has one"
-                ));
+                return Err(Untranslatable::TwoRatePolicer {
+                    dev_rate_kbps: *dev_rate_kbps,
+                    drop_rate_kbps: *drop_rate_kbps,
+                });
             };
             one(Control::SetPolicer {
                 id: qid,
@@ -1088,29 +1154,34 @@ pub fn change_of(ctrl: &PlainControl, cfg: &PipelineConfig) -> Result<Change, St
         PlainControl::PcrMod { kind: 1, .. } => one(Control::SetPacer {
             pacer: PacerConfig::Bdp(BdpConfig::default()),
         }),
-        PlainControl::PcrMod { kind, .. } => Err(format!("pacer type {kind} unknown (0 none, 1 5G-BDP)")),
+        PlainControl::PcrMod { kind, .. } => Err(Untranslatable::Unknown {
+            what: "pacer type",
+            value: (*kind).into(),
+            allowed: "0 none, 1 5G-BDP",
+        }),
     }
 }
 
-fn rule_of_filter(f: &PlainFilter) -> Result<FilterRule, String> {
-    let addr = |v: i64, what: &str| -> Result<Option<String>, String> {
-        match v {
-            -1 => Ok(None),
-            0..=0xffff_ffff => Ok(Some(Ipv4Addr::from((v as u32).to_le_bytes()).to_string())),
-            _ => Err(format!(
-                "filter {what} {v} is neither -1 nor an IPv4 address"
-            )),
-        }
+fn rule_of_filter(f: &PlainFilter) -> Result<FilterRule, Untranslatable> {
+    let filter = |what, value: i64, expected| Untranslatable::Filter {
+        what,
+        value,
+        expected,
     };
-    let port = |v: i32, what: &str| -> Result<Option<NumOrText>, String> {
-        match v {
-            -1 => Ok(None),
-            0..=65535 => Ok(Some(NumOrText::Num(v as i64))),
-            _ => Err(format!("filter {what} {v} is neither -1 nor a port")),
-        }
+    let addr = |v: i64, what| match v {
+        -1 => Ok(None),
+        0..=0xffff_ffff => Ok(Some(Ipv4Addr::from((v as u32).to_le_bytes()).to_string())),
+        _ => Err(filter(what, v, "an IPv4 address")),
     };
-    let queue = u16::try_from(f.dst_queue)
-        .map_err(|_| format!("filter dst_queue {} is not a queue id", f.dst_queue))?;
+    let port = |v: i32, what| match v {
+        -1 => Ok(None),
+        0..=65535 => Ok(Some(NumOrText::Num(v as i64))),
+        _ => Err(filter(what, v.into(), "a port")),
+    };
+    let queue = u16::try_from(f.dst_queue).map_err(|_| Untranslatable::OutOfRange {
+        what: "filter dst_queue",
+        value: f.dst_queue.into(),
+    })?;
     let mut rule = FilterRule::new(f.id, QueueId(queue));
     rule.src = addr(f.src_addr, "src_addr")?;
     rule.dst = addr(f.dst_addr, "dst_addr")?;
@@ -1119,7 +1190,7 @@ fn rule_of_filter(f: &PlainFilter) -> Result<FilterRule, String> {
     rule.protocol = match f.protocol {
         -1 => None,
         0..=255 => Some(NumOrText::Num(f.protocol as i64)),
-        p => return Err(format!("filter protocol {p} is neither -1 nor 0..=255")),
+        p => return Err(filter("protocol", p.into(), "0..=255")),
     };
     Ok(rule)
 }
@@ -1245,7 +1316,7 @@ impl ServiceModel for FlexricTc {
                 }
                 Err(e) => e.to_string(),
             },
-            Err(untranslatable) => untranslatable,
+            Err(untranslatable) => untranslatable.to_string(),
         };
         refused(cause::CONTROL_FAILED_TO_EXECUTE, format!("{drb}: {why}"))
     }

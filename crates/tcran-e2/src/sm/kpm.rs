@@ -28,8 +28,8 @@
 //! must still be well formed.
 
 use super::{
-    cause, encode_in_messages, ControlOutcome, Indication, Job, JobState, Refusal, ServiceModel,
-    MIN_PERIOD,
+    aper, cause, encode_in_messages, ControlOutcome, Indication, Job, JobState, Refusal,
+    ServiceModel, SmDecodeError, MIN_PERIOD,
 };
 use crate::asn::e2sm_kpm as k;
 use crate::e2ap::{Action, ActionType, RanFunction};
@@ -148,10 +148,6 @@ pub struct KpmJob {
     collected: Vec<(Rnti, Vec<Vec<Value>>)>,
     /// Node time at the start of this report.
     report_start: Option<Instant>,
-}
-
-fn decode<T: AperCodec<Output = T>>(bytes: &[u8]) -> Result<T, String> {
-    T::aper_decode(&mut PerCodecData::from_slice_aper(bytes)).map_err(|e| e.to_string())
 }
 
 fn encode<T: AperCodec>(v: &T) -> Vec<u8> {
@@ -363,7 +359,7 @@ impl ServiceModel for Kpm {
             return Err(refuse("only REPORT actions are supported".into()));
         }
         let t: k::E2SM_KPM_EventTriggerDefinition =
-            decode(trigger).map_err(|e| refuse(format!("event trigger: {e}")))?;
+            aper(trigger).map_err(|e| refuse(format!("event trigger: {e}")))?;
         let k::E2SM_KPM_EventTriggerDefinitionEventDefinition_formats::EventDefinition_Format1(f) =
             t.event_definition_formats;
         let report_ms = f.reporting_period.0;
@@ -372,7 +368,7 @@ impl ServiceModel for Kpm {
             .as_deref()
             .ok_or_else(|| refuse("a KPM action needs an action definition".into()))?;
         let def: k::E2SM_KPM_ActionDefinition =
-            decode(def).map_err(|e| refuse(format!("action definition: {e}")))?;
+            aper(def).map_err(|e| refuse(format!("action definition: {e}")))?;
         use k::E2SM_KPM_ActionDefinitionActionDefinition_formats as F;
         let (scope, f1) = match (def.ric_style_type.0, def.action_definition_formats) {
             (1, F::ActionDefinition_Format1(f1)) => (Scope::Node, f1),
@@ -588,9 +584,9 @@ pub struct KpmReport {
 
 /// Decodes a KPM indication message of format 1 (node) or 3 (per UE, with
 /// the RNTI as `gNB-DU-UEID`, as [`ue_id`] writes it).
-pub fn decode_indication(message: &[u8]) -> Result<KpmReport, String> {
+pub fn decode_indication(message: &[u8]) -> Result<KpmReport, SmDecodeError> {
     use k::E2SM_KPM_IndicationMessageIndicationMessage_formats as M;
-    let m: k::E2SM_KPM_IndicationMessage = decode(message)?;
+    let m: k::E2SM_KPM_IndicationMessage = aper(message)?;
     let mut names = Vec::new();
     let mut granularity_ms = None;
     let mut take = |f1: &k::E2SM_KPM_IndicationMessage_Format1| -> Vec<Vec<Value>> {
@@ -632,15 +628,19 @@ pub fn decode_indication(message: &[u8]) -> Result<KpmReport, String> {
             for item in &f3.ue_meas_report_list.0 {
                 let rnti = match &item.ue_id {
                     k::UEID::GNB_DU_UEID(u) => u16::try_from(u.gnb_cu_ue_f1ap_id.0)
-                        .map_err(|_| format!("UE id {} is not an RNTI", u.gnb_cu_ue_f1ap_id.0))?,
-                    _ => return Err("UE id: only gNB-DU-UEID is understood".into()),
+                        .map_err(|_| SmDecodeError::NotAnRnti(u.gnb_cu_ue_f1ap_id.0.into()))?,
+                    _ => {
+                        return Err(SmDecodeError::NotUnderstood(
+                            "a UE id other than gNB-DU-UEID",
+                        ))
+                    }
                 };
                 out.push((Some(Rnti(rnti)), take(&item.meas_report)));
             }
             out
         }
         #[allow(unreachable_patterns)]
-        _ => return Err("indication message format 2 is not understood".into()),
+        _ => return Err(SmDecodeError::NotUnderstood("indication message format 2")),
     };
     Ok(KpmReport {
         names,

@@ -26,6 +26,32 @@ use crate::e2ap::{Action, Cause, RanFunction};
 use tcran_control::RanNode;
 use tcran_core::{Duration, Instant};
 
+/// Why a service model's bytes (a trigger, an outcome, an indication) do
+/// not decode.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SmDecodeError {
+    /// Not APER of the model's ASN.1 type (the codec's reason).
+    #[error("{0}")]
+    Aper(String),
+    /// Valid ASN.1 carrying a value the model gives no meaning.
+    #[error("{what} {value} unknown")]
+    Unknown { what: &'static str, value: u64 },
+    /// A KPM UE id that is no RNTI (16 bits).
+    #[error("UE id {0} is not an RNTI")]
+    NotAnRnti(u64),
+    /// Valid ASN.1 of a form this decoder does not read.
+    #[error("{0} is not understood")]
+    NotUnderstood(&'static str),
+}
+
+/// Decodes `bytes` as the APER encoding of `T`.
+pub(crate) fn aper<T: asn1_codecs::aper::AperCodec<Output = T>>(
+    bytes: &[u8],
+) -> Result<T, SmDecodeError> {
+    T::aper_decode(&mut asn1_codecs::PerCodecData::from_slice_aper(bytes))
+        .map_err(|e| SmDecodeError::Aper(e.to_string()))
+}
+
 /// Why a subscription's action or a control was not accepted.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Refusal {

@@ -21,9 +21,8 @@
 //! is property-tested and fuzzed against. Both build their values with
 //! the constructors below, so a conversion rule lives in one place.
 
+use super::{aper, SmDecodeError};
 use crate::asn::e2sm_tcran as t;
-use asn1_codecs::aper::AperCodec;
-use asn1_codecs::PerCodecData;
 use tcran_control::{DrbKey, LowerLayerKpis};
 use tcran_core::reason::{DropCounts, DropReason, MarkCounts, MarkReason};
 use tcran_core::{Duration, QueueId};
@@ -364,10 +363,6 @@ pub fn drb_status_of(r: t::DrbReport, time_s: f64) -> DrbStatus {
     )
 }
 
-fn hampi<T: AperCodec<Output = T>>(bytes: &[u8]) -> Result<T, String> {
-    T::aper_decode(&mut PerCodecData::from_slice_aper(bytes)).map_err(|e| e.to_string())
-}
-
 /// The node's clock in seconds, as `PipelineStats::time_s` holds it.
 fn seconds(time_ns: u64) -> f64 {
     time_ns as f64 / 1e9
@@ -377,15 +372,15 @@ fn seconds(time_ns: u64) -> f64 {
 /// decoders where they take the bytes, hampi's decoder and
 /// [`drb_status_of`] otherwise; the same result either way (an error is
 /// hampi's).
-pub fn decode_tc(header: &[u8], message: &[u8]) -> Result<TcIndication, String> {
+pub fn decode_tc(header: &[u8], message: &[u8]) -> Result<TcIndication, SmDecodeError> {
     let h = match super::aper_fast::decode_indication_header(header) {
         Some(h) => h,
-        None => hampi::<t::TcIndicationHeader>(header)?,
+        None => aper::<t::TcIndicationHeader>(header)?,
     };
     let time_s = seconds(h.time_ns.0);
     let drbs = match super::aper_fast::decode_statuses(message, time_s) {
         Some(drbs) => drbs,
-        None => statuses_of(hampi(message)?, time_s),
+        None => statuses_of(aper(message)?, time_s),
     };
     Ok(TcIndication {
         time_ns: h.time_ns.0,
@@ -404,13 +399,13 @@ fn statuses_of(m: t::TcIndicationMessage, time_s: f64) -> Vec<DrbStatus> {
 
 /// [`decode_tc`] by hampi's decoder and [`drb_status_of`] alone: the
 /// reference the direct path is held to.
-pub fn decode_tc_generic(header: &[u8], message: &[u8]) -> Result<TcIndication, String> {
-    let h: t::TcIndicationHeader = hampi(header)?;
+pub fn decode_tc_generic(header: &[u8], message: &[u8]) -> Result<TcIndication, SmDecodeError> {
+    let h: t::TcIndicationHeader = aper(header)?;
     let time_s = seconds(h.time_ns.0);
     Ok(TcIndication {
         time_ns: h.time_ns.0,
         condition: h.cause.0 == 1,
-        drbs: statuses_of(hampi(message)?, time_s),
+        drbs: statuses_of(aper(message)?, time_s),
     })
 }
 
@@ -418,7 +413,7 @@ pub fn decode_tc_generic(header: &[u8], message: &[u8]) -> Result<TcIndication, 
 /// it); what [`super::aper_fast::decode_statuses`] must equal wherever it
 /// returns a value.
 pub fn statuses_generic(message: &[u8], time_s: f64) -> Option<Vec<DrbStatus>> {
-    hampi(message).ok().map(|m| statuses_of(m, time_s))
+    aper(message).ok().map(|m| statuses_of(m, time_s))
 }
 
 #[cfg(test)]
