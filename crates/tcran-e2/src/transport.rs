@@ -667,6 +667,21 @@ impl Connector {
     }
 }
 
+/// Microseconds to add to `now`, a reading of a monotonic clock that
+/// started at some instant, to get microseconds since the Unix epoch (the
+/// timestamps FlexRIC's xApps compare with their wall clock). Every wall
+/// clock of tcran (this driver's, the emulator's timerfd clock) maps its
+/// readings with it.
+// The drivers are the I/O edge that owns the wall clock; the sans-IO
+// cores get this offset as a parameter.
+#[allow(clippy::disallowed_methods, clippy::disallowed_types)]
+pub fn unix_offset_us(now: tcran_core::Instant) -> i64 {
+    let since_epoch = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    since_epoch.as_micros() as i64 - (now.as_nanos() / 1000) as i64
+}
+
 /// The node's clock as the driver reads it: nanoseconds since the driver
 /// started, at wall-clock rate (the emulator's and the real-time
 /// simulator's time base).
@@ -683,14 +698,8 @@ impl WallClock {
     }
     /// Microseconds to add to [`WallClock::now`] to get microseconds since
     /// the Unix epoch (FlexRIC's timestamps).
-    // The driver is the I/O edge that owns the wall clock; the sans-IO
-    // core gets this offset as a parameter.
-    #[allow(clippy::disallowed_methods, clippy::disallowed_types)]
     pub fn unix_offset_us(&self) -> i64 {
-        let since_epoch = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap_or_default();
-        since_epoch.as_micros() as i64 - self.start.elapsed().as_micros() as i64
+        unix_offset_us(self.now())
     }
     pub fn now(&self) -> tcran_core::Instant {
         tcran_core::Instant::from_nanos(self.start.elapsed().as_nanos() as u64)

@@ -37,10 +37,7 @@ impl Clock {
     /// Microseconds to add to [`Clock::now`] to get microseconds since the
     /// Unix epoch (the E2 agent's FlexRIC timestamps).
     pub fn unix_offset_us(&self) -> i64 {
-        let since_epoch = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap_or_default();
-        since_epoch.as_micros() as i64 - (self.now().as_nanos() / 1000) as i64
+        tcran_e2::transport::unix_offset_us(self.now())
     }
 
     /// The absolute CLOCK_MONOTONIC time of `t`.
