@@ -615,13 +615,13 @@ fn the_samples_cover_every_variant() {
 
 #[test]
 fn an_unimplemented_procedure_is_named() {
-    // RIC Subscription Delete Required (E2AP 9.1.1.6): procedure 12.
+    // RIC Subscription Delete Required (E2AP 9.1.1.7): procedure 12.
     let bytes = join([0x00, 12, 0x40], &[]);
     assert_eq!(decode(&bytes), Err(DecodeError::Unsupported(12)));
 }
 
 /// Two IEs tcran accepts and drops: the RIC's alternative address in an E2
-/// Setup Failure (E2AP 9.1.2.3, TNL information: tcran reconnects to the
+/// Setup Failure (E2AP 9.1.2.4, TNL information: tcran reconnects to the
 /// address it was given) and the criticality diagnostics of a RIC Control
 /// Failure (an extension IE of v2.03 tcran neither sends nor needs).
 #[test]
