@@ -14,11 +14,11 @@
 //! whole number (10.6), and its value as an open type (11.2: the complete
 //! encoding of the value, as an unconstrained-length octet string).
 //!
-//! And one addition: module `ies` names the three types of every protocol
-//! IE container (`XProtocolIEs`, `XProtocolIEs_Entry`,
-//! `XProtocolIEs_EntryValue` of message `X`, and those of every
-//! `X_List` of single containers) `ies::X::{Container, Entry, Value}`, so
-//! that the E2AP bridge's table (`src/e2ap/bridge.rs`) names a message once.
+//! And one addition to E2AP's types: module `ies` names the three types of
+//! every protocol IE container (`XProtocolIEs`, `XProtocolIEs_Entry`,
+//! `XProtocolIEs_EntryValue` of message `X`, and those of every `X_List`
+//! of single containers) `ies::X::{Container, Entry, Value}`, so that the
+//! E2AP bridge's table (`src/e2ap/bridge.rs`) names a message once.
 
 use asn1_compiler::generator::{Codec, Derive, Visibility};
 use asn1_compiler::Asn1Compiler;
@@ -46,7 +46,9 @@ fn main() {
         }
         let code = std::fs::read_to_string(&target).expect("generated file");
         let mut code = with_choice_extensions(&code);
-        code.push_str(&container_aliases(&code));
+        if module == "e2ap.rs" {
+            code.push_str(&container_aliases(&code));
+        }
         std::fs::write(&target, code).expect("write generated file");
     }
     println!("cargo:rerun-if-changed=build.rs");

@@ -1,6 +1,6 @@
 //! The bridge between [`E2apPdu`] and the generated E2AP types: the table
 //! at the end of this file declares every message tcran implements (E2AP
-//! v02.03 clause 9.1) once, with its IEs (clause 9.2); [`bridge!`] expands
+//! v02.03 clause 9.1) once, with its IEs (clause 9.2); `bridge!` expands
 //! it to both directions, [`to_asn`] and [`from_asn`], and to
 //! [`E2apPdu::name`], so encoder and decoder cannot drift apart.
 //!
@@ -20,9 +20,10 @@
 //!
 //! `to_asn` writes the IEs in table order, the order of the ASN.1 IE set,
 //! which is what standard peers (FlexRIC) send. `from_asn` takes them in
-//! any order, each at most once ([`DecodeError::DuplicateIe`]). A field's
-//! value is converted by the [`Put`]/[`Get`] pair of its two types
-//! (`convert.rs`). Every field of a struct is in the table, or the match
+//! any order, each at most once ([`DecodeError::DuplicateIe`]); when
+//! several mandatory IEs are missing, the error names the first in table
+//! order. A field's value is converted by the `Put`/`Get` pair of its two
+//! types (`convert.rs`). Every field of a struct is in the table, or the match
 //! pattern `to_asn` destructures it with does not compile.
 
 use super::convert::{Get, Put};
