@@ -13,6 +13,12 @@
 //! extension bit, the alternative's index as a normally small non-negative
 //! whole number (10.6), and its value as an open type (11.2: the complete
 //! encoding of the value, as an unconstrained-length octet string).
+//!
+//! And one addition to E2AP's types: module `ies` names the three types of
+//! every protocol IE container (`XProtocolIEs`, `XProtocolIEs_Entry`,
+//! `XProtocolIEs_EntryValue` of message `X`, and those of every `X_List`
+//! of single containers) `ies::X::{Container, Entry, Value}`, so that the
+//! E2AP bridge's table (`src/e2ap/bridge.rs`) names a message once.
 
 use asn1_compiler::generator::{Codec, Derive, Visibility};
 use asn1_compiler::Asn1Compiler;
@@ -39,9 +45,38 @@ fn main() {
             panic!("compiling {spec}: {e}");
         }
         let code = std::fs::read_to_string(&target).expect("generated file");
-        std::fs::write(&target, with_choice_extensions(&code)).expect("write generated file");
+        let mut code = with_choice_extensions(&code);
+        if module == "e2ap.rs" {
+            code.push_str(&container_aliases(&code));
+        }
+        std::fs::write(&target, code).expect("write generated file");
     }
     println!("cargo:rerun-if-changed=build.rs");
+}
+
+/// `pub mod ies`: for every `pub struct C (pub Vec < C_Entry >)` (one item
+/// per line), `ies::X` with `C` as `Container`, `C_Entry` as `Entry` and
+/// `C_EntryValue` as `Value`, where `X` is `C` without `ProtocolIEs`.
+fn container_aliases(code: &str) -> String {
+    let mut out = String::from("pub mod ies {\n");
+    for line in code.lines() {
+        let Some(rest) = line.split("pub struct ").nth(1) else {
+            continue;
+        };
+        let Some(c) = rest.split_whitespace().next() else {
+            continue;
+        };
+        if rest.contains(&format!("(pub Vec < {c}_Entry >)")) {
+            let x = c.strip_suffix("ProtocolIEs").unwrap_or(c);
+            writeln!(
+                out,
+                "pub mod {x} {{ pub use super::super::{{{c} as Container, {c}_Entry as Entry, {c}_EntryValue as Value}}; }}"
+            )
+            .unwrap();
+        }
+    }
+    out.push_str("}\n");
+    out
 }
 
 /// One alternative of a generated CHOICE: `(index, extended, variant, type)`.

@@ -12,5 +12,6 @@ mod gnb;
 mod golden;
 mod kpm;
 mod large;
+mod procedures;
 mod report_stream;
 mod roundtrip;
