@@ -46,16 +46,17 @@
 //!     `min_tso_segs`, Linux `tcp_min_tso_segs` = 2), unsent data in 64 KB
 //!     skbs. At 18 Mbit/s that is 416 B per 1448-B segment, as `ss -tmi`
 //!     shows on the emulator (`w` minus payload with nothing unsent).
-//!   - size (`tcp_sndbuf_expand`, from `tcp_init_buffer_space` and after
-//!     each transmission that fills cwnd, `tcp_should_expand_sndbuf`):
-//!     2 · max(cwnd, 10) · per_mss, per_mss = roundup_pow_of_two(MSS + 12
-//!     + 576) + 256 (2304 B for MSS 1448: `ss` shows `tb` = 4608 · cwnd),
-//!     at most `send_buffer_max` (Linux `tcp_wmem[2]`, 4 MiB); never shrinks.
+//!   - size (`tcp_sndbuf_expand`, from `tcp_init_buffer_space` and on
+//!     ACKs while cwnd is not full, `tcp_should_expand_sndbuf`: "if we
+//!     filled the congestion window, do not expand"): 2 · max(cwnd, 10) ·
+//!     per_mss, per_mss = roundup_pow_of_two(MSS + 12 + 576) + 256 (2304 B
+//!     for MSS 1448: `ss` shows `tb` = 4608 · cwnd), at most
+//!     `send_buffer_max` (Linux `tcp_wmem[2]`, 4 MiB); never shrinks.
 //!   - the application (iperf3) writes while the charge is below the
 //!     buffer; once refused it waits until a third is free
 //!     (`sk_stream_write_space`/`tcp_poll`: free ≥ charge/2). In a deep
-//!     buffer the flight therefore saws between 2/3 and all of
-//!     `tcp_wmem[2]` of truesize, about 1.9-2.9 MB of payload for 4 MiB.
+//!     buffer the flight therefore saws between 2/3 of `tcp_wmem[2]` in
+//!     sent skbs (2.2 MB of payload for 4 MiB) and a full buffer.
 //!
 //!   The sender is then neither cwnd- nor window-limited, cwnd stops
 //!   growing (RFC 7661 / `tcp_is_cwnd_limited`), and no loss happens in a
