@@ -15,6 +15,16 @@
 //!   convergence: if cwnd < the previous W_max, W_max = cwnd·(1 + β)/2.
 //! - Timeout (§4.8): as a congestion event, but cwnd = 1 MSS and a fresh
 //!   slow start (W_max forgotten).
+//! - Growth before the first loss (Linux, not in RFC 9438): while no
+//!   congestion event has happened (Linux `last_max_cwnd == 0`, again after
+//!   a timeout, which resets CUBIC), `bictcp_update` caps `ca->cnt` (ACKed
+//!   segments per +1 segment of cwnd) at 20: "the initial growth of cubic
+//!   function may be too conservative when the available bandwidth is still
+//!   unknown", so cwnd grows by at least 1/20 segment per segment ACKed, 5 %
+//!   per RTT (`tcp = { cubic_loss_free_growth = 0.05 }`; 0 = RFC 9438 alone).
+//!   After HyStart leaves slow start early, this is what fills a deep
+//!   buffer: with the queue's delay growing with cwnd, 5 % per RTT is a
+//!   constant 1/20 of the bottleneck rate per second.
 //! - Slow start: Reno byte counting with Linux HyStart *delay detection*
 //!   (`tcp_cubic.c` `hystart_update`, algorithms.md §3.2): in each round take
 //!   the minimum of the first 8 RTT samples; if cwnd ≥ 16 segments and it
@@ -35,6 +45,8 @@ const HYSTART_LOW_WINDOW: f64 = 16.0;
 const HYSTART_MIN_SAMPLES: u32 = 8;
 const HYSTART_DELAY_MIN: Duration = Duration::from_millis(4);
 const HYSTART_DELAY_MAX: Duration = Duration::from_millis(16);
+/// Linux `bictcp_update`: `ca->cnt` at most 20 while `last_max_cwnd == 0`.
+pub const LINUX_LOSS_FREE_GROWTH: f64 = 1.0 / 20.0;
 
 /// K = ∛((W_max − cwnd_epoch)/C), 0 when cwnd_epoch ≥ W_max (RFC 9438 eq. 2).
 pub fn cubic_k(w_max: f64, cwnd_epoch: f64) -> f64 {
@@ -53,6 +65,12 @@ pub fn w_cubic(t: f64, k: f64, w_max: f64) -> f64 {
 #[derive(Debug, Clone)]
 pub struct Cubic {
     hystart: bool,
+    /// Least growth per RTT (fraction of cwnd) before the first congestion
+    /// event (Linux: 1/20, `ca->cnt <= 20` while `last_max_cwnd == 0`).
+    loss_free_growth: f64,
+    /// A congestion event has happened since the start or the last timeout
+    /// (Linux `last_max_cwnd != 0`).
+    loss_seen: bool,
     fast_convergence: bool,
     w_max: f64,
     cwnd_prior: f64,
@@ -69,9 +87,13 @@ pub struct Cubic {
 }
 
 impl Cubic {
+    /// CUBIC as Linux runs it: with HyStart if `hystart`, and 5 % growth
+    /// per RTT at least before the first loss ([`Cubic::loss_free_growth`]).
     pub fn new(hystart: bool) -> Cubic {
         Cubic {
             hystart,
+            loss_free_growth: LINUX_LOSS_FREE_GROWTH,
+            loss_seen: false,
             fast_convergence: true,
             w_max: 0.0,
             cwnd_prior: 0.0,
@@ -84,6 +106,12 @@ impl Cubic {
             round_min_rtt: None,
             round_samples: 0,
         }
+    }
+    /// Sets the least growth per RTT before the first congestion event
+    /// (fraction of cwnd; Linux 0.05, 0 = RFC 9438 only).
+    pub fn loss_free_growth(mut self, fraction: f64) -> Cubic {
+        self.loss_free_growth = fraction;
+        self
     }
     pub fn w_max(&self) -> f64 {
         self.w_max
@@ -150,17 +178,25 @@ impl Cubic {
             3.0 * (1.0 - BETA) / (1.0 + BETA)
         };
         self.w_est += alpha * segs / w;
-        if w_cubic(t, self.k, self.w_max) < self.w_est {
+        let delta = if w_cubic(t, self.k, self.w_max) < self.w_est {
             // Reno-friendly region: at least as fast as Reno would be.
-            let target_bytes = self.w_est * mss;
-            self.add_bytes(s, target_bytes - (s.cwnd as f64 + self.frac));
+            self.w_est * mss - (s.cwnd as f64 + self.frac)
         } else {
             let target = w_cubic(t + rtt, self.k, self.w_max).clamp(w, 1.5 * w);
-            self.add_bytes(s, (target - w) / w * segs * mss);
-        }
+            (target - w) / w * segs * mss
+        };
+        // Linux: ca->cnt = min(cnt, 20) before the first loss, applied
+        // before the TCP-friendly cap, so the larger increase wins.
+        let floor = if self.loss_seen {
+            0.0
+        } else {
+            self.loss_free_growth * segs * mss
+        };
+        self.add_bytes(s, delta.max(floor));
     }
 
     fn reduce(&mut self, s: &mut CcState) {
+        self.loss_seen = true;
         let w = s.cwnd_segments();
         self.w_max = if self.fast_convergence && w < self.w_max {
             w * (1.0 + BETA) / 2.0
@@ -202,6 +238,8 @@ impl CongestionControl for Cubic {
         s.cwnd = s.mss;
         self.w_max = 0.0;
         self.cwnd_prior = 0.0;
+        // Linux bictcp_state(TCP_CA_Loss) resets CUBIC: last_max_cwnd = 0.
+        self.loss_seen = false;
         self.round_min_rtt = None;
         self.round_samples = 0;
     }

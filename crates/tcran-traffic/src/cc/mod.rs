@@ -16,7 +16,7 @@
 //! | `cc =` | module | source |
 //! |---|---|---|
 //! | `newreno` | [`reno`] | RFC 5681 + RFC 3465 byte counting as Linux Reno (algorithms.md §3.1) |
-//! | `cubic` | [`cubic`] | RFC 9438 + Linux HyStart delay detection (§3.2) |
+//! | `cubic` | [`cubic`] | RFC 9438 + Linux HyStart delay detection and 5 %/RTT growth before the first loss (§3.2) |
 //! | `bbr` | [`bbr`] | BBR v1, Linux `tcp_bbr.c` (§3.3) |
 //! | `dctcp` | [`dctcp`] | RFC 8257 (§3.5) |
 //! | `prague` | [`dctcp`] | L4S `tcp_prague.c` (§3.6) |
@@ -184,11 +184,19 @@ pub enum AnyCongestionControl {
 }
 
 impl AnyCongestionControl {
-    /// `rng` is used only by BBR (random PROBE_BW start phase).
-    pub fn new(kind: CcKind, hystart: bool, rng: RngStream) -> AnyCongestionControl {
+    /// `rng` is used only by BBR (random PROBE_BW start phase);
+    /// `hystart` and `loss_free_growth` only by CUBIC.
+    pub fn new(
+        kind: CcKind,
+        hystart: bool,
+        loss_free_growth: f64,
+        rng: RngStream,
+    ) -> AnyCongestionControl {
         match kind {
             CcKind::NewReno => AnyCongestionControl::NewReno(reno::NewReno::default()),
-            CcKind::Cubic => AnyCongestionControl::Cubic(cubic::Cubic::new(hystart)),
+            CcKind::Cubic => AnyCongestionControl::Cubic(
+                cubic::Cubic::new(hystart).loss_free_growth(loss_free_growth),
+            ),
             CcKind::Bbr => AnyCongestionControl::Bbr(Box::new(bbr::Bbr::new(rng))),
             CcKind::Dctcp => AnyCongestionControl::Dctcp(dctcp::Dctcp::new_dctcp()),
             CcKind::Prague => AnyCongestionControl::Dctcp(dctcp::Dctcp::new_prague()),

@@ -28,9 +28,39 @@
 //!   hole (RFC 5681 §4.2), up to 3 SACK blocks (RFC 2018, most recent first).
 //! - Receive window: **static**. `TcpMeta` has no window field, so the
 //!   receiver's advertised window is the configured `receive_window`
-//!   (default 6 MB, Linux `tcp_rmem` max), known to the sender from the
-//!   shared configuration. The simulated application reads instantly, so a
-//!   real receiver would advertise its maximum anyway.
+//!   (default 6 MB), known to the sender from the shared configuration.
+//!   Linux grows its advertised window by receive-buffer autotuning
+//!   (`tcp_rcv_space_adjust`: about twice what the application read in
+//!   the last RTT); a capture of the emulator (docs/emulator.md) shows it
+//!   stays about twice the bytes in flight, so the real sender is never
+//!   limited by it and a static window large enough gives the same flight.
+//! - Send buffer (`send_buffer = "auto"`, the default; `"unlimited"` = an
+//!   application that always has data in the socket). Linux keeps sent
+//!   data in the socket until it is cumulatively ACKed, and the
+//!   application can only write while the socket's charged memory
+//!   (`sk_wmem_queued`) is below `sk_sndbuf`:
+//!   - charge: payload plus `skb_overhead` (832 B on 6.18 x86-64:
+//!     `sk_buff` 256 B + the small head cache, `MAX_TCP_HEADER` 256 B +
+//!     `skb_shared_info` 320 B) per skb; sent data is in skbs of
+//!     `tcp_tso_autosize` segments (pacing rate / 1024 per skb, at least
+//!     `min_tso_segs`, Linux `tcp_min_tso_segs` = 2), unsent data in 64 KB
+//!     skbs. At 18 Mbit/s that is 416 B per 1448-B segment, as `ss -tmi`
+//!     shows on the emulator (`w` minus payload with nothing unsent).
+//!   - size (`tcp_sndbuf_expand`, from `tcp_init_buffer_space` and on
+//!     ACKs while cwnd is not full, `tcp_should_expand_sndbuf`: "if we
+//!     filled the congestion window, do not expand"): 2 · max(cwnd, 10) ·
+//!     per_mss, per_mss = roundup_pow_of_two(MSS + 12 + 576) + 256 (2304 B
+//!     for MSS 1448: `ss` shows `tb` = 4608 · cwnd), at most
+//!     `send_buffer_max` (Linux `tcp_wmem[2]`, 4 MiB); never shrinks.
+//!   - the application (iperf3) writes while the charge is below the
+//!     buffer; once refused it waits until a third is free
+//!     (`sk_stream_write_space`/`tcp_poll`: free ≥ charge/2). In a deep
+//!     buffer the flight therefore saws between 2/3 of `tcp_wmem[2]` in
+//!     sent skbs (2.2 MB of payload for 4 MiB) and a full buffer.
+//!
+//!   The sender is then neither cwnd- nor window-limited, cwnd stops
+//!   growing (RFC 7661 / `tcp_is_cwnd_limited`), and no loss happens in a
+//!   buffer deeper than the send buffer.
 //! - ECN: classic (RFC 3168: ECT(0) on new data, the receiver's ECE sticks
 //!   until it sees CWR, the sender reduces once per window and sets CWR) or
 //!   accurate per-packet echo for DCTCP/Prague (RFC 8257 §3.2 as ns-3/Linux
@@ -74,6 +104,45 @@ use tcran_core::{ByteSize, ConfigError, Duration};
 /// IPv4 (20) + TCP (20) + timestamp option (12) bytes.
 pub const HEADER_BYTES: u32 = 52;
 
+/// Linux `tcp_wmem[1]`: the send buffer before `tcp_init_buffer_space`.
+pub const LINUX_WMEM_DEFAULT: u64 = 16_384;
+/// Linux `tcp_wmem[2]` (default and this machine's): the autotuned send
+/// buffer's maximum.
+pub const LINUX_WMEM_MAX: u64 = 4 * 1024 * 1024;
+/// Linux `TCP_INIT_CWND`: `tcp_sndbuf_expand` counts at least this many segments.
+pub const TCP_INIT_CWND: u64 = 10;
+/// Largest GSO skb (`sk_gso_max_size`, 64 KB).
+pub const GSO_MAX_SIZE: u64 = 65_536;
+/// `MAX_TCP_HEADER` + `SKB_DATA_ALIGN(sizeof(struct skb_shared_info))` on
+/// x86-64 (256 + 320 bytes).
+const SKB_HEAD_EXTRA: u64 = 576;
+/// `SKB_DATA_ALIGN(sizeof(struct sk_buff))` on x86-64.
+const SK_BUFF_BYTES: u64 = 256;
+
+/// `tcp_sndbuf_expand`'s `per_mss`: the truesize of a one-segment skb,
+/// roundup_pow_of_two(MSS option + `MAX_TCP_HEADER` + shared info) +
+/// `sk_buff`. The MSS option is the payload MSS plus the 12-byte
+/// timestamp option (1460 for 1448).
+pub fn sndbuf_per_mss(mss: u64) -> u64 {
+    (mss + 12 + SKB_HEAD_EXTRA).next_power_of_two() + SK_BUFF_BYTES
+}
+
+/// How the sender's socket buffer limits what the application has written
+/// into it (`send_buffer`).
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum SendBuffer {
+    /// Linux: autotuned (`tcp_sndbuf_expand`) up to `send_buffer_max`,
+    /// sent data held until ACKed, skb truesize charged (module docs).
+    #[default]
+    Auto,
+    /// No limit: the application always has data in the socket (the
+    /// model before the send buffer; a sender with a huge `SO_SNDBUF`).
+    Unlimited,
+}
+
 /// TCP configuration (`[flows.tcp]` in a scenario). Every field has a default.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
@@ -116,6 +185,21 @@ pub struct TcpConfig {
     /// RTO with nothing outstanding halves cwnd per RTO of idle time, down
     /// to the initial window. Default on.
     pub slow_start_after_idle: bool,
+    /// CUBIC's least growth per RTT, as a fraction of cwnd, before the
+    /// first congestion event (Linux `bictcp_update`: `ca->cnt` at most 20,
+    /// i.e. 0.05; 0 = RFC 9438 only). Range 0..=0.5.
+    pub cubic_loss_free_growth: f64,
+    /// The sender's socket buffer: `auto` (Linux autotuning, the default)
+    /// or `unlimited` (the application always has data in the socket).
+    pub send_buffer: SendBuffer,
+    /// Largest autotuned send buffer, bytes of skb truesize (Linux
+    /// `tcp_wmem[2]`, default 4 MiB = 4194304 B).
+    pub send_buffer_max: ByteSize,
+    /// Bytes the send buffer charges per skb beyond its payload (Linux 6.18
+    /// x86-64: 832 B). Default 832 B.
+    pub skb_overhead: ByteSize,
+    /// Fewest segments per skb (Linux `tcp_min_tso_segs`, default 2).
+    pub min_tso_segs: u32,
 }
 
 impl Default for TcpConfig {
@@ -137,6 +221,11 @@ impl Default for TcpConfig {
             hystart: true,
             dup_ack_threshold: 3,
             slow_start_after_idle: true,
+            cubic_loss_free_growth: crate::cc::cubic::LINUX_LOSS_FREE_GROWTH,
+            send_buffer: SendBuffer::Auto,
+            send_buffer_max: ByteSize(LINUX_WMEM_MAX),
+            skb_overhead: ByteSize(832),
+            min_tso_segs: 2,
         }
     }
 }
@@ -163,6 +252,12 @@ pub struct TcpParams {
     pub hystart: bool,
     pub dup_ack_threshold: u32,
     pub slow_start_after_idle: bool,
+    pub cubic_loss_free_growth: f64,
+    pub send_buffer: SendBuffer,
+    /// Bytes of truesize.
+    pub send_buffer_max: u64,
+    pub skb_overhead: u64,
+    pub min_tso_segs: u32,
 }
 
 impl TcpConfig {
@@ -217,6 +312,31 @@ impl TcpConfig {
             Duration::from_millis(500),
         )?;
         let dup_ack_threshold = check_range("dup_ack_threshold", self.dup_ack_threshold, 1, 100)?;
+        let cubic_loss_free_growth = check_range(
+            "cubic_loss_free_growth",
+            self.cubic_loss_free_growth,
+            0.0,
+            0.5,
+        )?;
+        // At least the initial buffer (tcp_sndbuf_expand of the initial
+        // window) so that a connection can start; Linux caps SO_SNDBUF at
+        // INT_MAX/2, 1 GiB is ample.
+        let send_buffer_max = check_range(
+            "send_buffer_max",
+            self.send_buffer_max,
+            ByteSize(2 * TCP_INIT_CWND * sndbuf_per_mss(mss as u64)),
+            ByteSize(1 << 30),
+        )?
+        .0;
+        let skb_overhead = check_range(
+            "skb_overhead",
+            self.skb_overhead,
+            ByteSize(0),
+            ByteSize(4096),
+        )?
+        .0;
+        // 1..=45: at least one segment, at most a 64 KB skb of 1448 B segments.
+        let min_tso_segs = check_range("min_tso_segs", self.min_tso_segs, 1, 45)?;
         let dctcp_like = matches!(self.cc, CcKind::Dctcp | CcKind::Prague);
         Ok(TcpParams {
             cc: self.cc,
@@ -236,6 +356,11 @@ impl TcpConfig {
             hystart: self.hystart,
             dup_ack_threshold,
             slow_start_after_idle: self.slow_start_after_idle,
+            cubic_loss_free_growth,
+            send_buffer: self.send_buffer,
+            send_buffer_max,
+            skb_overhead,
+            min_tso_segs,
         })
     }
 }
@@ -269,6 +394,42 @@ mod tests {
             ..TcpConfig::default()
         };
         assert_eq!(c.build().unwrap_err().field, "delayed_ack_segments");
+    }
+
+    #[test]
+    fn build_checks_the_linux_buffer_fields() {
+        let bad = |c: TcpConfig| c.build().unwrap_err();
+        let e = bad(TcpConfig {
+            cubic_loss_free_growth: 0.6,
+            ..TcpConfig::default()
+        });
+        assert_eq!(
+            e.to_string(),
+            "cubic_loss_free_growth = 0.6: must be in 0..=0.5"
+        );
+        let e = bad(TcpConfig {
+            send_buffer_max: ByteSize(1000),
+            ..TcpConfig::default()
+        });
+        assert_eq!(e.field, "send_buffer_max");
+        let e = bad(TcpConfig {
+            min_tso_segs: 0,
+            ..TcpConfig::default()
+        });
+        assert_eq!(e.field, "min_tso_segs");
+        let e = bad(TcpConfig {
+            skb_overhead: ByteSize(5000),
+            ..TcpConfig::default()
+        });
+        assert_eq!(e.field, "skb_overhead");
+        let c: TcpConfig =
+            toml::from_str("send_buffer = \"unlimited\"\nsend_buffer_max = \"8MiB\"").unwrap();
+        assert_eq!(c.send_buffer, SendBuffer::Unlimited);
+        let p = TcpConfig::default().build().unwrap();
+        assert_eq!(
+            (p.send_buffer_max, p.skb_overhead, p.min_tso_segs),
+            (4_194_304, 832, 2)
+        );
     }
 
     #[test]

@@ -4,7 +4,7 @@
 //! implemented once here. See the [module docs](super) for the rules.
 
 use super::rtt::RttEstimator;
-use super::{TcpParams, HEADER_BYTES};
+use super::{SendBuffer, TcpParams, HEADER_BYTES};
 use crate::cc::{
     AckEvent, AnyCongestionControl, CcState, CongestionControl, CongestionEvent, RateSample,
 };
@@ -89,6 +89,15 @@ pub struct TcpSender {
     snd_nxt: u64,
     /// Bytes the application has written (`u64::MAX` = bulk).
     app_written: u64,
+    /// Of those, the bytes it could hand to the socket so far: the send
+    /// buffer holds them until they are cumulatively ACKed (module docs).
+    /// Equal to `app_written` with `send_buffer = "unlimited"`.
+    sock_written: u64,
+    /// Linux `sk_sndbuf`, bytes of skb truesize (autotuned).
+    sndbuf: u64,
+    /// The application waits for the socket to become writable again
+    /// (Linux `SOCK_NOSPACE`): until a third of the buffer is free.
+    app_blocked: bool,
     segs: VecDeque<Segment>,
     /// SACK blocks already walked: every segment still held inside one is
     /// marked SACKed (marks are never cleared), so a growing block is only
@@ -144,13 +153,21 @@ impl TcpSender {
             mss,
         };
         TcpSender {
-            cc: AnyCongestionControl::new(params.cc, params.hystart, rng),
+            cc: AnyCongestionControl::new(
+                params.cc,
+                params.hystart,
+                params.cubic_loss_free_growth,
+                rng,
+            ),
             rtt: RttEstimator::new(params.initial_rto, params.min_rto, params.max_rto),
             st,
             flow,
             snd_una: 0,
             snd_nxt: 0,
             app_written: 0,
+            sock_written: 0,
+            sndbuf: 0,
+            app_blocked: false,
             segs: VecDeque::new(),
             sack_walked: [(0, 0); 4],
             sack_walked_next: 0,
@@ -182,11 +199,21 @@ impl TcpSender {
             stats: TcpStats::default(),
             p: params,
         }
+        .with_initial_sndbuf()
+    }
+
+    /// Linux `tcp_init_buffer_space`: `tcp_sndbuf_expand` once at the
+    /// start, from `tcp_wmem[1]`.
+    fn with_initial_sndbuf(mut self) -> TcpSender {
+        self.sndbuf = super::LINUX_WMEM_DEFAULT.min(self.p.send_buffer_max);
+        self.sndbuf_expand();
+        self
     }
 
     /// Infinite backlog (iperf-style bulk transfer).
     pub fn bulk(mut self) -> TcpSender {
         self.app_written = u64::MAX;
+        self.fill_socket();
         self
     }
 
@@ -195,6 +222,7 @@ impl TcpSender {
     pub fn stop_writing(&mut self) {
         if self.app_written == u64::MAX {
             self.app_written = self.snd_nxt;
+            self.sock_written = self.snd_nxt;
         }
     }
 
@@ -204,6 +232,7 @@ impl TcpSender {
         if bytes > 0 {
             self.all_acked_at = None;
         }
+        self.fill_socket();
     }
 
     // ---- observers (time series) ----
@@ -264,6 +293,125 @@ impl TcpSender {
     pub fn all_acked_at(&self) -> Option<Instant> {
         self.all_acked_at
     }
+    /// Linux `sk_sndbuf` (bytes of skb truesize; `u64::MAX` with
+    /// `send_buffer = "unlimited"`).
+    pub fn send_buffer(&self) -> u64 {
+        match self.p.send_buffer {
+            SendBuffer::Auto => self.sndbuf,
+            SendBuffer::Unlimited => u64::MAX,
+        }
+    }
+
+    /// Bytes the socket holds (sent and not cumulatively ACKed, or not
+    /// sent yet) counted as Linux charges them (`sk_wmem_queued`): payload
+    /// plus one skb's overhead per skb, sent data in skbs of
+    /// [`TcpSender::tso_segs`] segments, unsent data in 64 KB skbs.
+    pub fn wmem_queued(&self) -> u64 {
+        let mss = self.st.mss;
+        let sent = self.snd_nxt - self.snd_una;
+        let unsent = self.sock_written.saturating_sub(self.snd_nxt);
+        let sent_skb = self.tso_segs() * mss;
+        let unsent_skb = (super::GSO_MAX_SIZE / mss).max(1) * mss;
+        let ovh = self.p.skb_overhead;
+        sent + sent.div_ceil(sent_skb) * ovh + unsent + unsent.div_ceil(unsent_skb) * ovh
+    }
+
+    /// Segments per skb as Linux `tcp_tso_autosize` sizes them: the
+    /// pacing rate's bytes per 2^-10 s (`sk_pacing_shift` 10), plus
+    /// 64 KB >> (min RTT in µs >> 9) (`tcp_tso_rtt_log` 9), at most 64 KB,
+    /// at least `tcp_min_tso_segs`.
+    pub fn tso_segs(&self) -> u64 {
+        let mss = self.st.mss;
+        let min = u64::from(self.p.min_tso_segs);
+        let Some(srtt) = self.rtt.srtt().filter(|d| !d.is_zero()) else {
+            return min;
+        };
+        // tcp_update_pacing_rate (set whatever the qdisc).
+        let factor = if self.st.cwnd < self.st.ssthresh / 2 {
+            2.0
+        } else {
+            1.2
+        };
+        let rate = factor * self.st.cwnd.max(self.inflight()) as f64 / srtt.as_secs_f64();
+        let mut bytes = (rate / 1024.0) as u64;
+        let r = (self.rtt.min_rtt().unwrap_or(srtt).as_nanos() / 1000) >> 9;
+        if r < 32 {
+            bytes += super::GSO_MAX_SIZE >> r;
+        }
+        (bytes.min(super::GSO_MAX_SIZE) / mss).max(min)
+    }
+
+    /// Linux `tcp_sndbuf_expand`: room for twice the congestion window (at
+    /// least the initial 10 segments) of worst-case skbs, each
+    /// `per_mss` = roundup_pow_of_two(MSS option + `MAX_TCP_HEADER` +
+    /// `skb_shared_info`) + `sk_buff` bytes, at most `tcp_wmem[2]`; never
+    /// shrinks.
+    fn sndbuf_expand(&mut self) {
+        let per_mss = super::sndbuf_per_mss(self.st.mss);
+        let nr_segs = (self.st.cwnd / self.st.mss).max(super::TCP_INIT_CWND);
+        let sndmem = 2 * nr_segs * per_mss;
+        if self.sndbuf < sndmem {
+            self.sndbuf = sndmem.min(self.p.send_buffer_max);
+        }
+    }
+
+    /// Linux `tcp_check_space` after `tcp_push_pending_frames` (ACKs that
+    /// free sent data): the send buffer grows unless the congestion window
+    /// is full (`tcp_should_expand_sndbuf`: "If we filled the congestion
+    /// window, do not expand"), i.e. when the buffer, not cwnd, is the limit.
+    fn expand_unless_cwnd_full(&mut self) {
+        if self.p.send_buffer == SendBuffer::Auto
+            && self.inflight() < self.st.cwnd
+            && self.sndbuf < self.p.send_buffer_max
+        {
+            self.sndbuf_expand();
+        }
+    }
+
+    /// The application writes into the socket what the send buffer takes
+    /// (Linux `sk_stream_memory_free`: while `sk_wmem_queued < sk_sndbuf`,
+    /// a 64 KB skb at a time); once refused it waits until the socket is
+    /// writable again, a third of the buffer free (`sk_stream_write_space`
+    /// and `tcp_poll`: `sk_stream_wspace >= sk_wmem_queued / 2`).
+    fn fill_socket(&mut self) {
+        if self.p.send_buffer == SendBuffer::Unlimited {
+            self.sock_written = self.app_written;
+            return;
+        }
+        if self.sock_written >= self.app_written {
+            return;
+        }
+        let mut queued = self.wmem_queued();
+        if self.app_blocked {
+            if self.sndbuf.saturating_sub(queued) < queued / 2 {
+                return;
+            }
+            self.app_blocked = false;
+        }
+        if queued >= self.sndbuf {
+            self.app_blocked = true;
+            return;
+        }
+        let mss = self.st.mss;
+        let skb = (super::GSO_MAX_SIZE / mss).max(1) * mss;
+        // First top up the last unsent skb, then whole skbs.
+        let unsent = self.sock_written.saturating_sub(self.snd_nxt);
+        let partial = (skb - unsent % skb) % skb;
+        let top = partial.min(self.app_written - self.sock_written);
+        self.sock_written += top;
+        queued += top;
+        if queued < self.sndbuf && self.sock_written < self.app_written {
+            let n = (self.sndbuf - queued).div_ceil(skb + self.p.skb_overhead);
+            self.sock_written = self
+                .sock_written
+                .saturating_add(n.saturating_mul(skb))
+                .min(self.app_written);
+        }
+        if self.sock_written < self.app_written {
+            self.app_blocked = true;
+        }
+    }
+
     /// Current pacing rate in payload bytes/s (`None` = unpaced).
     pub fn pacing_rate(&self) -> Option<f64> {
         if let Some(r) = self.cc.pacing_rate(&self.st, self.rtt.srtt()) {
@@ -324,7 +472,7 @@ impl TcpSender {
 
     fn has_data_to_send(&self) -> bool {
         self.lost_pending > 0
-            || (self.snd_nxt < self.app_written
+            || (self.snd_nxt < self.sock_written
                 && self.snd_nxt < self.snd_una + self.p.receive_window)
     }
 
@@ -394,6 +542,7 @@ impl TcpSender {
 
     /// The next packet to send now, if cwnd, the receive window and pacing allow.
     pub fn poll_transmit(&mut self, now: Instant) -> Option<Packet> {
+        self.fill_socket();
         let retransmit = if self.lost_pending > 0 {
             let from = self.segs.partition_point(|s| s.seq < self.retx_from);
             let found = self
@@ -413,9 +562,16 @@ impl TcpSender {
             None
         };
         let new_data = retransmit.is_none()
-            && self.snd_nxt < self.app_written
+            && self.snd_nxt < self.sock_written
             && self.snd_nxt < self.snd_una + self.p.receive_window;
         if retransmit.is_none() && !new_data {
+            // Pushed all the socket holds: room for the application?
+            self.expand_unless_cwnd_full();
+            let before = self.sock_written;
+            self.fill_socket();
+            if self.sock_written > before {
+                return self.poll_transmit(now);
+            }
             if self.window_allows() && self.app_limited_until == 0 {
                 // Application-limited: rate samples taken now underestimate.
                 self.app_limited_until = (self.delivered + self.inflight()).max(1);
@@ -464,7 +620,7 @@ impl TcpSender {
                 (s.seq, s.len, false)
             }
             None => {
-                let len = (self.app_written - self.snd_nxt).min(self.st.mss) as u32;
+                let len = (self.sock_written - self.snd_nxt).min(self.st.mss) as u32;
                 let seg = Segment {
                     seq: self.snd_nxt,
                     len,
@@ -844,5 +1000,9 @@ impl TcpSender {
             self.cc.on_ack(&mut self.st, &ev);
         }
         self.st.cwnd = self.st.cwnd.max(self.st.mss);
+        if newly_acked > 0 {
+            // tcp_check_space -> tcp_new_space -> sk_stream_write_space.
+            self.fill_socket();
+        }
     }
 }

@@ -509,3 +509,49 @@ fn prague_alpha_tracks_the_marking_fraction_and_uses_ect1() {
         "all data is ECT(1)"
     );
 }
+
+/// Linux `bictcp_update`: while no congestion event has happened
+/// (`last_max_cwnd == 0`), `ca->cnt <= 20`, so congestion avoidance adds at
+/// least one segment per 20 ACKed: 100 segments ACKed over an RTT right
+/// after leaving slow start (K = 0, W_cubic flat) grow cwnd 100 -> 105.
+/// RFC 9438 alone (`loss_free_growth(0)`) grows it by less than one.
+#[test]
+fn cubic_grows_five_percent_per_rtt_before_the_first_loss() {
+    let mss = 1000;
+    let rtt = Duration::from_millis(100);
+    for (growth, lo, hi) in [(0.05, 105.0, 105.3), (0.0, 100.0, 101.0)] {
+        let mut cc = Cubic::new(false).loss_free_growth(growth);
+        let mut s = CcState {
+            cwnd: 100 * mss,
+            ssthresh: 100 * mss,
+            mss,
+        };
+        let mut now = Instant::from_secs_f64(1.0);
+        for _ in 0..100 {
+            now += Duration::from_millis(1);
+            cc.on_ack(&mut s, &ack(now, mss, rtt));
+        }
+        let w = s.cwnd as f64 / mss as f64;
+        assert!(w >= lo && w <= hi, "growth {growth}: cwnd {w}");
+    }
+    // After a loss the rule is off: the same ACKs right after the
+    // reduction (concave region, W_cubic near cwnd_epoch) grow by less.
+    let mut cc = Cubic::new(false);
+    let mut s = CcState {
+        cwnd: 100 * mss,
+        ssthresh: u64::MAX,
+        mss,
+    };
+    let ev = CongestionEvent::Loss {
+        flight: 100 * mss,
+        inflight: 100 * mss,
+    };
+    cc.on_congestion_event(&mut s, ev, Instant::ZERO);
+    let mut now = Instant::from_secs_f64(1.0);
+    let before = s.cwnd;
+    for _ in 0..70 {
+        now += Duration::from_millis(1);
+        cc.on_ack(&mut s, &ack(now, mss, rtt));
+    }
+    assert!(((s.cwnd - before) as f64) < 0.05 * before as f64);
+}

@@ -7,7 +7,7 @@ use common::{Link, TcpPair};
 use tcran_core::packet::{L4Meta, TcpFlags, TcpMeta};
 use tcran_core::{BitRate, ByteSize, Duration, Ecn, Instant, Protocol};
 use tcran_traffic::cc::CcKind;
-use tcran_traffic::tcp::{RttEstimator, TcpConfig, TcpReceiver};
+use tcran_traffic::tcp::{RttEstimator, SendBuffer, TcpConfig, TcpReceiver};
 
 const MS: Duration = Duration::from_millis(1);
 
@@ -506,4 +506,49 @@ fn idle_restart_is_left_to_controls_with_their_own_cong_control() {
             "{cc:?} from {cwnd} segments"
         );
     }
+}
+
+/// Linux send buffer (tcp_sndbuf_expand, sk_stream_memory_free,
+/// sk_stream_write_space): a bulk CUBIC sender into a buffer deeper than
+/// `tcp_wmem[2]`. The kernel rules give the oracle: the buffer starts at
+/// 2·10·per_mss (per_mss = roundup_pow_of_two(1460 + 576) + 256 = 2304),
+/// grows to `tcp_wmem[2]` = 4 MiB, and once the buffer is the limit the flight stays between 2/3 and all of it in payload (skbs of
+/// 2 segments charged 832 B each: payload·(1 + 832/2896)), with no loss.
+#[test]
+fn send_buffer_limits_the_flight_as_linux_wmem_does() {
+    use tcran_traffic::tcp::sndbuf_per_mss;
+    assert_eq!(sndbuf_per_mss(1448), 2304);
+    let cfg = TcpConfig::default();
+    let mut pair = TcpPair::dumbbell(&cfg, BitRate::from_mbps(18), ms(30), 50_000_000, 1);
+    assert_eq!(pair.sender.send_buffer(), 2 * 10 * 2304);
+    let wmem_max = 4 * 1024 * 1024u64;
+    let charge = 1.0 + 832.0 / (2.0 * 1448.0);
+    let (mut lo, mut hi) = (u64::MAX, 0u64);
+    pair.run_until_with(Instant::from_secs_f64(40.0), |p| {
+        if p.now.as_secs_f64() > 30.0 {
+            lo = lo.min(p.sender.outstanding());
+            hi = hi.max(p.sender.outstanding());
+        }
+    });
+    assert_eq!(pair.sender.send_buffer(), wmem_max);
+    let top = wmem_max as f64 / charge;
+    assert!(
+        hi <= wmem_max && hi as f64 >= top * 0.99,
+        "top {hi} vs {top:.0}"
+    );
+    assert!(
+        lo as f64 >= top * 2.0 / 3.0 * 0.99,
+        "bottom {lo} vs {:.0}",
+        top * 2.0 / 3.0
+    );
+    assert_eq!(pair.sender.stats().retransmissions, 0);
+    // `send_buffer = "unlimited"`: the same path fills the 50 MB buffer
+    // far beyond it.
+    let cfg = TcpConfig {
+        send_buffer: SendBuffer::Unlimited,
+        ..TcpConfig::default()
+    };
+    let mut pair = TcpPair::dumbbell(&cfg, BitRate::from_mbps(18), ms(30), 50_000_000, 1);
+    pair.run_until(Instant::from_secs_f64(40.0));
+    assert!(pair.sender.outstanding() as f64 > 1.5 * top);
 }
