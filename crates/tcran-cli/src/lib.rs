@@ -6,6 +6,7 @@
 pub mod emulate;
 pub mod error;
 pub mod load;
+pub mod outdir;
 pub mod output;
 pub mod progress;
 pub mod realtime;

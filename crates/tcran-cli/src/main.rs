@@ -6,8 +6,8 @@
 //! backtrace. See docs/cli.md.
 
 use tcran_cli::{
-    emulate, error, output, realtime, reproduce, schema, series_csv, set, simulate, stages, sweep,
-    trace, validate, xapp,
+    emulate, error, outdir, output, realtime, reproduce, schema, series_csv, set, simulate, stages,
+    sweep, trace, validate, xapp,
 };
 
 use clap::{Parser, Subcommand};
@@ -294,6 +294,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
             emit(&format!("ok {}: {}\n", src.name, doc.summary()))
         }
         Command::Demo { json, out } => {
+            let staged = outdir::stage(&out, "demo")?;
             let opts = Options {
                 progress: show_progress(json),
                 ..Options::default()
@@ -305,7 +306,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
                 Path::new("."),
                 opts,
             )?;
-            finish_run(&mut o, json, &out)
+            finish_run(&mut o, json, &out, staged, |_| Ok(()))
         }
         Command::Run {
             file,
@@ -333,6 +334,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
                     series_csv::dir_names([simulate::scenario_name(&file).as_str()]).remove(0),
                 )
             });
+            let staged = outdir::stage(&out, "run")?;
             if !realtime {
                 if let Some(addr) = &e2.e2 {
                     return Err(CliError::Usage(format!(
@@ -352,7 +354,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
                     jobs,
                 };
                 let mut o = simulate::run_file(&file, opts)?;
-                return finish_run(&mut o, json, &out);
+                return finish_run(&mut o, json, &out, staged, |_| Ok(()));
             }
             if seeds.is_some() {
                 return Err(CliError::Usage(
@@ -369,8 +371,10 @@ fn run(cli: Cli) -> Result<(), CliError> {
                 jobs: None,
             };
             let mut r = realtime::run(&file, opts, e2.as_ref())?;
-            finish_run(&mut r.outcome, json, &out)?;
-            realtime::write_report(&out, &r.reports)?;
+            let reports = &r.reports;
+            finish_run(&mut r.outcome, json, &out, staged, |dir| {
+                realtime::write_report(dir, reports)
+            })?;
             if !json {
                 emit(&realtime::to_text(&r.reports))?;
             }
@@ -402,7 +406,9 @@ fn run(cli: Cli) -> Result<(), CliError> {
                 figures: figures.clone(),
                 jobs: jobs.unwrap_or(0),
             };
-            let rep = reproduce::run(&dir, &out, opts, &settings)?;
+            let staged = outdir::stage(&out, "reproduce")?;
+            let rep = reproduce::run(&dir, staged.path(), opts, &settings)?;
+            staged.commit()?;
             emit(&reproduce::to_text(&rep, &out, figures.as_deref()))
         }
         Command::Emulate {
@@ -425,10 +431,10 @@ fn run(cli: Cli) -> Result<(), CliError> {
             let out = out.unwrap_or_else(|| {
                 Path::new("tcran-out").join(format!("emulate-{}", simulate::scenario_name(&file)))
             });
-            std::fs::create_dir_all(&out).map_err(|e| error::CliError::Write {
-                file: out.display().to_string(),
-                reason: e.to_string(),
-            })?;
+            // The programs of an emulation may write into `--out` while it
+            // runs (`ping > OUT/ping.txt`): it exists from the start, the
+            // earlier run's outputs cleared.
+            let staged = outdir::fresh(&out, "emulate")?;
             let opts = tcran_emu::Options {
                 variant,
                 duration: duration
@@ -454,8 +460,10 @@ fn run(cli: Cli) -> Result<(), CliError> {
             };
             let _awake = emulate::hold_cpu_latency(e2.cpu_latency.as_deref())?;
             let mut e = emulate::run(&file, &sets, &opts)?;
-            emulate::write_report(&out, &e.report)?;
-            finish_run(&mut e.outcome, json, &out)?;
+            let report = &e.report;
+            finish_run(&mut e.outcome, json, &out, staged, |dir| {
+                emulate::write_report(dir, report)
+            })?;
             if !json {
                 emit(&emulate::to_text(&e.report))?;
             }
@@ -523,9 +531,19 @@ fn show_progress(json: bool) -> bool {
     !json && std::io::stderr().is_terminal()
 }
 
-/// Writes the outputs into `out`, then the table (or the JSON) on stdout.
-fn finish_run(o: &mut simulate::Outcome, json: bool, out: &Path) -> Result<(), CliError> {
-    simulate::write_outputs_releasing(out, o)?;
+/// Writes the outputs and what `extra` adds into the staging directory,
+/// moves them into `out` (replacing an earlier run's, [`outdir`]), then
+/// prints the table (or the JSON) on stdout.
+fn finish_run(
+    o: &mut simulate::Outcome,
+    json: bool,
+    out: &Path,
+    staged: outdir::Staged,
+    extra: impl FnOnce(&Path) -> Result<(), CliError>,
+) -> Result<(), CliError> {
+    simulate::write_outputs_releasing(staged.path(), o)?;
+    extra(staged.path())?;
+    staged.commit()?;
     let s = &o.output.summary;
     if json {
         emit_json(&serde_json::to_value(s).expect("summary serializes"))

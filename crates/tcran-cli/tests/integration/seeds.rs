@@ -182,3 +182,50 @@ fn bad_seed_lists_are_one_line_errors() {
     );
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// A second run into the same `--out` replaces the first one whole: the
+/// first run's `seeds.csv` does not stay beside a one-seed summary. A
+/// directory tcran did not write is refused (exit 2) and left alone.
+#[test]
+fn a_rerun_into_the_same_out_leaves_nothing_of_the_first() {
+    let dir = temp_dir("rerun");
+    let out = dir.join("X");
+    let o = out.display().to_string();
+    small_scenario_seeds_1_to_3(&o);
+    assert!(out.join("seeds.csv").is_file());
+    let second = tcran(&[
+        "run",
+        &fixture("small_scenario.toml"),
+        "--json",
+        "--out",
+        &o,
+    ]);
+    assert!(second.status.success(), "{second:?}");
+    assert!(
+        !out.join("seeds.csv").exists(),
+        "the first run's seeds.csv is gone"
+    );
+    let v: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap();
+    assert!(v.get("seeds").is_none());
+    let beside: Vec<_> = std::fs::read_dir(&dir).unwrap().collect();
+    assert_eq!(beside.len(), 1, "no staging directory left: {beside:?}");
+
+    let foreign = dir.join("notes");
+    std::fs::create_dir_all(&foreign).unwrap();
+    std::fs::write(foreign.join("draft.txt"), "mine").unwrap();
+    let refused = tcran(&[
+        "run",
+        &fixture("small_scenario.toml"),
+        "--out",
+        &foreign.display().to_string(),
+    ]);
+    assert_eq!(refused.status.code(), Some(2), "{refused:?}");
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert!(err.contains("holds files tcran did not write"), "{err}");
+    assert_eq!(
+        std::fs::read_to_string(foreign.join("draft.txt")).unwrap(),
+        "mine"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
