@@ -402,11 +402,16 @@ fn run(cli: Cli) -> Result<(), CliError> {
                     "--jobs 0: run at least one scenario at a time (see `tcran --help`)".into(),
                 ));
             }
+            let staged = outdir::stage(&out, "reproduce")?;
+            // Figures asked for inside `--out` go with the rest of it.
+            let figures_now = figures.as_ref().map(|f| match f.strip_prefix(&out) {
+                Ok(inside) => staged.path().join(inside),
+                Err(_) => f.clone(),
+            });
             let settings = reproduce::Settings {
-                figures: figures.clone(),
+                figures: figures_now,
                 jobs: jobs.unwrap_or(0),
             };
-            let staged = outdir::stage(&out, "reproduce")?;
             let rep = reproduce::run(&dir, staged.path(), opts, &settings)?;
             staged.commit()?;
             emit(&reproduce::to_text(&rep, &out, figures.as_deref()))

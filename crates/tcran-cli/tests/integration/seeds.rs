@@ -172,7 +172,7 @@ fn bad_seed_lists_are_one_line_errors() {
         "run",
         &file.display().to_string(),
         "--out",
-        &dir.display().to_string(),
+        &dir.join("out").display().to_string(),
     ]);
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
