@@ -439,6 +439,15 @@ fn run(cli: Cli) -> Result<(), CliError> {
             // The programs of an emulation may write into `--out` while it
             // runs (`ping > OUT/ping.txt`): it exists from the start, the
             // earlier run's outputs cleared.
+            // Root first: the output check must not be what refuses a user
+            // who cannot emulate at all.
+            tcran_emu::preflight().map_err(|e| {
+                if e.is_usage() {
+                    CliError::Usage(e.to_string())
+                } else {
+                    CliError::Emulation(e.to_string())
+                }
+            })?;
             let staged = outdir::fresh(&out, "emulate")?;
             let opts = tcran_emu::Options {
                 variant,
