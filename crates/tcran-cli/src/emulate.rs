@@ -81,6 +81,7 @@ pub fn run(path: &Path, sets: &[Override], opts: &Options) -> Result<Emulated, C
     let output = ScenarioOutput {
         summary: ScenarioSummary {
             wall_s: o.report.ran_s,
+            made_with: Some(crate::simulate::provenance(&src, sets, &cfg)),
             ..ScenarioSummary::single(
                 name,
                 cfg.seed,

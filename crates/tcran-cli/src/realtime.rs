@@ -162,6 +162,7 @@ pub fn run(path: &Path, opts: Options, e2: Option<&E2Options>) -> Result<Realtim
             output: ScenarioOutput {
                 summary: ScenarioSummary {
                     wall_s,
+                    made_with: Some(crate::simulate::provenance(&src, opts.sets, &cfg)),
                     ..ScenarioSummary::single(name, cfg.seed, sim_s, variants)
                 },
                 series,

@@ -133,7 +133,22 @@ pub fn run_source(
         error,
     })?;
     output.summary.wall_s = started.elapsed().as_secs_f64();
+    output.summary.made_with = Some(provenance(src, opts.sets, &cfg));
     Ok(Outcome { output, runs })
+}
+
+/// What the summary records of how its runs were made.
+pub fn provenance(
+    src: &crate::load::Source,
+    sets: &[crate::set::Override],
+    cfg: &SimConfig,
+) -> tcran_sim::report::Provenance {
+    tcran_sim::report::Provenance {
+        tcran: env!("CARGO_PKG_VERSION").to_string(),
+        file: src.name.clone(),
+        overrides: sets.iter().map(|s| s.arg.clone()).collect(),
+        scenario: serde_json::to_value(cfg).expect("a scenario serializes"),
+    }
 }
 
 /// Keeps only the variants named in `only`. A scenario without variants

@@ -122,6 +122,24 @@ pub struct ScenarioSummary {
     /// Student t confidence interval across the seeds.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub across_seeds: Vec<crate::seeds::VariantStats>,
+    /// How the runs were made, filled in by the front end that read the
+    /// scenario: enough to run them again.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub made_with: Option<Provenance>,
+}
+
+/// What a summary's runs were made from.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Provenance {
+    /// tcran's version.
+    pub tcran: String,
+    /// The scenario file as given (or the embedded scenario's name).
+    pub file: String,
+    /// The `--set` overrides, as given, in order.
+    pub overrides: Vec<String>,
+    /// The scenario as run: the file with the overrides, `--seed` and
+    /// `--seeds` applied (every field, defaults included).
+    pub scenario: serde_json::Value,
 }
 
 impl ScenarioSummary {
@@ -136,6 +154,7 @@ impl ScenarioSummary {
             variants,
             seed_runs: Vec::new(),
             across_seeds: Vec::new(),
+            made_with: None,
         }
     }
 }

@@ -229,3 +229,53 @@ fn a_rerun_into_the_same_out_leaves_nothing_of_the_first() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The summary records how its runs were made, and the scenario it
+/// records runs again to the same results.
+#[test]
+fn the_summary_says_how_its_runs_were_made_and_that_runs_again() {
+    let dir = temp_dir("made-with");
+    let file = dir.join("s.toml");
+    std::fs::write(
+        &file,
+        "duration = \"2s\"\n[[ues]]\nrnti = 1\nchannel = { kind = \"mcs\", mcs = 12 }\n\
+         [[flows]]\nname = \"bulk\"\nue = 1\nkind = \"tcp\"\n\
+         [[flows]]\nname = \"ping\"\nue = 1\nkind = \"ping\"\ninterval = \"50ms\"\n",
+    )
+    .unwrap();
+    let first = tcran(&[
+        "run",
+        &file.display().to_string(),
+        "--json",
+        "--seed",
+        "7",
+        "--set",
+        "cell.bler=0.1",
+        "--out",
+        &dir.join("a").display().to_string(),
+    ]);
+    assert!(first.status.success(), "{first:?}");
+    let a: serde_json::Value = serde_json::from_slice(&first.stdout).unwrap();
+    let made = &a["made_with"];
+    assert_eq!(made["file"], file.display().to_string());
+    assert_eq!(made["overrides"], serde_json::json!(["cell.bler=0.1"]));
+    assert_eq!(made["scenario"]["seed"], 7);
+    assert_eq!(made["scenario"]["cell"]["bler"], 0.1);
+    let again = dir.join("again.json");
+    std::fs::write(&again, made["scenario"].to_string()).unwrap();
+    let second = tcran(&[
+        "run",
+        &again.display().to_string(),
+        "--json",
+        "--out",
+        &dir.join("b").display().to_string(),
+    ]);
+    assert!(second.status.success(), "{second:?}");
+    let b: serde_json::Value = serde_json::from_slice(&second.stdout).unwrap();
+    assert_eq!(
+        a["variants"], b["variants"],
+        "the recorded scenario gives the same runs"
+    );
+    assert_eq!(b["made_with"]["scenario"], made["scenario"]);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
