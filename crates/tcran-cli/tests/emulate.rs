@@ -255,12 +255,15 @@ fn ecn_in_capture(path: &Path) -> (u64, u64) {
 fn nothing_is_left_behind() {
     // A normal run with a server command that never ends by itself.
     let dir = out_dir("clean");
-    let child = spawn_vanilla(&dir, &["--server", "sleep 60", "--", "sleep", "0.5"]);
+    // A command line no other process on the machine has: this test's own
+    // server, found by it alone (other work may run `sleep 60` beside it).
+    let server = format!("sleep 60.{}", std::process::id());
+    let child = spawn_vanilla(&dir, &["--server", &server, "--", "sleep", "0.5"]);
     let pid = child.id();
     let out = child.wait_with_output().unwrap();
     assert!(out.status.success());
     assert_eq!(leftovers(pid), Vec::<String>::new());
-    assert!(!processes_named("sleep 60"));
+    assert!(!processes_named(&server));
 
     // SIGTERM ends a run cleanly; the UE command's status is the exit code.
     let mut child = spawn_vanilla(&dir, &["--", "sleep", "30"]);
@@ -276,7 +279,8 @@ fn nothing_is_left_behind() {
     assert_eq!(leftovers(pid), Vec::<String>::new());
 
     // SIGKILL leaves everything; the next run removes it.
-    let mut killed = spawn_vanilla(&dir, &["--", "sleep", "77"]);
+    let ue_command = format!("77.{}", std::process::id());
+    let mut killed = spawn_vanilla(&dir, &["--", "sleep", &ue_command]);
     let pid = killed.id();
     wait_for(|| leftovers(pid).len() >= 2);
     killed.kill().unwrap();
@@ -307,7 +311,7 @@ fn nothing_is_left_behind() {
     );
     assert_eq!(leftovers(pid), Vec::<String>::new());
     assert!(
-        !processes_named("sleep 77"),
+        !processes_named(&format!("sleep {ue_command}")),
         "the killed run's UE command survived"
     );
 }
