@@ -69,6 +69,39 @@ pub fn check_range<T: PartialOrd + fmt::Display + Copy>(
     }
 }
 
+/// Longest name of a flow or a variant, in characters.
+pub const MAX_NAME_CHARS: usize = 100;
+
+/// Checks a name that tables, CSV rows, file names and reports carry:
+/// 1 to [`MAX_NAME_CHARS`] characters, none of them a control character
+/// (a NUL or a newline would break a file name or a CSV row).
+pub fn check_name(field: &str, name: &str) -> Result<(), ConfigError> {
+    let shown = || {
+        let head: String = name.chars().take(40).collect();
+        if name.chars().count() > 40 {
+            format!("{head:?}...")
+        } else {
+            format!("{head:?}")
+        }
+    };
+    let n = name.chars().count();
+    if n == 0 || n > MAX_NAME_CHARS {
+        return Err(ConfigError::new(
+            field,
+            shown(),
+            format!("must be 1 to {MAX_NAME_CHARS} characters long (it has {n})"),
+        ));
+    }
+    if name.chars().any(char::is_control) {
+        return Err(ConfigError::new(
+            field,
+            shown(),
+            "must not contain control characters (NUL, tab, newline, ...)",
+        ));
+    }
+    Ok(())
+}
+
 /// Checks a real number is finite and within `[lo, hi]`.
 pub fn check_f64(field: &str, value: f64, lo: f64, hi: f64) -> Result<f64, ConfigError> {
     if value.is_finite() && value >= lo && value <= hi {
@@ -86,6 +119,31 @@ pub fn check_f64(field: &str, value: f64, lo: f64, hi: f64) -> Result<f64, Confi
 mod tests {
     use super::*;
     use crate::time::Duration;
+
+    /// A name fits a file name and a CSV cell: not empty, at most 100
+    /// characters (a 15 MB name once passed and blew up every CSV row), no
+    /// control character (a NUL once passed validation and failed the
+    /// PDF writer after the whole run).
+    #[test]
+    fn names_are_short_and_printable() {
+        assert!(check_name("flows[0].name", "bulk").is_ok());
+        assert!(check_name("flows[0].name", &"é".repeat(MAX_NAME_CHARS)).is_ok());
+        let long = check_name("flows[0].name", &"x".repeat(15_000_000)).unwrap_err();
+        assert_eq!(
+            long.to_string(),
+            format!(
+                "flows[0].name = \"{}\"...: must be 1 to 100 characters long (it has 15000000)",
+                "x".repeat(40)
+            )
+        );
+        assert!(check_name("flows[0].name", "").is_err());
+        let nul = check_name("variants[1].name", "a\0b").unwrap_err();
+        assert_eq!(
+            nul.to_string(),
+            "variants[1].name = \"a\\0b\": must not contain control characters (NUL, tab, newline, ...)"
+        );
+        assert!(check_name("flows[0].name", "two\nlines").is_err());
+    }
 
     #[test]
     fn range_error_names_field_value_and_range() {

@@ -103,6 +103,7 @@ pub fn build_scenario(cfg: &SimConfig, base: &Path) -> Result<Vec<(String, Sim)>
     // Variants are told apart by name (in the table, the report, the CSV
     // folders): two with one name would silently share them.
     for (i, v) in cfg.variants.iter().enumerate() {
+        tcran_core::config::check_name(&format!("variants[{i}].name"), &v.name)?;
         if let Some(j) = cfg.variants[..i].iter().position(|w| w.name == v.name) {
             return Err(ConfigError::new(
                 format!("variants[{i}].name"),

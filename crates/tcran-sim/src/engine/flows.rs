@@ -263,6 +263,7 @@ pub(super) fn build_flows(
     // Flows are told apart by name in the summary, the series and the
     // report: a second flow of the same name would be mistaken for the first.
     for (i, f) in cfg.flows.iter().enumerate() {
+        tcran_core::config::check_name(&format!("flows[{i}].name"), &f.name)?;
         if let Some(j) = cfg.flows[..i].iter().position(|g| g.name == f.name) {
             return Err(ConfigError::new(
                 format!("flows[{i}].name"),
