@@ -11,9 +11,9 @@
 //!
 //! [`Output::Dropped`]: crate::Output::Dropped
 
-use crate::drb::on_tick_grid;
+use crate::drb::arm_pipeline;
 use crate::node::{Ev, Gnb, Layer};
-use tcran_core::{DropReason, Duration, Packet, Stamp};
+use tcran_core::{DropReason, Packet, Stamp};
 
 impl Gnb {
     #[inline(always)]
@@ -44,19 +44,10 @@ impl Gnb {
             self.sdap_in(u, p);
         }
         self.collect_upf_drops(u);
-        let tick = self.tc_tick;
         let Some(upf) = self.ues[u].upf.as_mut() else {
             return;
         };
-        if upf.pipeline.queued_packets() == 0 {
-            return;
-        }
-        let Some(t) = upf.pipeline.next_wakeup(now) else {
-            return;
-        };
-        let t = on_tick_grid(t, tick).max(now + Duration::from_nanos(1));
-        if upf.wake.is_none_or(|w| t < w) {
-            upf.wake = Some(t);
+        if let Some(t) = arm_pipeline(&upf.pipeline, &mut upf.wake, now, self.tc_tick) {
             self.events.schedule(t, Ev::UpfWake(u));
         }
     }
@@ -65,9 +56,8 @@ impl Gnb {
         let Some(upf) = self.ues[u].upf.as_mut() else {
             return;
         };
-        for x in upf.pipeline.drain_dropped() {
-            self.outputs.drop(Layer::Upf, x.reason, x.packet, self.now);
-        }
+        self.outputs
+            .pipeline_drops(Layer::Upf, &mut upf.pipeline, self.now);
     }
 
     /// SDAP: maps the packet to its DRB and pushes it into that DRB's TC

@@ -25,7 +25,7 @@ use tcran_tc::{Applied, Change, Pipeline, Refused};
 
 /// Deliveries remembered per DRB: more than an AM window's worth of
 /// packets delivered in the time a transmitter takes to give up.
-pub(crate) const RECENT_DELIVERIES: usize = 8192;
+const RECENT_DELIVERIES: usize = 8192;
 
 /// What the data path hands the node's user, oldest first, and the tallies
 /// of drops and marks by (layer, reason) that the node's views report.
@@ -45,6 +45,16 @@ impl Outputs {
             reason,
             at,
         });
+    }
+
+    /// Counts every packet `pipeline` dropped as a drop at `layer`.
+    pub fn pipeline_drops(&mut self, layer: Layer, pipeline: &mut Pipeline, at: Instant) {
+        if !pipeline.has_dropped() {
+            return;
+        }
+        for x in pipeline.drain_dropped() {
+            self.drop(layer, x.reason, x.packet, at);
+        }
     }
 
     /// Takes back an RLC give-up the UE turned out to have received.
@@ -180,17 +190,9 @@ impl Drb {
         released
     }
 
-    /// When the egress must run again because waiting alone can let a
-    /// packet go (a pacer's allowance, a shaper's tokens), rounded up to
-    /// the `tick` grid; `Some` only when that is earlier than the wake-up
-    /// already armed.
+    /// When the egress must run again ([`arm_pipeline`]).
     pub fn arm_tc(&mut self, now: Instant, tick: Option<tcran_core::Duration>) -> Option<Instant> {
-        if self.pipeline.queued_packets() == 0 {
-            return None;
-        }
-        let t = on_tick_grid(self.pipeline.next_wakeup(now)?, tick)
-            .max(now + tcran_core::Duration::from_nanos(1));
-        arm(&mut self.tc_wake, t)
+        arm_pipeline(&self.pipeline, &mut self.tc_wake, now, tick)
     }
 
     /// When the RLC/PDCP timers of both ends next need to run (a STATUS
@@ -209,13 +211,8 @@ impl Drb {
         arm(&mut self.rlc_wake, next.max(now))
     }
 
-    pub fn collect_tc_drops(&mut self, now: Instant, out: &mut Outputs) {
-        if !self.pipeline.has_dropped() {
-            return;
-        }
-        for x in self.pipeline.drain_dropped() {
-            out.drop(Layer::Tc, x.reason, x.packet, now);
-        }
+    fn collect_tc_drops(&mut self, now: Instant, out: &mut Outputs) {
+        out.pipeline_drops(Layer::Tc, &mut self.pipeline, now);
     }
 
     /// Counts the CE marks the pipeline and the RLC buffer made since the
@@ -360,7 +357,7 @@ impl Drb {
 
     /// SDUs that left the RLC buffer: the pipeline hears of each
     /// (DynRLC), the counters add their sojourn.
-    pub fn departed(&mut self, departures: &mut Vec<SduDeparture>, now: Instant) {
+    fn departed(&mut self, departures: &mut Vec<SduDeparture>, now: Instant) {
         for dep in departures.drain(..) {
             self.pipeline.on_sdu_departed(dep.sojourn, now);
             self.counters.rlc_sdus_departed += 1;
@@ -383,7 +380,7 @@ impl Drb {
 
     /// Remembers a delivery to the UE; withdraws the drop of a packet the
     /// transmitter had given up on.
-    pub fn remember_delivery(&mut self, id: PacketId, now: Instant, out: &mut Outputs) {
+    fn remember_delivery(&mut self, id: PacketId, now: Instant, out: &mut Outputs) {
         if self.recent.len() < RECENT_DELIVERIES {
             self.recent.push(id);
         } else {
@@ -411,8 +408,27 @@ fn arm(wake: &mut Option<Instant>, t: Instant) -> Option<Instant> {
     }
 }
 
+/// When a pipeline holding packets must be looked at again because waiting
+/// alone can let one go (a pacer's allowance, a shaper's tokens): its next
+/// wake-up rounded up to the `tick` grid, never `now` itself; `Some` only
+/// when that is earlier than `wake`, which it then becomes. The bearers'
+/// TC pipelines and the UPF queue are armed alike.
+pub(crate) fn arm_pipeline(
+    pipeline: &Pipeline,
+    wake: &mut Option<Instant>,
+    now: Instant,
+    tick: Option<tcran_core::Duration>,
+) -> Option<Instant> {
+    if pipeline.queued_packets() == 0 {
+        return None;
+    }
+    let t = on_tick_grid(pipeline.next_wakeup(now)?, tick)
+        .max(now + tcran_core::Duration::from_nanos(1));
+    arm(wake, t)
+}
+
 /// `t` rounded up to the TC timer grid, if there is one.
-pub(crate) fn on_tick_grid(t: Instant, tick: Option<tcran_core::Duration>) -> Instant {
+fn on_tick_grid(t: Instant, tick: Option<tcran_core::Duration>) -> Instant {
     match tick {
         Some(tick) => {
             let n = tick.as_nanos();
