@@ -67,16 +67,29 @@ pub fn sysctl(arg: &str) -> Result<(String, String), CliError> {
     }
 }
 
+/// An emulator's error as the CLI reports it: a scenario mistake names
+/// `file`; what the user can fix (not root, no TUN, a missing program, a
+/// bad flag) is a usage error (exit 2); the rest an emulation failure.
+pub fn cli_error(e: EmuError, file: &str) -> CliError {
+    match e {
+        EmuError::Scenario(m) => CliError::Usage(format!("{file}: {m}")),
+        e if e.is_usage() => CliError::Usage(e.to_string()),
+        e => CliError::Emulation(e.to_string()),
+    }
+}
+
+/// Checks that this machine can emulate (root, TUN, iproute2) before
+/// anything else is looked at.
+pub fn preflight() -> Result<(), CliError> {
+    tcran_emu::preflight().map_err(|e| cli_error(e, ""))
+}
+
 /// Emulates the scenario in `path` (after `--set` overrides).
 pub fn run(path: &Path, sets: &[Override], opts: &Options) -> Result<Emulated, CliError> {
     let src = read_config(path)?;
     let cfg: SimConfig = src.parse_with(sets)?;
     let base = path.parent().unwrap_or(Path::new("."));
-    let o = tcran_emu::emulate(&cfg, base, opts).map_err(|e| match e {
-        EmuError::Scenario(m) => CliError::Usage(format!("{}: {m}", src.name)),
-        e if e.is_usage() => CliError::Usage(e.to_string()),
-        e => CliError::Emulation(e.to_string()),
-    })?;
+    let o = tcran_emu::emulate(&cfg, base, opts).map_err(|e| cli_error(e, &src.name))?;
     let name = crate::simulate::scenario_name(path);
     let output = ScenarioOutput {
         summary: ScenarioSummary {

@@ -436,18 +436,12 @@ fn run(cli: Cli) -> Result<(), CliError> {
             let out = out.unwrap_or_else(|| {
                 Path::new("tcran-out").join(format!("emulate-{}", simulate::scenario_name(&file)))
             });
+            // Root first: the output check must not be what refuses a user
+            // who cannot emulate at all.
+            emulate::preflight()?;
             // The programs of an emulation may write into `--out` while it
             // runs (`ping > OUT/ping.txt`): it exists from the start, the
             // earlier run's outputs cleared.
-            // Root first: the output check must not be what refuses a user
-            // who cannot emulate at all.
-            tcran_emu::preflight().map_err(|e| {
-                if e.is_usage() {
-                    CliError::Usage(e.to_string())
-                } else {
-                    CliError::Emulation(e.to_string())
-                }
-            })?;
             let staged = outdir::fresh(&out, "emulate")?;
             let opts = tcran_emu::Options {
                 variant,

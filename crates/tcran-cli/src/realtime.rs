@@ -13,7 +13,6 @@ use std::sync::Arc;
 use tcran_e2::RicProfile;
 use tcran_emu::e2::{E2Options, E2Transport, TlsFiles};
 use tcran_emu::realtime::{self, VariantRun};
-use tcran_emu::EmuError;
 use tcran_sim::{ScenarioOutput, ScenarioSummary, SimConfig, VariantSummary};
 
 /// `--e2-transport`.
@@ -130,11 +129,8 @@ pub fn run(path: &Path, opts: Options, e2: Option<&E2Options>) -> Result<Realtim
         let _ = signal_hook::flag::register(sig, Arc::clone(&stop));
     }
     let started = std::time::Instant::now();
-    let runs = realtime::run(&cfg, base, e2, &stop).map_err(|e| match e {
-        EmuError::Scenario(m) => CliError::Usage(format!("{}: {m}", src.name)),
-        e if e.is_usage() => CliError::Usage(e.to_string()),
-        e => CliError::Emulation(e.to_string()),
-    })?;
+    let runs = realtime::run(&cfg, base, e2, &stop)
+        .map_err(|e| crate::emulate::cli_error(e, &src.name))?;
     let wall_s = started.elapsed().as_secs_f64();
     let name = crate::simulate::scenario_name(path);
     let mut variants = Vec::new();
