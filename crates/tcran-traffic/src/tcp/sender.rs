@@ -327,12 +327,8 @@ impl TcpSender {
             return min;
         };
         // tcp_update_pacing_rate (set whatever the qdisc).
-        let factor = if self.st.cwnd < self.st.ssthresh / 2 {
-            2.0
-        } else {
-            1.2
-        };
-        let rate = factor * self.st.cwnd.max(self.inflight()) as f64 / srtt.as_secs_f64();
+        let rate = self.linux_pacing_factor() * self.st.cwnd.max(self.inflight()) as f64
+            / srtt.as_secs_f64();
         let mut bytes = (rate / 1024.0) as u64;
         let r = (self.rtt.min_rtt().unwrap_or(srtt).as_nanos() / 1000) >> 9;
         if r < 32 {
@@ -421,13 +417,17 @@ impl TcpSender {
             return None;
         }
         let srtt = self.rtt.srtt()?.as_secs_f64();
-        // Linux tcp_update_pacing_rate: 200 % in slow start below ssthresh/2, else 120 %.
-        let factor = if self.st.cwnd < self.st.ssthresh / 2 {
+        Some(self.linux_pacing_factor() * self.st.cwnd as f64 / srtt)
+    }
+
+    /// Linux `tcp_update_pacing_rate`'s ratio: 200 % in slow start below
+    /// ssthresh/2 (`tcp_pacing_ss_ratio`), else 120 % (`tcp_pacing_ca_ratio`).
+    fn linux_pacing_factor(&self) -> f64 {
+        if self.st.cwnd < self.st.ssthresh / 2 {
             2.0
         } else {
             1.2
-        };
-        Some(factor * self.st.cwnd as f64 / srtt)
+        }
     }
 
     /// Checks the scoreboard bookkeeping (pipe and lost counters equal a
