@@ -22,13 +22,11 @@
 
 use super::report_stream::ReportStream;
 use super::{
-    aper, cause, ControlOutcome, Indication, Job, JobState, Refusal, ServiceModel, SmDecodeError,
-    MAX_MESSAGE, MIN_PERIOD,
+    aper, cause, to_aper, ControlOutcome, Indication, Job, JobState, Refusal, ServiceModel,
+    SmDecodeError, MAX_MESSAGE, MIN_PERIOD,
 };
 use crate::asn::e2sm_tcran as t;
 use crate::e2ap::{Action, ActionType, RanFunction};
-use asn1_codecs::aper::AperCodec;
-use asn1_codecs::PerCodecData;
 use std::collections::BTreeMap;
 use tcran_control::{DrbKey, LowerLayerKpis, RanNode, TcView};
 use tcran_core::reason::{DropReason, MarkReason};
@@ -111,13 +109,6 @@ struct Work {
     lower: LowerLayerKpis,
 }
 
-fn encode<T: AperCodec>(v: &T) -> Vec<u8> {
-    let mut d = PerCodecData::new_aper();
-    v.aper_encode(&mut d)
-        .expect("E2SM-TCRAN values built by tcran are within their ASN.1 ranges");
-    d.into_bytes()
-}
-
 fn drb_ref(d: DrbKey) -> t::DrbRef {
     t::DrbRef {
         rnti: t::DrbRefRnti(d.rnti.0),
@@ -131,7 +122,7 @@ fn drb_key(d: &t::DrbRef) -> DrbKey {
 
 /// Encodes an event trigger (for RIC-side tools and tests).
 pub fn event_trigger(trigger: &Trigger) -> Vec<u8> {
-    encode(&match *trigger {
+    to_aper(&match *trigger {
         Trigger::Periodic { period_ms } => t::TcEventTrigger::Periodic(t::TcPeriodic {
             period_ms: t::TcPeriodicPeriodMs(period_ms),
         }),
@@ -178,14 +169,14 @@ pub fn decode_event_trigger(bytes: &[u8]) -> Result<Trigger, SmDecodeError> {
 
 /// Encodes an action definition: the DRBs to report (empty: all).
 pub fn action_definition(drbs: &[DrbKey]) -> Vec<u8> {
-    encode(&t::TcActionDefinition {
+    to_aper(&t::TcActionDefinition {
         drbs: t::DrbList(drbs.iter().map(|d| drb_ref(*d)).collect()),
     })
 }
 
 /// Encodes a control header and message.
 pub fn control(drb: DrbKey, change: &Change) -> (Vec<u8>, Vec<u8>) {
-    let header = encode(&t::TcControlHeader { drb: drb_ref(drb) });
+    let header = to_aper(&t::TcControlHeader { drb: drb_ref(drb) });
     let one = |c: &Control| {
         t::TcControlMessage::Control(t::TcControlMessage_control(
             serde_json::to_string(c).expect("serialisable"),
@@ -204,7 +195,7 @@ pub fn control(drb: DrbKey, change: &Change) -> (Vec<u8>, Vec<u8>) {
             serde_json::to_string(cfg).expect("serialisable"),
         )),
     };
-    (header, encode(&message))
+    (header, to_aper(&message))
 }
 
 /// A node's answer to a control, as the RIC reads it.
@@ -367,10 +358,6 @@ fn metric_value(
     }
 }
 
-fn refuse(message: String) -> Refusal {
-    Refusal::ric_request(cause::ACTION_NOT_SUPPORTED, message)
-}
-
 impl ServiceModel for TcRan {
     fn ran_function_id(&self) -> u16 {
         self.ran_function_id
@@ -381,7 +368,7 @@ impl ServiceModel for TcRan {
         node.drbs(&mut drbs);
         RanFunction {
             id: self.ran_function_id,
-            definition: encode(&t::TcRanFunctionDefinition {
+            definition: to_aper(&t::TcRanFunctionDefinition {
                 name: t::TcRanFunctionDefinitionName(NAME.into()),
                 version: t::TcRanFunctionDefinitionVersion(VERSION),
                 drbs: t::DrbList(drbs.into_iter().map(drb_ref).collect()),
@@ -398,14 +385,16 @@ impl ServiceModel for TcRan {
         _node: &dyn RanNode,
     ) -> Result<Job, Refusal> {
         if action.kind != ActionType::Report {
-            return Err(refuse("only REPORT actions are supported".into()));
+            return Err(Refusal::action_not_supported(
+                "only REPORT actions are supported",
+            ));
         }
-        let trigger =
-            decode_event_trigger(trigger).map_err(|e| refuse(format!("event trigger: {e}")))?;
+        let trigger = decode_event_trigger(trigger)
+            .map_err(|e| Refusal::action_not_supported(format!("event trigger: {e}")))?;
         let drbs = match &action.definition {
             None => Vec::new(),
             Some(d) => aper::<t::TcActionDefinition>(d)
-                .map_err(|e| refuse(format!("action definition: {e}")))?
+                .map_err(|e| Refusal::action_not_supported(format!("action definition: {e}")))?
                 .drbs
                 .0
                 .iter()
@@ -486,7 +475,7 @@ impl ServiceModel for TcRan {
         if messages.is_empty() {
             return Vec::new();
         }
-        let header = encode(&t::TcIndicationHeader {
+        let header = to_aper(&t::TcIndicationHeader {
             time_ns: t::Counter(now.as_nanos()),
             cause: t::TcIndicationHeaderCause(cause),
         });
@@ -502,7 +491,7 @@ impl ServiceModel for TcRan {
     ) -> ControlOutcome {
         let refused = |cause: u8, why: String| ControlOutcome::Refused {
             refusal: Refusal::ric_request(cause, why.clone()),
-            outcome: Some(encode(&t::TcControlOutcome {
+            outcome: Some(to_aper(&t::TcControlOutcome {
                 pipeline: None,
                 refusal: Some(t::TcControlOutcomeRefusal(why)),
             })),
@@ -533,7 +522,7 @@ impl ServiceModel for TcRan {
         };
         let failed = |why: String| refused(cause::CONTROL_FAILED_TO_EXECUTE, why);
         let outcome = |config: &PipelineConfig| {
-            Some(encode(&t::TcControlOutcome {
+            Some(to_aper(&t::TcControlOutcome {
                 pipeline: serde_json::to_string(config)
                     .ok()
                     .map(t::TcControlOutcomePipeline),

@@ -1243,17 +1243,15 @@ impl ServiceModel for FlexricTc {
         _node: &dyn RanNode,
     ) -> Result<Job, Refusal> {
         if action.kind != ActionType::Report {
-            return Err(Refusal::ric_request(
-                cause::ACTION_NOT_SUPPORTED,
+            return Err(Refusal::action_not_supported(
                 "only REPORT actions are supported",
             ));
         }
         let period_ms = Reader::new(trigger)
             .u32("event trigger period")
-            .map_err(|e| Refusal::ric_request(cause::ACTION_NOT_SUPPORTED, e.to_string()))?;
+            .map_err(|e| Refusal::action_not_supported(e.to_string()))?;
         if period_ms == 0 {
-            return Err(Refusal::ric_request(
-                cause::ACTION_NOT_SUPPORTED,
+            return Err(Refusal::action_not_supported(
                 "event trigger period 0 ms (at least 1 ms)",
             ));
         }

@@ -28,13 +28,11 @@
 //! must still be well formed.
 
 use super::{
-    aper, cause, encode_in_messages, ControlOutcome, Indication, Job, JobState, Refusal,
+    aper, encode_in_messages, to_aper, ControlOutcome, Indication, Job, JobState, Refusal,
     ServiceModel, SmDecodeError, MIN_PERIOD,
 };
 use crate::asn::e2sm_kpm as k;
 use crate::e2ap::{Action, ActionType, RanFunction};
-use asn1_codecs::aper::AperCodec;
-use asn1_codecs::PerCodecData;
 use tcran_control::{DrbKey, KpmCounters, RanNode};
 use tcran_core::{Duration, Instant, Rnti};
 
@@ -150,17 +148,6 @@ pub struct KpmJob {
     report_start: Option<Instant>,
 }
 
-fn encode<T: AperCodec>(v: &T) -> Vec<u8> {
-    let mut d = PerCodecData::new_aper();
-    v.aper_encode(&mut d)
-        .expect("KPM values built by tcran are within their ASN.1 ranges");
-    d.into_bytes()
-}
-
-fn refuse(message: String) -> Refusal {
-    Refusal::ric_request(cause::ACTION_NOT_SUPPORTED, message)
-}
-
 /// The measurement names of a format 1 subscription, checked.
 fn names_of(f1: &k::E2SM_KPM_ActionDefinition_Format1) -> Result<Vec<String>, Refusal> {
     let mut names = Vec::new();
@@ -168,14 +155,14 @@ fn names_of(f1: &k::E2SM_KPM_ActionDefinition_Format1) -> Result<Vec<String>, Re
         let name = match &item.meas_type {
             k::MeasurementType::MeasName(n) => n.0.clone(),
             k::MeasurementType::MeasID(id) => {
-                return Err(refuse(format!(
+                return Err(Refusal::action_not_supported(format!(
                     "measurement id {} is not supported: name the measurement",
                     id.0
                 )))
             }
         };
         if !MEASUREMENTS.contains(&name.as_str()) {
-            return Err(refuse(format!(
+            return Err(Refusal::action_not_supported(format!(
                 "measurement {name} is not supported (supported: {})",
                 MEASUREMENTS.join(", ")
             )));
@@ -185,7 +172,7 @@ fn names_of(f1: &k::E2SM_KPM_ActionDefinition_Format1) -> Result<Vec<String>, Re
             m.plmn_id.is_none() && m.slice_id.is_none() && m.five_qi.is_none() && m.qfi.is_none()
         });
         if !plain {
-            return Err(refuse(format!(
+            return Err(Refusal::action_not_supported(format!(
                 "measurement {name}: only the no-label variant is supported"
             )));
         }
@@ -343,7 +330,7 @@ impl ServiceModel for Kpm {
     fn ran_function(&self, _node: &dyn RanNode) -> RanFunction {
         RanFunction {
             id: RAN_FUNCTION_ID,
-            definition: encode(&Kpm::description()),
+            definition: to_aper(&Kpm::description()),
             revision: 1,
             oid: OID.into(),
         }
@@ -356,25 +343,26 @@ impl ServiceModel for Kpm {
         _node: &dyn RanNode,
     ) -> Result<Job, Refusal> {
         if action.kind != ActionType::Report {
-            return Err(refuse("only REPORT actions are supported".into()));
+            return Err(Refusal::action_not_supported(
+                "only REPORT actions are supported",
+            ));
         }
-        let t: k::E2SM_KPM_EventTriggerDefinition =
-            aper(trigger).map_err(|e| refuse(format!("event trigger: {e}")))?;
+        let t: k::E2SM_KPM_EventTriggerDefinition = aper(trigger)
+            .map_err(|e| Refusal::action_not_supported(format!("event trigger: {e}")))?;
         let k::E2SM_KPM_EventTriggerDefinitionEventDefinition_formats::EventDefinition_Format1(f) =
             t.event_definition_formats;
         let report_ms = f.reporting_period.0;
-        let def = action
-            .definition
-            .as_deref()
-            .ok_or_else(|| refuse("a KPM action needs an action definition".into()))?;
-        let def: k::E2SM_KPM_ActionDefinition =
-            aper(def).map_err(|e| refuse(format!("action definition: {e}")))?;
+        let def = action.definition.as_deref().ok_or_else(|| {
+            Refusal::action_not_supported("a KPM action needs an action definition")
+        })?;
+        let def: k::E2SM_KPM_ActionDefinition = aper(def)
+            .map_err(|e| Refusal::action_not_supported(format!("action definition: {e}")))?;
         use k::E2SM_KPM_ActionDefinitionActionDefinition_formats as F;
         let (scope, f1) = match (def.ric_style_type.0, def.action_definition_formats) {
             (1, F::ActionDefinition_Format1(f1)) => (Scope::Node, f1),
             (4, F::ActionDefinition_Format4(f4)) => (Scope::Ues, f4.subscription_info),
             (style, _) => {
-                return Err(refuse(format!(
+                return Err(Refusal::action_not_supported(format!(
                     "REPORT style {style} with this action definition format is not supported \
                      (style 1 with format 1, style 4 with format 4)"
                 )))
@@ -383,7 +371,7 @@ impl ServiceModel for Kpm {
         let names = names_of(&f1)?;
         let granularity_ms = f1.granul_period.0;
         if granularity_ms == 0 || report_ms < granularity_ms || report_ms % granularity_ms != 0 {
-            return Err(refuse(format!(
+            return Err(Refusal::action_not_supported(format!(
                 "reporting period {report_ms} ms must be a multiple of the granularity period \
                  {granularity_ms} ms"
             )));
@@ -458,9 +446,9 @@ impl ServiceModel for Kpm {
             granul_period: Some(k::GranularityPeriod(job.granularity_ms)),
         };
         use k::E2SM_KPM_IndicationMessageIndicationMessage_formats as M;
-        let header = encode(&header);
+        let header = to_aper(&header);
         let message = |m| {
-            encode(&k::E2SM_KPM_IndicationMessage {
+            to_aper(&k::E2SM_KPM_IndicationMessage {
                 indication_message_formats: m,
             })
         };
@@ -491,7 +479,7 @@ impl ServiceModel for Kpm {
                 encode_in_messages(
                     &items,
                     &|g: &[k::UEMeasurementReportItem]| group(g.to_vec()),
-                    &|i| encode(i).len(),
+                    &|i| to_aper(i).len(),
                 )
                 .into_iter()
                 .map(|m| (header.clone(), m))
@@ -508,10 +496,7 @@ impl ServiceModel for Kpm {
         _now: Instant,
     ) -> ControlOutcome {
         ControlOutcome::Refused {
-            refusal: Refusal::ric_request(
-                cause::ACTION_NOT_SUPPORTED,
-                "E2SM-KPM defines no control",
-            ),
+            refusal: Refusal::action_not_supported("E2SM-KPM defines no control"),
             outcome: None,
         }
     }
@@ -527,7 +512,7 @@ pub fn ue_id(rnti: Rnti) -> k::UEID {
 
 /// The KPM event trigger for a reporting period (for RIC-side tools and tests).
 pub fn event_trigger(report_ms: u32) -> Vec<u8> {
-    encode(&k::E2SM_KPM_EventTriggerDefinition {
+    to_aper(&k::E2SM_KPM_EventTriggerDefinition {
         event_definition_formats:
             k::E2SM_KPM_EventTriggerDefinitionEventDefinition_formats::EventDefinition_Format1(
                 k::E2SM_KPM_EventTriggerDefinition_Format1 {
@@ -563,7 +548,7 @@ pub fn action_definition(style: i64, names: &[&str], granularity_ms: u32) -> Vec
     } else {
         F::ActionDefinition_Format1(f1)
     };
-    encode(&k::E2SM_KPM_ActionDefinition {
+    to_aper(&k::E2SM_KPM_ActionDefinition {
         ric_style_type: k::RIC_Style_Type(style),
         action_definition_formats: formats,
     })

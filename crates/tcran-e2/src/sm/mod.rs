@@ -44,6 +44,15 @@ pub enum SmDecodeError {
     NotUnderstood(&'static str),
 }
 
+/// The APER encoding of `v`, a value tcran built (so within its ASN.1
+/// ranges: a failure is a bug).
+pub(crate) fn to_aper<T: asn1_codecs::aper::AperCodec>(v: &T) -> Vec<u8> {
+    let mut d = asn1_codecs::PerCodecData::new_aper();
+    v.aper_encode(&mut d)
+        .expect("service-model values built by tcran are within their ASN.1 ranges");
+    d.into_bytes()
+}
+
 /// Decodes `bytes` as the APER encoding of `T`.
 pub(crate) fn aper<T: asn1_codecs::aper::AperCodec<Output = T>>(
     bytes: &[u8],
@@ -61,6 +70,12 @@ pub struct Refusal {
 }
 
 impl Refusal {
+    /// A subscription's action the model does not take (E2AP
+    /// `CauseRICrequest` action-not-supported).
+    pub fn action_not_supported(message: impl Into<String>) -> Refusal {
+        Refusal::ric_request(cause::ACTION_NOT_SUPPORTED, message)
+    }
+
     pub fn ric_request(cause: u8, message: impl Into<String>) -> Refusal {
         Refusal {
             cause: crate::e2ap::ric_request_cause(cause),
