@@ -19,6 +19,10 @@
 //!   write into `--out` while it runs, so [`fresh`] clears an earlier
 //!   output (checked the same way) and the run writes in place.
 //!
+//! A run killed before it could clean up (Ctrl-C, SIGKILL) leaves its
+//! staging directory; the next run into the same `--out` removes those
+//! whose process is gone.
+//!
 //! The replacement is two renames within one parent directory: the old
 //! output moves aside, the new one into place, then the old one is
 //! removed. A crash between the two renames leaves the run complete under
@@ -42,6 +46,7 @@ pub struct Staged {
 /// the run writes into. `command` is recorded in the marker.
 pub fn stage(out: &Path, command: &str) -> Result<Staged, CliError> {
     check(out)?;
+    remove_abandoned(out);
     let staging = sibling(out, "partial")?;
     if staging.exists() {
         std::fs::remove_dir_all(&staging).map_err(|e| CliError::write(&staging, &e))?;
@@ -148,6 +153,38 @@ fn check(out: &Path) -> Result<(), CliError> {
     }
 }
 
+/// Removes the staging and set-aside directories beside `out` that a run
+/// killed before it could clean up left (Ctrl-C, SIGKILL): those whose
+/// process is gone. A live run's are kept (a reused pid only delays the
+/// removal to a later run).
+fn remove_abandoned(out: &Path) {
+    let (Some(name), Some(parent)) = (out.file_name(), out.parent()) else {
+        return;
+    };
+    let parent = if parent.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        parent
+    };
+    let Ok(entries) = std::fs::read_dir(parent) else {
+        return;
+    };
+    let name = name.to_string_lossy();
+    for e in entries.flatten() {
+        let file = e.file_name();
+        let file = file.to_string_lossy();
+        let pid = ["partial", "old"]
+            .iter()
+            .find_map(|kind| file.strip_prefix(&format!(".{name}.{kind}-")))
+            .and_then(|pid| pid.parse::<u32>().ok());
+        if let Some(pid) = pid {
+            if !Path::new(&format!("/proc/{pid}")).exists() {
+                let _ = std::fs::remove_dir_all(e.path());
+            }
+        }
+    }
+}
+
 /// `.NAME.KIND-PID` beside `out`.
 fn sibling(out: &Path, kind: &str) -> Result<PathBuf, CliError> {
     let name = out
@@ -195,6 +232,27 @@ mod tests {
         assert!(out.join(MARKER).is_file());
         let left: Vec<_> = std::fs::read_dir(&root).unwrap().collect();
         assert_eq!(left.len(), 1, "no staging or old directory left beside it");
+        std::fs::remove_dir_all(&root).unwrap();
+    }
+
+    /// What a killed run left beside `--out` (its process gone) is removed
+    /// by the next run; a live run's staging directory is not.
+    #[test]
+    fn a_killed_runs_staging_is_removed_by_the_next() {
+        let root = scratch("killed");
+        let out = root.join("X");
+        // Beyond any pid_max (at most 2^22 on Linux): no such process.
+        let dead = root.join(".X.partial-999999999");
+        std::fs::create_dir_all(&dead).unwrap();
+        let live = root.join(format!(".X.old-{}", std::process::id()));
+        std::fs::create_dir_all(&live).unwrap();
+        let other = root.join(".Y.partial-999999999");
+        std::fs::create_dir_all(&other).unwrap();
+        let staged = stage(&out, "run").unwrap();
+        assert!(!dead.exists());
+        assert!(live.exists(), "a live process's directory stays");
+        assert!(other.exists(), "another output's directory stays");
+        staged.commit().unwrap();
         std::fs::remove_dir_all(&root).unwrap();
     }
 
