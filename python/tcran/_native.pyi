@@ -73,6 +73,11 @@ class Pipeline:
         max_bytes: int,
         next_pull_in_ns: int = 0,
         pulls_per_pattern: int = 0,
+        head_of_line_age_ns: int = 0,
+        mcs: Optional[int] = None,
+        prbs: int = 0,
+        harq_acks: int = 0,
+        harq_nacks: int = 0,
     ) -> None: ...
     def control(self, controls: Sequence[str], now_ns: int) -> None: ...
     def deploy(self, config: str, now_ns: int) -> None: ...

@@ -219,6 +219,11 @@ class Pipeline:
         max_bytes: int = 0,
         next_pull_in_ns: int = 0,
         pulls_per_pattern: int = 0,
+        head_of_line_age_ns: int = 0,
+        mcs: Optional[int] = None,
+        prbs: int = 0,
+        harq_acks: int = 0,
+        harq_nacks: int = 0,
     ) -> None:
         """The RLC/MAC report closing one TTI of ``tti_ns`` (ns), sent at
         the MAC's pull: bytes and SDUs left in RLC after the MAC pulled,
@@ -233,11 +238,21 @@ class Pipeline:
         ``pulls_per_pattern`` the reports one repetition of the TDD pattern
         spans (DDDSU: 4, FDD: 1; 0 = not known). Everything here is what a
         real MAC and RLC know after a pull. The ``bdp`` and ``e5g_bdp``
-        pacers read ``next_pull_in_ns``; ``jit`` reads both (docs/pacer.md)."""
+        pacers read ``next_pull_in_ns``; ``jit`` reads both (docs/pacer.md).
+
+        What the MAC knows of the UE in the period and the RLC's
+        head-of-line delay, for pacers that read them (no built-in one does
+        yet): ``head_of_line_age_ns`` (how long the oldest SDU still to send
+        has waited, after the pull), ``mcs`` (0..=31, ``None`` on a channel
+        known only as capacity), ``prbs`` (PRBs given to the UE, new data
+        and retransmissions) and the HARQ outcomes of its transport blocks
+        (``harq_acks``, ``harq_nacks``)."""
         self._p.report(
             int(now_ns), int(tti_ns), int(backlog_bytes), int(backlog_sdus),
             int(pulled_bytes), int(granted_bytes), int(max_bytes),
             int(next_pull_in_ns), int(pulls_per_pattern),
+            int(head_of_line_age_ns), None if mcs is None else int(mcs),
+            int(prbs), int(harq_acks), int(harq_nacks),
         )
 
     def control(

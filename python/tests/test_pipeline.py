@@ -199,6 +199,13 @@ def test_a_report_outside_the_slot_range_is_refused() -> None:
         p.report(0, tti_ns=0, backlog_bytes=0, granted_bytes=12_000)
     with pytest.raises(tcran.ConfigError, match=r"next_pull_in_ns = 2000000000: must be 0"):
         p.report(0, tti_ns=1_000_000, backlog_bytes=0, next_pull_in_ns=2_000_000_000)
+    with pytest.raises(tcran.ConfigError, match=r"mcs = 32: must be 0..=31"):
+        p.report(0, tti_ns=1_000_000, backlog_bytes=0, mcs=32)
+    # The MAC's view and the head-of-line age are accepted as a gNB gives them.
+    p.report(
+        0, tti_ns=1_000_000, backlog_bytes=0, head_of_line_age_ns=3_000_000,
+        mcs=27, prbs=51, harq_acks=1, harq_nacks=0,
+    )
 
 
 def _pulled_after_one_report(next_pull_in_ns: int) -> int:

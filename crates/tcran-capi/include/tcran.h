@@ -258,6 +258,21 @@ typedef struct tcran_rlc_report {
   // slot having none; FDD: 1); 0 if unknown. jit sets its target per
   // phase of the pattern.
   uint16_t pulls_per_pattern;
+  // The UE's transport blocks decoded in the period (HARQ ACKs).
+  uint16_t harq_acks;
+  // The UE's transport blocks that failed in the period (HARQ NACKs).
+  uint16_t harq_nacks;
+  // Whether `mcs` holds the UE's MCS (false on a channel known only as
+  // capacity, or in an outage).
+  bool mcs_known;
+  // The UE's MCS index in the period, 0..=31, when `mcs_known`.
+  uint8_t mcs;
+  // PRBs given to the UE in the period (new data and HARQ
+  // retransmissions), summed over its downlink slots.
+  uint32_t prbs;
+  // How long the oldest SDU with bytes still to send has waited in the
+  // RLC buffer after the pull, ns; 0 when nothing waits.
+  uint64_t head_of_line_age_ns;
 } tcran_rlc_report;
 
 // Running totals of one instance (a cheap alternative to the JSON stats).

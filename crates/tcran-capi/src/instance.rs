@@ -366,16 +366,7 @@ impl Instance {
     }
 
     pub fn on_report(&self, r: &tcran_rlc_report, now_ns: u64) -> Result<(), Error> {
-        let report = LowerLayerReport {
-            tti: Duration::from_nanos(r.tti_ns),
-            next_pull_in: Duration::from_nanos(r.next_pull_in_ns),
-            pulls_per_pattern: r.pulls_per_pattern,
-            backlog_bytes: r.backlog_bytes,
-            backlog_sdus: r.backlog_sdus,
-            pulled_bytes: r.pulled_bytes,
-            granted_bytes: r.granted_bytes,
-            max_bytes: r.max_bytes,
-        };
+        let report = LowerLayerReport::from(r);
         report
             .check()
             .map_err(|e| Error::invalid(e.within("report").to_string()))?;

@@ -7,7 +7,8 @@
 //! only in values tcran writes.
 #![allow(non_camel_case_types)]
 
-use tcran_core::DropReason;
+use tcran_core::{DropReason, Duration};
+use tcran_tc::LowerLayerReport;
 
 /// Result of every call. 0 and positive values are successes, negative
 /// values errors; after an error `tcran_last_error()` says what went wrong.
@@ -195,6 +196,64 @@ pub struct tcran_rlc_report {
     /// slot having none; FDD: 1); 0 if unknown. jit sets its target per
     /// phase of the pattern.
     pub pulls_per_pattern: u16,
+    /// The UE's transport blocks decoded in the period (HARQ ACKs).
+    pub harq_acks: u16,
+    /// The UE's transport blocks that failed in the period (HARQ NACKs).
+    pub harq_nacks: u16,
+    /// Whether `mcs` holds the UE's MCS (false on a channel known only as
+    /// capacity, or in an outage).
+    pub mcs_known: bool,
+    /// The UE's MCS index in the period, 0..=31, when `mcs_known`.
+    pub mcs: u8,
+    /// PRBs given to the UE in the period (new data and HARQ
+    /// retransmissions), summed over its downlink slots.
+    pub prbs: u32,
+    /// How long the oldest SDU with bytes still to send has waited in the
+    /// RLC buffer after the pull, ns; 0 when nothing waits.
+    pub head_of_line_age_ns: u64,
+}
+
+/// The report a gNB gives (C to Rust): every field, one to one.
+impl From<&tcran_rlc_report> for LowerLayerReport {
+    fn from(r: &tcran_rlc_report) -> Self {
+        LowerLayerReport {
+            tti: Duration::from_nanos(r.tti_ns),
+            next_pull_in: Duration::from_nanos(r.next_pull_in_ns),
+            pulls_per_pattern: r.pulls_per_pattern,
+            backlog_bytes: r.backlog_bytes,
+            backlog_sdus: r.backlog_sdus,
+            pulled_bytes: r.pulled_bytes,
+            granted_bytes: r.granted_bytes,
+            max_bytes: r.max_bytes,
+            head_of_line_age: Duration::from_nanos(r.head_of_line_age_ns),
+            mcs: r.mcs_known.then_some(r.mcs),
+            prbs: r.prbs,
+            harq_acks: r.harq_acks,
+            harq_nacks: r.harq_nacks,
+        }
+    }
+}
+
+/// The report a C plug-in pacer gets (Rust to C).
+impl From<&LowerLayerReport> for tcran_rlc_report {
+    fn from(r: &LowerLayerReport) -> Self {
+        tcran_rlc_report {
+            tti_ns: r.tti.as_nanos(),
+            backlog_bytes: r.backlog_bytes,
+            backlog_sdus: r.backlog_sdus,
+            pulled_bytes: r.pulled_bytes,
+            granted_bytes: r.granted_bytes,
+            max_bytes: r.max_bytes,
+            next_pull_in_ns: r.next_pull_in.as_nanos(),
+            pulls_per_pattern: r.pulls_per_pattern,
+            harq_acks: r.harq_acks,
+            harq_nacks: r.harq_nacks,
+            mcs_known: r.mcs.is_some(),
+            mcs: r.mcs.unwrap_or(0),
+            prbs: r.prbs,
+            head_of_line_age_ns: r.head_of_line_age.as_nanos(),
+        }
+    }
 }
 
 /// Running totals of one instance (a cheap alternative to the JSON stats).
@@ -254,5 +313,35 @@ mod tests {
             };
             assert_eq!(name, format!("tcran_drop_{label}"));
         }
+    }
+
+    /// Every field of the report crosses the ABI both ways unchanged (a
+    /// field forgotten in one direction comes back as zero).
+    #[test]
+    fn a_report_crosses_the_abi_both_ways_unchanged() {
+        let report = LowerLayerReport {
+            tti: Duration::from_nanos(500_000),
+            next_pull_in: Duration::from_nanos(1_000_000),
+            pulls_per_pattern: 4,
+            backlog_bytes: 5,
+            backlog_sdus: 6,
+            pulled_bytes: 7,
+            granted_bytes: 8,
+            max_bytes: 9,
+            head_of_line_age: Duration::from_nanos(10),
+            mcs: Some(27),
+            prbs: 11,
+            harq_acks: 12,
+            harq_nacks: 13,
+        };
+        let c = tcran_rlc_report::from(&report);
+        assert_eq!(LowerLayerReport::from(&c), report);
+        let no_mcs = LowerLayerReport {
+            mcs: None,
+            ..report
+        };
+        let c = tcran_rlc_report::from(&no_mcs);
+        assert!(!c.mcs_known);
+        assert_eq!(LowerLayerReport::from(&c), no_mcs);
     }
 }

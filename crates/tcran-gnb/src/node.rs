@@ -231,6 +231,9 @@ pub struct Gnb {
     pub(crate) slot_pulled: Vec<u64>,
     pub(crate) slot_had_data: Vec<bool>,
     pub(crate) slot_granted: Vec<bool>,
+    /// Per UE, the MAC's view of the current decision (the reports' MCS,
+    /// PRBs and HARQ outcomes).
+    pub(crate) slot_mac: Vec<crate::slot::MacView>,
     /// Emptied PDU lists of delivered or lost TBs, for the next TBs.
     pub(crate) pdu_lists: Vec<Vec<RlcPdu>>,
 }
@@ -402,6 +405,7 @@ impl Gnb {
             slot_pulled: Vec::new(),
             slot_had_data: Vec::new(),
             slot_granted: Vec::new(),
+            slot_mac: Vec::new(),
             pdu_lists: Vec::new(),
         };
         gnb.events.schedule(Instant::ZERO, Ev::Slot);

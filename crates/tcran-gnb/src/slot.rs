@@ -27,9 +27,9 @@
 
 use crate::counters::thp_update;
 use crate::node::{Ev, Gnb, Layer, Output, SlotRecord, TtiRecord};
-use tcran_core::{DropReason, Duration};
+use tcran_core::{DropReason, Duration, Instant};
 use tcran_ran::mac::{LcInput, SlotOutput, UeInput};
-use tcran_ran::Channel;
+use tcran_ran::{Channel, ChannelSample};
 use tcran_tc::LowerLayerReport;
 
 impl Gnb {
@@ -103,6 +103,15 @@ impl Gnb {
         let mut granted = std::mem::take(&mut self.slot_granted);
         granted.clear();
         granted.resize(self.ues.len(), false);
+        let mut mac_views = std::mem::take(&mut self.slot_mac);
+        mac_views.clear();
+        mac_views.extend(self.ues.iter().map(|ue| MacView {
+            mcs: match ue.sample {
+                ChannelSample::Mcs(m) => Some(m.index),
+                ChannelSample::Bytes(_) | ChannelSample::Outage => None,
+            },
+            ..MacView::default()
+        }));
         for gi in 0..out.grants.len() {
             // `UeGrant` is Copy: no clone of the grant list per slot.
             let g = out.grants[gi];
@@ -110,6 +119,7 @@ impl Gnb {
                 continue;
             };
             granted[u] = true;
+            mac_views[u].transmitted(g.prbs, dl_slots);
             self.ues[u].prbs += u64::from(g.prbs) * u64::from(dl_slots);
             let mut pdus = self.pdu_lists.pop().unwrap_or_default();
             let base = self.lc_base[u];
@@ -131,12 +141,14 @@ impl Gnb {
         }
         for r in &out.retx {
             if let Some(u) = self.ue_of(r.rnti) {
+                mac_views[u].transmitted(r.prbs, dl_slots);
                 self.ues[u].prbs += u64::from(r.prbs) * u64::from(dl_slots);
             }
         }
         let arrive = now + self.period;
         for tb in out.delivered.drain(..) {
             if let Some(u) = self.ue_of(tb.rnti) {
+                mac_views[u].harq_acks += 1;
                 self.events.schedule(arrive, Ev::AtUe(u, tb.pdus));
             }
         }
@@ -190,7 +202,7 @@ impl Gnb {
                 // bearer's MCS among the UEs scheduled in this slot.
                 let sharing = n_grants - u64::from(has_grant) + 1;
                 let granted_bytes = (lg.granted_bytes as u64).max(max_bytes / sharing);
-                let report = LowerLayerReport {
+                let report = mac_views[u].report(LowerLayerReport {
                     tti: period,
                     next_pull_in,
                     pulls_per_pattern: self.pulls_per_pattern,
@@ -199,7 +211,9 @@ impl Gnb {
                     pulled_bytes,
                     granted_bytes,
                     max_bytes,
-                };
+                    head_of_line_age: age(drb.tx.head_of_line_arrival(), now),
+                    ..LowerLayerReport::default()
+                });
                 drb.pipeline.on_report(&report, now);
                 drb.last_tti = TtiRecord {
                     at: now,
@@ -222,11 +236,12 @@ impl Gnb {
                     .as_ref()
                     .is_some_and(|p| p.pipeline.wants_every_slot())
             {
-                self.report_to_upf(u, &out, next_pull_in);
+                self.report_to_upf(u, &out, next_pull_in, mac_views[u]);
             }
         }
         self.slot_pulled = pulled;
         self.slot_granted = granted;
+        self.slot_mac = mac_views;
         self.slot_had_data = had_data;
         self.out = out;
         self.slot += self.period_slots;
@@ -236,7 +251,13 @@ impl Gnb {
     /// The UPF queue's per-TTI report: its lower layer is the UE's TC
     /// pipelines (bytes they handed to RLC this TTI, bytes they still hold)
     /// and the capacity the cell offered the UE.
-    fn report_to_upf(&mut self, u: usize, out: &SlotOutput, next_pull_in: Duration) {
+    fn report_to_upf(
+        &mut self,
+        u: usize,
+        out: &SlotOutput,
+        next_pull_in: Duration,
+        mac_view: MacView,
+    ) {
         let now = self.now;
         let ue = &mut self.ues[u];
         let Some(upf) = ue.upf.as_mut() else {
@@ -255,7 +276,12 @@ impl Gnb {
             .iter()
             .find(|l| l.rnti == rnti)
             .map_or(0, |l| u64::from(l.max_bytes));
-        let report = LowerLayerReport {
+        let oldest = ue
+            .drbs
+            .iter()
+            .filter_map(|d| d.pipeline.oldest_enqueued_at())
+            .min();
+        let report = mac_view.report(LowerLayerReport {
             tti: self.period,
             next_pull_in,
             pulls_per_pattern: self.pulls_per_pattern,
@@ -264,7 +290,9 @@ impl Gnb {
             pulled_bytes: std::mem::take(&mut upf.released),
             granted_bytes: granted,
             max_bytes,
-        };
+            head_of_line_age: age(oldest, now),
+            ..LowerLayerReport::default()
+        });
         upf.pipeline.on_report(&report, now);
         self.upf_egress(u);
     }
@@ -273,6 +301,42 @@ impl Gnb {
     pub(crate) fn abandoned(&mut self, u: usize, d: usize) {
         self.ues[u].drbs[d].abandoned(self.now, &mut self.outputs, &mut self.scratch);
     }
+}
+
+/// What the MAC knows of one UE after a decision: its MCS, the PRBs it
+/// was given and the HARQ outcome of each transport block sent to it.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct MacView {
+    mcs: Option<u8>,
+    prbs: u32,
+    transmissions: u16,
+    harq_acks: u16,
+}
+
+impl MacView {
+    /// A transport block (new data or a retransmission) on `prbs` PRBs in
+    /// each of the decision's `dl_slots` downlink slots.
+    fn transmitted(&mut self, prbs: u16, dl_slots: u32) {
+        self.prbs += u32::from(prbs) * dl_slots;
+        self.transmissions = self.transmissions.saturating_add(1);
+    }
+
+    /// `report` with the UE's MAC fields filled in: every transport block
+    /// sent is either decoded (ACK) or not (NACK).
+    fn report(&self, report: LowerLayerReport) -> LowerLayerReport {
+        LowerLayerReport {
+            mcs: self.mcs,
+            prbs: self.prbs,
+            harq_acks: self.harq_acks,
+            harq_nacks: self.transmissions.saturating_sub(self.harq_acks),
+            ..report
+        }
+    }
+}
+
+/// How long something that arrived at `since` has waited at `now`.
+fn age(since: Option<Instant>, now: Instant) -> Duration {
+    since.map_or(Duration::ZERO, |t| now.saturating_since(t))
 }
 
 /// What the slot (or scheduling period) could carry with every PRB: the

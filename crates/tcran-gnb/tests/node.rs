@@ -442,3 +442,128 @@ fn every_pacer_gets_the_same_report_and_none_for_uplink_slots() {
         );
     }
 }
+
+/// Every report of one bearer's DRB 1 until `until`, one per pull.
+fn reports(
+    gnb: &mut Gnb,
+    inputs: &[(Instant, Packet)],
+    until: Instant,
+) -> Vec<(Instant, tcran_tc::LowerLayerReport)> {
+    let mut seen = Vec::new();
+    let mut next_input = 0;
+    loop {
+        let t_in = inputs.get(next_input).map(|(t, _)| *t);
+        let Some(tn) = gnb.next_wakeup() else { break };
+        if t_in.is_some_and(|ti| ti <= tn) {
+            gnb.downlink(inputs[next_input].1.clone(), t_in.unwrap());
+            next_input += 1;
+        } else if tn <= until {
+            gnb.on_timeout(tn);
+        } else {
+            break;
+        }
+        while gnb.poll_output().is_some() {}
+        let rec = *gnb.drb(Rnti(1), tcran_core::DrbId(1)).unwrap().last_tti();
+        if !rec.report.tti.is_zero() && seen.last().is_none_or(|(at, _)| *at != rec.at) {
+            seen.push((rec.at, rec.report));
+        }
+    }
+    seen
+}
+
+/// The report's head-of-line age is how long the oldest SDU with bytes
+/// left has waited in RLC, counted after the pull, and the MAC's view of
+/// the UE is the grant's: MCS 0 on all 52 PRBs of a 10-MHz cell at 15 kHz
+/// (TS 38.101-1 Table 5.3.2-1) carries a few hundred bytes a slot, so a
+/// 1500-byte SDU that reaches RLC at 0.5 ms heads the line for several
+/// 1-ms slots, one decoded transport block each.
+#[test]
+fn the_report_carries_the_head_of_line_age_and_the_macs_view() {
+    let mut gnb = node(&FDD_15KHZ.replace("mcs = 20", "mcs = 0"));
+    let at = Instant::ZERO + Duration::from_micros(500);
+    let seen = reports(
+        &mut gnb,
+        &[(at, ping_to(1, 1, 1500, at))],
+        Instant::ZERO + Duration::from_millis(20),
+    );
+    let busy: Vec<_> = seen.iter().filter(|(_, r)| r.pulled_bytes > 0).collect();
+    assert!(
+        busy.len() >= 4,
+        "a 1500-byte SDU takes several slots at MCS 0"
+    );
+    for (t, r) in &seen {
+        assert_eq!(r.mcs, Some(0));
+        assert_eq!(r.harq_nacks, 0, "no block errors by default");
+        if r.pulled_bytes > 0 {
+            // Every PRB while the SDU fills them, fewer for its tail.
+            let full = r.backlog_bytes > 0;
+            assert!(
+                r.prbs == 52 || !full && r.prbs > 0,
+                "{} PRBs at {t:?}",
+                r.prbs
+            );
+            assert_eq!(r.harq_acks, 1, "at {t:?}");
+        } else {
+            assert_eq!((r.prbs, r.harq_acks), (0, 0), "at {t:?}");
+        }
+        let waiting = r.backlog_bytes > 0;
+        let expected = if waiting {
+            t.saturating_since(at)
+        } else {
+            Duration::ZERO
+        };
+        assert_eq!(r.head_of_line_age, expected, "at {t:?}");
+    }
+    // A capacity trace has no MCS.
+    let mut gnb = node(&FDD_15KHZ.replace(
+        r#"channel = { kind = "mcs", mcs = 20 }"#,
+        r#"channel = { kind = "trace", path = "builtin:verizon-lte-short" }"#,
+    ));
+    let seen = reports(
+        &mut gnb,
+        &[(at, ping_to(1, 1, 1500, at))],
+        at + Duration::from_millis(5),
+    );
+    assert!(!seen.is_empty() && seen.iter().all(|(_, r)| r.mcs.is_none()));
+}
+
+/// HARQ outcomes in the report add up to every transport block sent: at a
+/// block error rate of 25 % about a quarter of the transmissions are
+/// NACKed (within 4 standard deviations of the binomial), and a slot
+/// reports PRBs exactly when it sent a block.
+#[test]
+fn harq_outcomes_in_the_report_follow_the_block_error_rate() {
+    let cfg = FDD_15KHZ.replace(
+        "bandwidth_mhz = 10",
+        "bandwidth_mhz = 10\n    bler = 0.25\n    max_harq_tx = 4",
+    );
+    let mut gnb = node(&cfg);
+    let inputs: Vec<(Instant, Packet)> = (0..2000u64)
+        .map(|k| {
+            let at = Instant::ZERO + Duration::from_micros(250 * k);
+            (at, ping_to(1, k, 1400, at))
+        })
+        .collect();
+    let seen = reports(
+        &mut gnb,
+        &inputs,
+        Instant::ZERO + Duration::from_millis(500),
+    );
+    let (acks, nacks) = seen.iter().fold((0u64, 0u64), |(a, n), (_, r)| {
+        (a + u64::from(r.harq_acks), n + u64::from(r.harq_nacks))
+    });
+    let n = (acks + nacks) as f64;
+    let share = nacks as f64 / n;
+    let sigma = (0.25 * 0.75 / n).sqrt();
+    assert!(n > 400.0, "{n} transport blocks");
+    assert!(
+        (share - 0.25).abs() < 4.0 * sigma,
+        "NACK share {share:.3} of {n}"
+    );
+    assert!(seen.iter().all(|(_, r)| r.prbs <= 52 && r.mcs == Some(20)));
+    assert!(
+        seen.iter()
+            .all(|(_, r)| (r.prbs > 0) == (r.harq_acks + r.harq_nacks > 0)),
+        "PRBs were given exactly when a transport block was sent"
+    );
+}

@@ -703,7 +703,10 @@ impl PyPipeline {
     /// 1 us..1 s and `next_pull_in_ns` at most 1 s, as the C ABI checks
     /// them; `next_pull_in_ns` and `pulls_per_pattern` 0 mean "not known"
     /// (read as `tti_ns` and no TDD pattern), as in `LowerLayerReport`.
-    #[pyo3(signature = (now_ns, tti_ns, backlog_bytes, backlog_sdus, pulled_bytes, granted_bytes, max_bytes, next_pull_in_ns=0, pulls_per_pattern=0))]
+    /// The MAC's view of the UE (`mcs`, `prbs`, HARQ outcomes) and the
+    /// RLC's `head_of_line_age_ns` are optional (0 / `None` when the
+    /// stack does not give them); `mcs` is 0..=31.
+    #[pyo3(signature = (now_ns, tti_ns, backlog_bytes, backlog_sdus, pulled_bytes, granted_bytes, max_bytes, next_pull_in_ns=0, pulls_per_pattern=0, head_of_line_age_ns=0, mcs=None, prbs=0, harq_acks=0, harq_nacks=0))]
     #[allow(clippy::too_many_arguments)]
     fn report(
         &self,
@@ -716,6 +719,11 @@ impl PyPipeline {
         max_bytes: u64,
         next_pull_in_ns: u64,
         pulls_per_pattern: u16,
+        head_of_line_age_ns: u64,
+        mcs: Option<u8>,
+        prbs: u32,
+        harq_acks: u16,
+        harq_nacks: u16,
     ) -> PyResult<()> {
         let r = LowerLayerReport {
             tti: tcran_core::Duration::from_nanos(tti_ns),
@@ -726,6 +734,11 @@ impl PyPipeline {
             pulled_bytes,
             granted_bytes,
             max_bytes,
+            head_of_line_age: tcran_core::Duration::from_nanos(head_of_line_age_ns),
+            mcs,
+            prbs,
+            harq_acks,
+            harq_nacks,
         };
         r.check().map_err(|e| ConfigError::new_err(e.to_string()))?;
         let (mut st, now) = self.at(now_ns);

@@ -607,6 +607,10 @@ impl Pipeline {
             slot.queue.for_each_packet(&mut f);
         }
     }
+    /// When the oldest packet the queues hold was enqueued.
+    pub fn oldest_enqueued_at(&self) -> Option<Instant> {
+        self.slots.iter().flatten().filter_map(Slot::oldest).min()
+    }
     pub fn lower_state(&self) -> LowerState {
         self.lower
     }

@@ -269,6 +269,9 @@ pub struct ShaperStats {
 /// next is in the report for everyone: when the next pull is
 /// (`next_pull_in`), how the TDD pattern repeats (`pulls_per_pattern`),
 /// the grant (`granted_bytes`) and the MCS as bytes (`max_bytes`).
+/// The MAC's view of the UE in the period (its MCS, PRBs and HARQ
+/// outcomes) and the RLC's head-of-line age are there for pacers and
+/// controllers that want them; no built-in pacer reads them yet.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct LowerLayerReport {
     /// Length of the slot or scheduling period this report closes (the
@@ -294,12 +297,32 @@ pub struct LowerLayerReport {
     /// Bytes one TTI could carry if the bearer had every PRB at the current
     /// MCS; e5G-BDP's `max_bytes`.
     pub max_bytes: u64,
+    /// How long the oldest SDU still to be sent (a retransmission or new
+    /// data) has waited in the RLC buffer, after the pull; zero when the
+    /// buffer has nothing to send. The head-of-line delay a delay-based MAC
+    /// scheduler reads.
+    pub head_of_line_age: Duration,
+    /// The UE's MCS index in this period (link adaptation's choice, TS
+    /// 38.214 §5.1.3.1); `None` on a channel given as capacity (a trace of
+    /// bytes), which has no MCS, and in an outage (CQI 0).
+    pub mcs: Option<u8>,
+    /// PRBs given to the UE in this period (new data and HARQ
+    /// retransmissions), summed over its downlink slots.
+    pub prbs: u32,
+    /// The UE's transport blocks decoded in this period, first try or
+    /// retransmission (HARQ ACK, TS 38.321 §5.3.2).
+    pub harq_acks: u16,
+    /// The UE's transport blocks that failed in this period (HARQ NACK):
+    /// each is retransmitted later, or given up after the last attempt.
+    pub harq_nacks: u16,
 }
 
 impl LowerLayerReport {
     /// The slot or period lengths a report may close, ns: 1 us (a slot of
     /// the highest numerology is 15.6 us) to 1 s.
     pub const TTI_NS: std::ops::RangeInclusive<u64> = 1_000..=1_000_000_000;
+    /// The largest MCS index (5 bits in DCI 1_1).
+    pub const MAX_MCS: u8 = 31;
 
     /// Checks a report given from outside Rust (the C ABI, Python): `tti`
     /// within [`Self::TTI_NS`], `next_pull_in` 0 (not known) or at most
@@ -319,6 +342,13 @@ impl LowerLayerReport {
                 "next_pull_in_ns",
                 next_ns,
                 "must be 0 (not known) or at most 1000000000 (1 s)",
+            ));
+        }
+        if let Some(mcs) = self.mcs.filter(|m| *m > Self::MAX_MCS) {
+            return Err(tcran_core::ConfigError::new(
+                "mcs",
+                mcs,
+                "must be 0..=31 (the 5-bit MCS index of DCI 1_1, TS 38.214 §5.1.3.1)",
             ));
         }
         Ok(())

@@ -355,16 +355,7 @@ impl Pacer for PluginPacer {
     }
     fn on_report(&mut self, r: &LowerLayerReport, now: Instant) {
         if let Some(f) = self.ops.report {
-            let report = crate::types::tcran_rlc_report {
-                tti_ns: r.tti.as_nanos(),
-                backlog_bytes: r.backlog_bytes,
-                backlog_sdus: r.backlog_sdus,
-                pulled_bytes: r.pulled_bytes,
-                granted_bytes: r.granted_bytes,
-                max_bytes: r.max_bytes,
-                next_pull_in_ns: r.next_pull_in.as_nanos(),
-                pulls_per_pattern: r.pulls_per_pattern,
-            };
+            let report = crate::types::tcran_rlc_report::from(r);
             // SAFETY: as in `classify`.
             unsafe { f(self.inst.state, &report, now.as_nanos()) }
         }

@@ -242,6 +242,25 @@ impl RlcTx {
         }
     }
 
+    /// When the oldest SDU with bytes still to send (an AM retransmission
+    /// or new data) entered the buffer; `None` when nothing waits. SNs
+    /// follow arrival, so the oldest is the lowest SN waiting. O(retx
+    /// queue), as [`Self::buffer_status`].
+    pub fn head_of_line_arrival(&self) -> Option<Instant> {
+        let new = self.sdus.get(self.new_idx).map(|s| s.arrived);
+        let retx = self
+            .retx_q
+            .iter()
+            .filter_map(|&sn| self.sdu(sn))
+            .filter(|s| !s.acked)
+            .map(|s| s.arrived)
+            .min();
+        match (new, retx) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
     /// Sizes (payload + header estimate) of the next `max` SDUs or SDU
     /// remainders the MAC would send, in order: retransmissions, then new
     /// data. Used by segmentation-aware schedulers (EQP).

@@ -464,3 +464,57 @@ fn delivered_sdu_carries_when_its_last_byte_was_first_sent() {
         assert_eq!(got[0].stamps.rlc_in.get(), Some(t(0)), "{mode:?}");
     }
 }
+
+/// The head-of-line age a MAC scheduler reads is the wait of the oldest
+/// SDU with bytes still to send: new data in arrival order, and in AM a
+/// NACKed SDU, older than any new one, goes back to the head.
+#[test]
+fn head_of_line_is_the_oldest_sdu_with_bytes_to_send() {
+    let at = Instant::from_millis;
+    let (mut tx, _) = pair(&cfg(RlcMode::Um, 12));
+    let (mut out, mut dep) = (Vec::new(), Vec::new());
+    assert_eq!(tx.head_of_line_arrival(), None);
+    tx.enqueue(pkt(0, 100), at(0)).unwrap();
+    tx.enqueue(pkt(1, 100), at(5)).unwrap();
+    assert_eq!(tx.head_of_line_arrival(), Some(at(0)));
+    // Half of SDU 0 sent: it still heads the line.
+    tx.fill(52, at(6), &mut out, &mut dep);
+    assert_eq!(tx.head_of_line_arrival(), Some(at(0)));
+    tx.fill(60, at(7), &mut out, &mut dep);
+    assert_eq!(tx.head_of_line_arrival(), Some(at(5)));
+    tx.fill(200, at(8), &mut out, &mut dep);
+    assert_eq!(tx.head_of_line_arrival(), None);
+
+    // AM: SDU 0's only PDU is lost; SDU 2 arrives after both were sent.
+    let mut c = RlcConfig::am();
+    c.t_status_prohibit = Duration::from_millis(1);
+    let (mut tx, mut rx) = pair(&c);
+    tx.enqueue(pkt(0, 100), at(0)).unwrap();
+    tx.enqueue(pkt(1, 100), at(1)).unwrap();
+    out.clear();
+    tx.fill(1000, at(1), &mut out, &mut dep);
+    assert_eq!(out.len(), 2);
+    tx.enqueue(pkt(2, 100), at(2)).unwrap();
+    assert_eq!(tx.head_of_line_arrival(), Some(at(2)));
+    let mut delivered = Vec::new();
+    rx.on_pdu(out.pop().unwrap(), at(2), &mut delivered);
+    let mut nacked_at = None;
+    for ms in 2..200 {
+        let now = at(ms);
+        rx.on_timer(now, &mut Vec::new());
+        tx.on_timer(now);
+        if let Some(s) = rx.poll_status(now) {
+            tx.on_status(&s, now, &mut Vec::new());
+            if !s.nacks.is_empty() {
+                nacked_at = Some(now);
+                break;
+            }
+        }
+    }
+    assert!(nacked_at.is_some(), "the receiver NACKs SN 0");
+    assert_eq!(
+        tx.head_of_line_arrival(),
+        Some(at(0)),
+        "the NACKed SDU heads the line"
+    );
+}

@@ -264,11 +264,6 @@ pub(crate) fn settle(from: Instant, pass: impl Fn(Instant) -> bool) -> Instant {
 mod tests {
     use super::*;
 
-    /// Pacers read only what a real gNB reports: the report every pacer
-    /// gets is destructured here field by field, each with where a real
-    /// MAC or RLC has it, so a field added to it (a channel model's state,
-    /// a look-ahead) does not compile until it is listed here with a
-    /// source in a real stack, or not added.
     /// A report from outside Rust closes a slot of 1 us to 1 s (TS 38.211
     /// Table 4.3.2-1: 15.6 us at numerology 6 up to 1 ms, MAC periods of
     /// tens of ms) and knows its next pull at most 1 s ahead.
@@ -297,8 +292,31 @@ mod tests {
                     .into()
             )
         );
+        let mcs = |mcs| {
+            LowerLayerReport {
+                tti: Duration::from_millis(1),
+                mcs,
+                ..LowerLayerReport::default()
+            }
+            .check()
+            .map_err(|e| e.to_string())
+        };
+        assert_eq!(mcs(None), Ok(()));
+        assert_eq!(mcs(Some(31)), Ok(()));
+        assert_eq!(
+            mcs(Some(32)),
+            Err(
+                "mcs = 32: must be 0..=31 (the 5-bit MCS index of DCI 1_1, TS 38.214 §5.1.3.1)"
+                    .into()
+            )
+        );
     }
 
+    /// Pacers read only what a real gNB reports: the report every pacer
+    /// gets is destructured here field by field, each with where a real
+    /// MAC or RLC has it, so a field added to it (a channel model's state,
+    /// a look-ahead) does not compile until it is listed here with a
+    /// source in a real stack, or not added.
     #[test]
     fn the_report_holds_only_what_a_real_mac_and_rlc_know() {
         let LowerLayerReport {
@@ -310,6 +328,11 @@ mod tests {
             pulled_bytes,
             granted_bytes,
             max_bytes,
+            head_of_line_age,
+            mcs,
+            prbs,
+            harq_acks,
+            harq_nacks,
         } = LowerLayerReport::default();
         let sources = [
             ("tti", tti.as_nanos(), "the numerology's slot or the MAC's scheduling period (TS 38.211 §4.3.2)"),
@@ -320,8 +343,13 @@ mod tests {
             ("pulled_bytes", pulled_bytes, "what the MAC took from this logical channel (TS 38.321 §5.4.3.1)"),
             ("granted_bytes", granted_bytes, "the grant's TBS share for this logical channel (TS 38.214 §5.1.3.2)"),
             ("max_bytes", max_bytes, "the TBS of every PRB at the scheduled MCS (TS 38.214 §5.1.3.2)"),
+            ("head_of_line_age", head_of_line_age.as_nanos(), "the arrival time the RLC entity keeps per SDU (TS 38.322 §5.2.3.1)"),
+            ("mcs", mcs.map_or(0, u64::from), "link adaptation's choice for the grant (TS 38.214 §5.1.3.1, DCI 1_1)"),
+            ("prbs", prbs.into(), "the grant's frequency-domain allocation (TS 38.214 §5.1.2.2)"),
+            ("harq_acks", harq_acks.into(), "the UE's HARQ-ACK feedback (TS 38.321 §5.3.2, TS 38.213 §9)"),
+            ("harq_nacks", harq_nacks.into(), "the same feedback, negative"),
         ];
-        assert_eq!(sources.len(), 8);
+        assert_eq!(sources.len(), 13);
         assert!(
             sources.iter().all(|(_, v, _)| *v == 0),
             "the default report is empty"
