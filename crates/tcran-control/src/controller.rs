@@ -100,7 +100,7 @@ pub struct ControlView<'a> {
 }
 
 /// A closed-loop controller (an xApp), called every `period`.
-pub trait Controller: std::fmt::Debug {
+pub trait Controller: std::fmt::Debug + Send {
     /// Appends the commands to apply now to `out`.
     fn on_tick(&mut self, view: &ControlView<'_>, out: &mut Vec<Command>);
 }

@@ -143,11 +143,6 @@ pub fn run_scenario_with_progress(
 ) -> Result<ScenarioOutput, ConfigError> {
     let seeds = cfg.seed_list();
     let duration_s = cfg.duration.as_secs_f64();
-    // Everything is checked before anything runs.
-    let variant_names: Vec<String> = build_scenario(cfg, base)?
-        .into_iter()
-        .map(|(name, _)| name)
-        .collect();
     let per_seed: Vec<SimConfig> = seeds
         .iter()
         .map(|&seed| {
@@ -157,17 +152,32 @@ pub fn run_scenario_with_progress(
             c
         })
         .collect();
+    // Everything is checked before anything runs; the first seed's
+    // simulators, built for that check, are the ones its runs use.
+    let (variant_names, first_seed): (Vec<String>, Vec<_>) = build_scenario(&per_seed[0], base)?
+        .into_iter()
+        .map(|(name, sim)| (name, std::sync::Mutex::new(Some(sim))))
+        .unzip();
     let n = variant_names.len();
     let several = seeds.len() > 1;
     // Run `u` is variant `u % n` under seed `u / n`.
     let run = |u: usize| -> Result<Finished, ConfigError> {
         let (k, i) = (u / n, u % n);
         let c = &per_seed[k];
-        let sim = match c.variants.get(i) {
-            Some(v) => {
+        let built = (k == 0)
+            .then(|| {
+                first_seed[i]
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .take()
+            })
+            .flatten();
+        let sim = match (built, c.variants.get(i)) {
+            (Some(sim), _) => sim,
+            (None, Some(v)) => {
                 Sim::new(&c.for_variant(v), base).map_err(|e| e.within(format!("variants[{i}]")))?
             }
-            None => Sim::new(c, base)?,
+            (None, None) => Sim::new(c, base)?,
         };
         let out = sim.run_with_progress(&mut |sim_s| {
             progress(Progress {
