@@ -291,6 +291,9 @@ fn run(cli: Cli) -> Result<(), CliError> {
             let sets = overrides(&set)?;
             let (src, doc) = validate::Document::load(&file, &sets, kind)?;
             doc.check(&src)?;
+            for w in doc.warnings() {
+                eprintln!("warning: {}: {w}", src.name);
+            }
             emit(&format!("ok {}: {}\n", src.name, doc.summary()))
         }
         Command::Demo { json, out } => {

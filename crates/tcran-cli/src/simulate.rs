@@ -111,6 +111,9 @@ pub fn run_source(
             known,
         })?;
     }
+    if let Some(w) = long_duration_warning(&cfg) {
+        eprintln!("warning: {w}");
+    }
     let runs = cfg.runs();
     let seeds = cfg.seed_list().len();
     let bar = opts
@@ -135,6 +138,22 @@ pub fn run_source(
     output.summary.wall_s = started.elapsed().as_secs_f64();
     output.summary.made_with = Some(provenance(src, opts.sets, &cfg));
     Ok(Outcome { output, runs })
+}
+
+/// Simulated time beyond which `validate` and `run` warn: a simulated
+/// day already takes minutes of CPU per variant (docs/performance.md).
+pub const LONG_DURATION: tcran_core::Duration = tcran_core::Duration::from_secs(86_400);
+
+/// Why a scenario's `duration` deserves a second look, if it does: more
+/// than a day of simulated time is more often a wrong unit than a plan.
+pub fn long_duration_warning(cfg: &SimConfig) -> Option<String> {
+    (cfg.duration > LONG_DURATION).then(|| {
+        format!(
+            "duration = {} is {:.0} days of simulated time; a simulated day takes minutes of CPU per variant and seed (check the unit: \"60s\", \"10min\")",
+            cfg.duration,
+            cfg.duration.as_secs_f64() / 86_400.0
+        )
+    })
 }
 
 /// What the summary records of how its runs were made.

@@ -179,6 +179,16 @@ impl Document {
         }
     }
 
+    /// What deserves a second look although it is valid.
+    pub fn warnings(&self) -> Vec<String> {
+        match self {
+            Document::Pipeline(_) => Vec::new(),
+            Document::Scenario(c, _) => crate::simulate::long_duration_warning(c)
+                .into_iter()
+                .collect(),
+        }
+    }
+
     /// One line describing what was validated.
     pub fn summary(&self) -> String {
         match self {

@@ -1104,3 +1104,24 @@ fn sweep_without_the_python_package_says_how_to_get_it() {
         assert!(missing || !e.contains("sweep:"), "{e}");
     }
 }
+
+/// A valid duration beyond a day is more often a wrong unit than a plan:
+/// `validate` says so on stderr (and still succeeds); a day itself passes
+/// silently.
+#[test]
+fn validate_warns_of_a_duration_beyond_a_day() {
+    let f = scenario();
+    let out = tcran(&["validate", &f, "--set", "duration=18000000000s"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.starts_with(&format!("warning: {f}: duration = "))
+            && stderr.contains(" days of simulated time"),
+        "{stderr}"
+    );
+    assert!(String::from_utf8(out.stdout).unwrap().starts_with("ok "));
+    ok(&["validate", &f, "--set", "duration=24h"]);
+}
