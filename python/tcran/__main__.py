@@ -23,6 +23,7 @@ def main(argv: "list[str] | None" = None) -> int:
     sw.add_argument("--address")
     sw.add_argument("--out", help="also write the table to this Parquet file")
     sw.add_argument("--no-progress", action="store_true")
+    sw.add_argument("--mix", action="store_true", help="let the store hold runs of other base settings")
     a = ap.parse_args(argv)
     try:
         df = main_sweep(
@@ -33,6 +34,7 @@ def main(argv: "list[str] | None" = None) -> int:
                 "store": a.store,
                 "address": a.address,
                 "progress": not a.no_progress,
+                "mix": a.mix,
             },
         )
     except (ConfigError, ValueError, TypeError, OSError) as e:

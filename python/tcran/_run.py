@@ -84,7 +84,12 @@ class Run:
     def write(self, dir: Union[str, "os.PathLike[str]"]) -> Path:
         """Writes what ``tcran run --out DIR`` writes: ``summary.json``, one
         directory of CSV series per variant and ``report.html``. Returns
-        the directory."""
+        the directory.
+
+        As on the command line, ``dir`` then holds this run only: an
+        earlier tcran output there is replaced as a whole, and a directory
+        that is not empty and not a tcran output is refused
+        (:class:`tcran.ConfigError`), nothing deleted."""
         self._outcome.write(os.fspath(dir))
         return Path(dir)
 

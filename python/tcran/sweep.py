@@ -2,13 +2,25 @@
 on this machine's cores, a Dask cluster or a Ray cluster, with a
 resumable Parquet store.
 
+Every grid point is checked before the first run starts: a bad value
+anywhere in the grid fails the sweep at once, naming each bad point,
+instead of after the good points have run.
+
 The store (``store=DIR``) holds one Parquet file per finished run
-(``DIR/runs/<run id>.parquet``, the run's rows) and ``DIR/manifest.jsonl``,
-one line per finished run: run id, parameter hash, the grid point, seed,
-scenario hash, tcran version and git commit, wall time. A run is written
-to its file first and entered in the manifest after, so a sweep killed at
-any moment loses only the runs that were still going; run again, it skips
-every run the manifest lists.
+(``DIR/runs/<run id>.parquet``, the run's rows), the scenario text of its
+runs (``DIR/scenarios/<scenario hash>.toml`` or ``.json``, as given, before
+overrides)
+and ``DIR/manifest.jsonl``, one line per finished run: run id, parameter
+hash, the grid point, seed, the base settings (scenario hash, ``set``
+overrides, variants) and their hash, tcran version and git commit, wall
+time. A run is written to its file first and entered in the manifest
+after, so a sweep killed at any moment loses only the runs that were
+still going; run again, it skips every run the manifest lists.
+
+A store holds the runs of one set of base settings: a sweep with another
+scenario text, other ``set`` overrides or other variants into a store
+that holds runs is refused, naming what differs, unless ``mix=True``
+(then ``base_hash`` in the manifest tells the runs apart).
 
 Every run is deterministic (same scenario, overrides and seed give the
 same summary), so the rows do not depend on the backend or on the order
@@ -31,7 +43,7 @@ from typing import Any, Optional, Union
 import polars as pl
 
 from . import _native, _tables
-from ._scenario import Scenario, Sets, overrides, source, variant_list
+from ._scenario import Scenario, Sets, Source, overrides, source, variant_list
 
 #: Columns every sweep row has before its grid columns.
 KEY_COLUMNS = ("run_id", "param_hash", "seed")
@@ -126,6 +138,34 @@ class Store:
         (self.path / "runs").mkdir(parents=True, exist_ok=True)
         self.manifest = self.path / "manifest.jsonl"
 
+    def admit(self, base: dict[str, Any], scenario: "Source", mix: bool) -> None:
+        """Checks that the store's runs were made with the base settings
+        ``base`` (unless ``mix``), then keeps the scenario's text (a TOML
+        or JSON document, inlined)."""
+        if not mix:
+            mine = _base_hash(base)
+            for e in self.done().values():
+                if e.get("base_hash") == mine:
+                    continue
+                theirs = {k: e.get(k) for k in base}
+                differ = [
+                    f"{k} {_canonical(theirs[k])} there, {_canonical(base[k])} now"
+                    for k in base
+                    if theirs[k] != base[k]
+                ]
+                raise _native.ConfigError(
+                    f"store {self.path}: holds runs made with other base settings "
+                    f"({'; '.join(differ) or 'made by an older tcran'}); "
+                    "sweep into another store, or pass mix=True to keep both"
+                )
+        scenarios = self.path / "scenarios"
+        scenarios.mkdir(exist_ok=True)
+        kept = scenarios / f"{base['scenario_hash']}.{scenario.kind}"
+        if not kept.exists():
+            tmp = kept.with_suffix(".tmp")
+            tmp.write_text(scenario.text, encoding="utf-8")
+            os.replace(tmp, kept)
+
     def done(self) -> dict[str, dict[str, Any]]:
         """The runs the manifest lists whose file is there, by run id. A
         line cut short by a crash is not a run."""
@@ -155,6 +195,10 @@ class Store:
 
     def read(self, run_id: str) -> pl.DataFrame:
         return pl.read_parquet(self.path / "runs" / f"{run_id}.parquet")
+
+
+def _base_hash(base: dict[str, Any]) -> str:
+    return hashlib.sha256(_canonical(base).encode()).hexdigest()[:16]
 
 
 def _rows(summary: dict[str, Any], key: dict[str, Any], labels: dict[str, Any]) -> pl.DataFrame:
@@ -232,6 +276,7 @@ def sweep(
     address: Any = None,
     batch: Optional[int] = None,
     progress: bool = True,
+    mix: bool = False,
 ) -> pl.DataFrame:
     """Runs ``scenario`` for every point of ``grid`` and every seed; returns
     one tidy DataFrame, one row per run x variant x flow.
@@ -249,7 +294,9 @@ def sweep(
       running Ray or starts a local one). Dask and Ray run ``batch`` runs
       per task (default: about four tasks per core).
     - ``store``: a directory for the Parquet store; runs it already holds
-      are not run again (resume after a crash or Ctrl-C).
+      are not run again (resume after a crash or Ctrl-C). A store that
+      holds runs of other base settings (scenario, ``set``, ``variants``)
+      is refused unless ``mix`` is true.
     - ``set``, ``variants``: as for :func:`tcran.run`, applied to every run.
 
     Columns: ``run_id``, ``param_hash`` (the grid point and base overrides,
@@ -270,6 +317,20 @@ def sweep(
     scenario_hash = hashlib.sha256(src.text.encode()).hexdigest()[:16]
     points = _points(grid)
     seed_list = _seeds(seeds)
+    base = {"scenario_hash": scenario_hash, "set": plain, "typed": typed, "variants": only}
+
+    # Every grid point is checked before anything runs.
+    bad = []
+    for labels, values in points:
+        point_typed = typed + [(k, json.dumps(v)) for k, v in values.items()]
+        try:
+            _native.validate((*src.args(), plain, point_typed, None, None))
+        except _native.ConfigError as e:
+            bad.append(f"  {_canonical(labels)}: {e}")
+    if bad:
+        raise _native.ConfigError(
+            f"{len(bad)} of {len(points)} grid points are invalid, nothing ran:\n" + "\n".join(bad)
+        )
 
     runs = []  # (key, labels, job)
     for labels, values in points:
@@ -284,6 +345,8 @@ def sweep(
             runs.append((key, labels, values, job))
 
     st = Store(store) if store is not None else None
+    if st is not None:
+        st.admit(base, src, mix)
     stored = st.done() if st else {}
     results: dict[int, pl.DataFrame] = {}
     todo = []
@@ -303,7 +366,8 @@ def sweep(
                 **key,
                 "params": values,
                 "scenario": src.display or src.name,
-                "scenario_hash": scenario_hash,
+                **base,
+                "base_hash": _base_hash(base),
                 "tcran_version": _native.VERSION,
                 "git_commit": _native.GIT_COMMIT,
                 "wall_s": summary["wall_s"],
@@ -345,7 +409,7 @@ def main_sweep(path: Union[str, "os.PathLike[str]"], argv: dict[str, Any]) -> pl
     p = Path(path)
     with p.open("rb") as f:
         spec = tomllib.load(f)
-    allowed = {"scenario", "grid", "seeds", "store", "backend", "jobs", "set", "variants", "batch", "address"}
+    allowed = {"scenario", "grid", "seeds", "store", "backend", "jobs", "set", "variants", "batch", "address", "mix"}
     for k in spec:
         if k not in allowed:
             raise _native.ConfigError(
@@ -369,5 +433,6 @@ def main_sweep(path: Union[str, "os.PathLike[str]"], argv: dict[str, Any]) -> pl
         address=argv.get("address") or spec.get("address"),
         batch=spec.get("batch"),
         progress=argv.get("progress", True),
+        mix=bool(argv.get("mix") or spec.get("mix", False)),
     )
 

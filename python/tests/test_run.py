@@ -69,7 +69,7 @@ def test_outputs_are_the_command_lines_files(small: Path, tmp_path: Path, tcran_
 
 def test_every_series_is_the_csv_with_a_variant_column(small: Path, tmp_path: Path) -> None:
     r = tcran.run(small, progress=False)
-    out = r.write(tmp_path)
+    out = r.write(tmp_path / "out")
     for name in tcran.SERIES:
         df = r.series(name)
         assert df.columns[0] == "variant"
@@ -155,6 +155,23 @@ def test_unwritable_output_is_an_os_error(small: Path, tmp_path: Path) -> None:
     with pytest.raises(tcran.OutputError) as e:
         r.write(blocker / "out")
     assert str(blocker / "out") in str(e.value)
+
+
+def test_a_directory_holds_one_run(small: Path, tmp_path: Path) -> None:
+    # As `tcran run --out`: a second run into the same directory replaces
+    # the first as a whole, and a folder tcran did not write is refused.
+    out = tmp_path / "out"
+    tcran.run(small, progress=False).write(out)
+    tcran.run(small, variants="vanilla", progress=False).write(out)
+    assert sorted(p.name for p in out.iterdir() if p.is_dir()) == ["figures", "vanilla"]
+    # No staging directory is left beside it.
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".out")]
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("keep me")
+    with pytest.raises(tcran.ConfigError, match="mine"):
+        tcran.run(small, variants="vanilla", progress=False).write(mine)
+    assert [p.name for p in mine.iterdir()] == ["notes.txt"]
 
 
 def test_the_gil_is_released_while_rust_runs(small: Path) -> None:

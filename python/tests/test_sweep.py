@@ -43,7 +43,43 @@ def test_labelled_values_and_a_bad_grid_key(small: Path, tmp_path: Path, tcran_b
     assert df["ues[0].channel"].unique(maintain_order=True).to_list() == ["low", "high"]
     with pytest.raises(tcran.ConfigError) as e:
         tcran.sweep(small, {"ues[4].channel.mcs": [1]}, progress=False)
-    assert str(e.value) == cli_error(tcran_bin, "run", str(small), "--set", "ues[4].channel.mcs=1")
+    cli = cli_error(tcran_bin, "run", str(small), "--set", "ues[4].channel.mcs=1")
+    assert str(e.value) == f'1 of 1 grid points are invalid, nothing ran:\n  {{"ues[4].channel.mcs":1}}: {cli}'
+
+
+def test_a_bad_grid_value_fails_before_the_first_run(small: Path, tmp_path: Path, tcran_bin: Path, monkeypatch) -> None:
+    calls = []
+    monkeypatch.setattr(_native, "run_many", lambda jobs, *a: calls.append(len(jobs)))
+    paths = ["builtin:thesis-pedestrian", "builtin:thesis-train", "builtin:thesis-trian"]
+    with pytest.raises(tcran.ConfigError) as e:
+        tcran.sweep(small, {"ues[0].channel.mcs": [8, 20], "ues[0].channel": {p[8:]: {"kind": "trace", "path": p} for p in paths}},
+                    store=tmp_path / "store", progress=False)
+    assert calls == [] and not (tmp_path / "store").exists()
+    lines = str(e.value).splitlines()
+    assert lines[0] == "2 of 6 grid points are invalid, nothing ran:"
+    assert [line.split(": ", 1)[0] for line in lines[1:]] == [
+        '  {"ues[0].channel":"thesis-trian","ues[0].channel.mcs":8}',
+        '  {"ues[0].channel":"thesis-trian","ues[0].channel.mcs":20}',
+    ]
+    assert "thesis-trian" in lines[1].split(": ", 1)[1]
+
+
+def test_a_store_keeps_one_base_setting_unless_told(small: Path, tmp_path: Path) -> None:
+    store = tmp_path / "store"
+    grid = {"ues[0].channel.mcs": [8, 20]}
+    tcran.sweep(small, grid, set={"duration": "2s"}, store=store, progress=False)
+    with pytest.raises(tcran.ConfigError) as e:
+        tcran.sweep(small, grid, set={"duration": "3s"}, store=store, progress=False)
+    assert str(e.value).startswith(f"store {store}: holds runs made with other base settings (typed ")
+    assert "sweep into another store, or pass mix=True" in str(e.value)
+    assert len((store / "manifest.jsonl").read_text().splitlines()) == 2
+    tcran.sweep(small, grid, set={"duration": "3s"}, store=store, progress=False, mix=True)
+    entries = [json.loads(line) for line in (store / "manifest.jsonl").read_text().splitlines()]
+    assert len(entries) == 4 and len({e["base_hash"] for e in entries}) == 2
+    # Each run says how it was made: the overrides, and the scenario text.
+    assert {json.dumps(e["typed"]) for e in entries} == {'[["duration", "\\"2s\\""]]', '[["duration", "\\"3s\\""]]'}
+    kept = store / "scenarios" / f"{entries[0]['scenario_hash']}.toml"
+    assert kept.read_text() == small.read_text()
 
 
 def test_store_resume_skips_what_is_stored(small: Path, tmp_path: Path, monkeypatch) -> None:
@@ -145,7 +181,7 @@ def test_sweep_file_on_the_command_line(small: Path, tmp_path: Path, tcran_bin: 
     f.write_text('scenario = "small.toml"\nseedz = 2\n')
     r = subprocess.run([sys.executable, "-m", "tcran", "sweep", str(f)], capture_output=True, text=True)
     assert r.returncode == 2
-    want = f"error: {f}: unknown key `seedz`, expected one of address, backend, batch, grid, jobs, scenario, seeds, set, store, variants"
+    want = f"error: {f}: unknown key `seedz`, expected one of address, backend, batch, grid, jobs, mix, scenario, seeds, set, store, variants"
     assert r.stderr.strip() == want
     r = subprocess.run([str(tcran_bin), "sweep", str(f)], capture_output=True, text=True, env=env)
     assert (r.returncode, r.stderr.strip()) == (2, want)

@@ -158,7 +158,7 @@ pub fn to_text(r: &tcran_emu::Report) -> String {
         l.uplink_in,
         l.downlink_out,
         l.uplink_out,
-        l.write_dropped + l.write_errors,
+        l.write_dropped + l.write_errors + r.device_drops.map_or(0, |d| d.total()),
         l.lateness_us.p50,
         l.lateness_us.p99,
         l.lateness_us.max,

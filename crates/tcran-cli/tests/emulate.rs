@@ -600,6 +600,12 @@ fn a_ric_shapes_real_traffic_over_e2() {
     let emu: Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("emulation.json")).unwrap())
             .unwrap();
+    // The hosts' devices were read: their kernel counters are there.
+    let drops = &emu["device_drops"];
+    assert!(
+        drops["not_read"].is_u64() && drops["not_taken"].is_u64(),
+        "{drops}"
+    );
     let e2 = &emu["e2"];
     assert_eq!(e2["setups_done"], 1, "{e2}");
     assert_eq!(e2["controls_applied"], 1, "{e2}");

@@ -20,7 +20,7 @@ use crate::error::EmuError;
 use crate::netns::{self, Namespace};
 use crate::pcap::Capture;
 use crate::relay::{self, Io, Links, RelayStats, Stop};
-use crate::tundev::Tun;
+use crate::tundev::{DeviceDrops, Tun};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
@@ -89,6 +89,11 @@ pub struct Report {
     pub relay: RelayStats,
     /// The RAN node's own count of events run late.
     pub node_timing: tcran_gnb::Timing,
+    /// What the kernel dropped at the hosts' TUN devices, read from
+    /// their counters at the end of the run (outside the model; not in
+    /// the ledger of the node); `None` if `ip` could not read them (said
+    /// on stderr; the run's results stand).
+    pub device_drops: Option<DeviceDrops>,
     /// Namespaces of killed emulators removed at start.
     pub leftovers_removed: Vec<String>,
     /// What the cell's E2 node did (with `--e2`).
@@ -267,6 +272,14 @@ pub fn emulate(cfg: &SimConfig, base: &Path, opts: &Options) -> Result<Outcome, 
     let packets = stats.downlink_in + stats.uplink_in;
     let node_timing = *sim.gnb().timing();
     let output = sim.finish_at(end);
+    let device_drops = std::iter::once(&links.server)
+        .chain(links.ues.iter().map(|(_, t)| t))
+        .try_fold(DeviceDrops::default(), |mut sum, tun| {
+            sum += tun.kernel_drops()?;
+            Ok::<_, EmuError>(sum)
+        })
+        .map_err(|e| eprintln!("warning: the hosts' device drops are not known: {e}"))
+        .ok();
     drop(links);
     drop(ue_ns);
     drop(server_ns);
@@ -291,6 +304,7 @@ pub fn emulate(cfg: &SimConfig, base: &Path, opts: &Options) -> Result<Outcome, 
             },
             relay: stats,
             node_timing,
+            device_drops,
             leftovers_removed: leftovers,
             e2,
         },

@@ -158,7 +158,10 @@ fn is_leftover(name: &str, own_pid: u32, start_of: impl Fn(u32) -> Option<u64>) 
     if pid == own_pid {
         return false;
     }
-    match (parts.next().and_then(|s| s.parse::<u64>().ok()), start_of(pid)) {
+    match (
+        parts.next().and_then(|s| s.parse::<u64>().ok()),
+        start_of(pid),
+    ) {
         (_, None) => true,
         (Some(start), Some(running)) => start != running,
         (None, Some(_)) => false,

@@ -33,7 +33,7 @@ use tcran_cli::error::{CliError, EXIT_USAGE};
 use tcran_cli::load::{Source, Syntax};
 use tcran_cli::set::Override;
 use tcran_cli::simulate::{self, Options, Outcome};
-use tcran_cli::{series_csv, stages};
+use tcran_cli::{outdir, series_csv, stages};
 use tcran_core::{
     CallerClock, DropReason, Dscp, Ecn, FiveTuple, Instant, Packet, PacketId, Protocol,
 };
@@ -207,8 +207,14 @@ impl PyOutcome {
 
     /// Writes summary.json, the CSV series and report.html into `dir`.
     fn write(&self, py: Python<'_>, dir: PathBuf) -> PyResult<()> {
-        py.detach(|| simulate::write_outputs(&dir, &self.outcome))
-            .map_err(py_err)
+        // As `tcran run --out`: the directory ends up holding this run
+        // only, and one that tcran did not write is refused.
+        py.detach(|| {
+            let staged = outdir::stage(&dir, "python")?;
+            simulate::write_outputs(staged.path(), &self.outcome)?;
+            staged.commit()
+        })
+        .map_err(py_err)
     }
 }
 
