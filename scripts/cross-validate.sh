@@ -45,10 +45,28 @@ row() { # scenario variant
 		echo "tcran emulate failed ($rc) for $tag" >&2
 		exit "$rc"
 	fi
-	python3 - "$work/sim-$tag/summary.json" "$work/emu-$tag/summary.json" "$tag" <<'EOF'
-import json, sys
-sim, emu, tag = (json.load(open(sys.argv[1]))['variants'][0],
-                 json.load(open(sys.argv[2]))['variants'][0], sys.argv[3])
+	python3 - "$work/sim-$tag" "$work/emu-$tag" "$tag" "$warm" "$secs" <<'EOF'
+import csv, json, sys
+from pathlib import Path
+sim_dir, emu_dir, tag = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]
+warm, secs = int(sys.argv[4]), int(sys.argv[5])
+sim, emu = (json.load(open(d / 'summary.json'))['variants'][0] for d in (sim_dir, emu_dir))
+# A second in which no flow delivered anything (the bulk download and the
+# 5 Hz ping both silent) is a stall of the host or of the emulator, not
+# something the cell does here: the row is flagged, not printed as if
+# nothing happened.
+for side, d in (('simulator', sim_dir), ('emulator', emu_dir)):
+    delivered = {}
+    # One variant ran: its folder is the one with a flows.csv.
+    with open(next(d.glob('*/flows.csv'))) as f:
+        for r in csv.DictReader(f):
+            s = int(float(r['t_s']) + 1e-9)
+            delivered[s] = delivered.get(s, 0.0) + float(r['goodput_mbps'] or 0)
+    silent = [s for s in range(warm, secs) if delivered.get(s, 0.0) == 0.0]
+    if silent:
+        print(f"warning: {tag}: the {side} delivered no packet in second(s) "
+              f"{', '.join(map(str, silent))} of {secs}: a stall, this row does not "
+              f"measure the model ({d})", file=sys.stderr)
 def pick(v, kind):
     fs = [f for f in v['flows'] if f['kind'] == kind]
     return max(fs, key=lambda f: f['delivered_packets'])
