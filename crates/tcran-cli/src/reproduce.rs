@@ -339,7 +339,7 @@ fn fidelity_html(f: &Fidelity) -> String {
         return String::new();
     }
     let mut out = format!(
-        "<section id=\"paper\">\n<h2>The papers' numbers and ours</h2>\n<p class=\"note\">{} of {} paper numbers within 2x; {} of {} groups keep the paper's ordering (every pair of variants compares as in the paper, a difference under 5 % being a tie on both sides). Ours: the mean across seeds, with the 95 % confidence interval. Also in <a href=\"fidelity.json\">fidelity.json</a>.</p>\n<table id=\"fidelity\">\n<tr><th class=\"name\">scenario</th><th class=\"name\">source</th><th class=\"name\">variant</th><th class=\"name\">metric</th><th>paper</th><th>ours</th><th>ratio</th><th>within 2x</th><th>ordering kept</th></tr>\n",
+        "<section id=\"paper\">\n<h2>The papers' numbers and ours</h2>\n<p class=\"note\">{} of {} paper numbers within 2x; {} of {} groups keep the paper's ordering (every pair of variants compares as in the paper, a difference under 5 % being a tie on both sides). Ours: the mean across seeds, with the 95 % confidence interval. Also in <a href=\"fidelity.json\">fidelity.json</a>.</p>\n<table id=\"fidelity\">\n<tr><th class=\"name\">scenario</th><th class=\"name\">source</th><th class=\"name\">variant</th><th class=\"name\">metric</th><th>paper</th><th>ours</th><th>ratio</th><th>within 2x</th><th>ordering kept</th><th class=\"name\">why it differs (outside 2x)</th></tr>\n",
         t.within_2x, t.rows, t.orderings_kept, t.groups
     );
     for r in &f.rows {
@@ -347,7 +347,7 @@ fn fidelity_html(f: &Fidelity) -> String {
         let yes_no = |b: bool| if b { "yes" } else { "<strong>no</strong>" };
         let _ = writeln!(
             out,
-            "<tr><td class=\"name\">{}</td><td class=\"name\">{} {}</td><td class=\"name\">{}</td><td class=\"name\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            "<tr><td class=\"name\">{}</td><td class=\"name\">{} {}</td><td class=\"name\">{}</td><td class=\"name\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"name note\">{}</td></tr>",
             escape(&r.scenario),
             n.source.name(),
             escape(&n.figure),
@@ -358,6 +358,11 @@ fn fidelity_html(f: &Fidelity) -> String {
             r.ratio_text(),
             yes_no(r.within_2x),
             r.ordering_kept.map_or("-", yes_no),
+            if r.within_2x {
+                String::new()
+            } else {
+                escape(r.gap_text())
+            },
         );
     }
     out.push_str("</table>\n</section>\n");

@@ -87,6 +87,19 @@ fn the_papers_numbers_only_get_closer() {
     let rep = reproduce::run_files(&files, &out, opts, &Settings::default())
         .expect("every reproduction scenario runs");
     let _ = std::fs::remove_dir_all(&out);
+    // Every number outside 2x says why (`gap`): a new gap is explained
+    // in the commit that opens it.
+    let unexplained: Vec<String> = rep
+        .fidelity
+        .rows
+        .iter()
+        .filter(|r| !r.within_2x && r.number.gap.is_none())
+        .map(key)
+        .collect();
+    assert!(
+        unexplained.is_empty(),
+        "paper numbers outside 2x without a `gap` saying why: {unexplained:#?}"
+    );
     let now = floor_of(&rep.fidelity);
     assert_eq!(
         now.groups_kept.len(),
