@@ -17,6 +17,49 @@ pub const DEMO: &str = include_str!("../../../scenarios/demo.toml");
 pub struct Outcome {
     pub output: ScenarioOutput,
     pub runs: Vec<(String, SimConfig)>,
+    /// Whose time the run's seconds are.
+    pub clock: Clock,
+}
+
+/// Whose time a run's seconds are: what the table and the report say ran.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Clock {
+    /// The simulator's own time, as fast as the machine goes (`tcran run`).
+    #[default]
+    Simulated,
+    /// The simulator paced to the wall clock (`tcran run --realtime`).
+    Realtime,
+    /// Real programs' traffic through the emulator (`tcran emulate`): real
+    /// time, and no seed (nothing is drawn from one).
+    Emulated,
+}
+
+/// What ran, for the first line of the table and the report's header:
+/// the variants, how long on which clock, how long it took, the seed(s).
+pub fn what_ran(s: &ScenarioSummary, clock: Clock) -> String {
+    let n = s.variants.len();
+    match clock {
+        Clock::Simulated if !s.seeds.is_empty() => format!(
+            "{} variant(s) x {} seeds ({}), {:.0} s simulated each, in {:.2} s",
+            s.across_seeds.len().max(n),
+            s.seeds.len(),
+            seeds_label(&s.seeds),
+            s.sim_s,
+            s.wall_s
+        ),
+        Clock::Simulated => format!(
+            "{n} variant(s), {:.0} s simulated in {:.2} s (seed {})",
+            s.sim_s, s.wall_s, s.seed
+        ),
+        Clock::Realtime => format!(
+            "{n} variant(s), {:.1} s simulated in real time (seed {})",
+            s.sim_s, s.seed
+        ),
+        Clock::Emulated => format!(
+            "{n} variant(s), emulated for {:.1} s of real time (real programs, no seed)",
+            s.sim_s
+        ),
+    }
 }
 
 /// How to run: seed override, `--set` overrides, progress bar, runs at once.
@@ -134,7 +177,11 @@ pub fn run_source(
     })?;
     output.summary.wall_s = started.elapsed().as_secs_f64();
     output.summary.made_with = Some(provenance(src, opts.sets, &cfg));
-    Ok(Outcome { output, runs })
+    Ok(Outcome {
+        output,
+        runs,
+        clock: Clock::Simulated,
+    })
 }
 
 /// What the summary records of how its runs were made.
@@ -168,20 +215,12 @@ fn select_variants(cfg: &mut SimConfig, only: &[String]) -> Result<(), (String, 
 /// One row per flow and variant, then the cell and drop figures; with
 /// several seeds, each figure as its mean ± the half-width of its 95 %
 /// confidence interval across the seeds.
-pub fn to_text(s: &ScenarioSummary) -> String {
+pub fn to_text(s: &ScenarioSummary, clock: Clock) -> String {
+    let mut out = format!("{}: {}\n\n", s.scenario, what_ran(s, clock));
     if !s.across_seeds.is_empty() {
-        return seeds_text(s);
+        out.push_str(&seeds_text(s));
+        return out;
     }
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "{}: {} variant(s), {:.0} s simulated in {:.2} s (seed {})\n",
-        s.scenario,
-        s.variants.len(),
-        s.sim_s,
-        s.wall_s,
-        s.seed
-    );
     let _ = writeln!(
         out,
         "{:<20} {:<8} {:>9} {:>10} {:>10} {:>10} {:>6} {:>7} {:>9}",
@@ -232,13 +271,7 @@ fn seeds_text(s: &ScenarioSummary) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "{}: {} variant(s) x {} seeds ({}), {:.0} s simulated each, in {:.2} s\n\nmean ± half-width of the 95 % confidence interval across seeds (Student t, {} degrees of freedom)\n",
-        s.scenario,
-        s.across_seeds.len(),
-        s.seeds.len(),
-        seeds_label(&s.seeds),
-        s.sim_s,
-        s.wall_s,
+        "mean ± half-width of the 95 % confidence interval across seeds (Student t, {} degrees of freedom)\n",
         s.seeds.len().saturating_sub(1)
     );
     if s.variants.iter().all(|v| v.run.seed_draws.is_empty()) {
@@ -383,6 +416,7 @@ impl Writing {
             runs: &o.runs,
             csv_dirs: Some(&self.names),
             figure_dir: Some(crate::report::FIGURE_DIR),
+            clock: o.clock,
         }
     }
 
