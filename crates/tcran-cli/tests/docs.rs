@@ -342,7 +342,9 @@ fn help_options(args: &[&str]) -> std::collections::BTreeSet<String> {
 /// that follows `heading` in `doc`.
 fn table_options(doc: &str, heading: &str) -> std::collections::BTreeSet<String> {
     let text = std::fs::read_to_string(repo_root().join(doc)).expect("the document exists");
-    let section = &text[text.find(heading).unwrap_or_else(|| panic!("{doc}: {heading}"))..];
+    let section = &text[text
+        .find(heading)
+        .unwrap_or_else(|| panic!("{doc}: {heading}"))..];
     let table = &section[section
         .find("| option | meaning |")
         .unwrap_or_else(|| panic!("{doc}: no option table under {heading}"))..];
@@ -359,7 +361,10 @@ fn table_options(doc: &str, heading: &str) -> std::collections::BTreeSet<String>
 #[test]
 fn option_tables_match_the_help() {
     let emulate = help_options(&["emulate"]);
-    assert!(emulate.contains("--e2") && emulate.contains("--spin"), "{emulate:?}");
+    assert!(
+        emulate.contains("--e2") && emulate.contains("--spin"),
+        "{emulate:?}"
+    );
     assert_eq!(
         table_options("docs/emulator.md", "## Options"),
         emulate,
