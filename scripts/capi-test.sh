@@ -25,6 +25,16 @@ fi
 san="-O1 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:halt_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+# The installed libraries carry no debug information (capi-install.sh
+# strips it; TCRAN_STRIP=0 keeps it).
+if [ "${TCRAN_STRIP:-1}" != 0 ] && command -v readelf >/dev/null; then
+    for lib in "$prefix/lib/libtcran.a" "$prefix/lib/libtcran.so"; do
+        if readelf -S --wide "$lib" | grep -q '\.debug_info'; then
+            echo "capi-test: $lib has debug information (not stripped)" >&2
+            exit 1
+        fi
+    done
+fi
 start=$(date +%s)
 $CC $cflags $san -fPIC -shared examples/c/prio_plugin.c -o "$out/libprio_plugin.so"
 $CC $cflags $san -fPIC -shared crates/tcran-capi/tests/c/bad_plugin.c -o "$out/libbad_plugin.so"

@@ -502,6 +502,11 @@ enum tcran_status tcran_push(struct tcran_t *tc,
 // suffices). `TCRAN_OK`: `*out` describes it; `TCRAN_EMPTY`: nothing may
 // go now; `TCRAN_ERR_BUFFER_TOO_SMALL`: `out->len` is the size needed and
 // the packet stays first in line.
+//
+// The BDP pacers size what goes from the RLC reports: until the first
+// `tcran_on_report`, `bdp` (5G-BDP) lets nothing go and `e5g_bdp` one
+// packet (to start its estimate): a pipeline with either pacer pulls
+// `TCRAN_EMPTY` until the MAC reports (docs/pacer.md).
 enum tcran_status tcran_pull(struct tcran_t *tc,
                              uint64_t now_ns,
                              uint8_t *buf,
@@ -513,6 +518,8 @@ enum tcran_status tcran_pull(struct tcran_t *tc,
 // The packet's bytes are valid during its callback only (no copy is
 // made); the instance stays locked meanwhile. `*sent` (may be NULL) is
 // the number handed out.
+// As with `tcran_pull`, the `bdp` and `e5g_bdp` pacers let nothing (bdp)
+// or one packet (e5g_bdp) go until the first `tcran_on_report`.
 enum tcran_status tcran_pull_each(struct tcran_t *tc,
                                   uint64_t now_ns,
                                   size_t max_packets,

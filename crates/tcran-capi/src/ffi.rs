@@ -300,6 +300,11 @@ pub unsafe extern "C" fn tcran_push(
 /// suffices). `TCRAN_OK`: `*out` describes it; `TCRAN_EMPTY`: nothing may
 /// go now; `TCRAN_ERR_BUFFER_TOO_SMALL`: `out->len` is the size needed and
 /// the packet stays first in line.
+///
+/// The BDP pacers size what goes from the RLC reports: until the first
+/// `tcran_on_report`, `bdp` (5G-BDP) lets nothing go and `e5g_bdp` one
+/// packet (to start its estimate): a pipeline with either pacer pulls
+/// `TCRAN_EMPTY` until the MAC reports (docs/pacer.md).
 #[no_mangle]
 pub unsafe extern "C" fn tcran_pull(
     tc: *mut tcran_t,
@@ -354,6 +359,8 @@ pub unsafe extern "C" fn tcran_pull(
 /// The packet's bytes are valid during its callback only (no copy is
 /// made); the instance stays locked meanwhile. `*sent` (may be NULL) is
 /// the number handed out.
+/// As with `tcran_pull`, the `bdp` and `e5g_bdp` pacers let nothing (bdp)
+/// or one packet (e5g_bdp) go until the first `tcran_on_report`.
 #[no_mangle]
 pub unsafe extern "C" fn tcran_pull_each(
     tc: *mut tcran_t,

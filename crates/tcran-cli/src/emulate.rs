@@ -112,6 +112,7 @@ pub fn run(path: &Path, sets: &[Override], opts: &Options) -> Result<Emulated, C
         outcome: Outcome {
             output,
             runs: vec![(o.variant, o.config)],
+            clock: crate::simulate::Clock::Emulated,
         },
         report: o.report,
         exit_code: o.exit_code,

@@ -559,7 +559,7 @@ fn finish_run(
     if json {
         emit_json(&serde_json::to_value(s).expect("summary serializes"))
     } else {
-        let mut text = simulate::to_text(s);
+        let mut text = simulate::to_text(s, o.clock);
         text.push_str(&format!(
             "\nsummary: {}\nreport:  {}\n",
             out.join("summary.json").display(),

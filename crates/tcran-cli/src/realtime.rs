@@ -165,6 +165,7 @@ pub fn run(path: &Path, opts: Options, e2: Option<&E2Options>) -> Result<Realtim
                 seed_series: Vec::new(),
             },
             runs: configs,
+            clock: crate::simulate::Clock::Realtime,
         },
         reports,
     })

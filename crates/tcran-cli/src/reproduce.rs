@@ -302,7 +302,7 @@ pub fn index_html(rep: &Reproduction) -> String {
                 .collect();
             let _ = writeln!(
                 out,
-                "<td class=\"name\"><a href=\"{}/report.html#variant-{i}\">{}</a></td><td>{:.1}%</td><td class=\"name\">{}</td></tr>",
+                "<td class=\"name\"><a href=\"{}/report.html#variant-{i}\">{}</a></td><td>{:.1}%</td><td class=\"name wrap\">{}</td></tr>",
                 escape(&d.dir),
                 escape(&v.name),
                 100.0 * v.run.prb_utilization,

@@ -17,6 +17,49 @@ pub const DEMO: &str = include_str!("../../../scenarios/demo.toml");
 pub struct Outcome {
     pub output: ScenarioOutput,
     pub runs: Vec<(String, SimConfig)>,
+    /// Whose time the run's seconds are.
+    pub clock: Clock,
+}
+
+/// Whose time a run's seconds are: what the table and the report say ran.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Clock {
+    /// The simulator's own time, as fast as the machine goes (`tcran run`).
+    #[default]
+    Simulated,
+    /// The simulator paced to the wall clock (`tcran run --realtime`).
+    Realtime,
+    /// Real programs' traffic through the emulator (`tcran emulate`): real
+    /// time, and no seed (nothing is drawn from one).
+    Emulated,
+}
+
+/// What ran, for the first line of the table and the report's header:
+/// the variants, how long on which clock, how long it took, the seed(s).
+pub fn what_ran(s: &ScenarioSummary, clock: Clock) -> String {
+    let n = s.variants.len();
+    match clock {
+        Clock::Simulated if !s.seeds.is_empty() => format!(
+            "{} variant(s) x {} seeds ({}), {:.0} s simulated each, in {:.2} s",
+            s.across_seeds.len().max(n),
+            s.seeds.len(),
+            seeds_label(&s.seeds),
+            s.sim_s,
+            s.wall_s
+        ),
+        Clock::Simulated => format!(
+            "{n} variant(s), {:.0} s simulated in {:.2} s (seed {})",
+            s.sim_s, s.wall_s, s.seed
+        ),
+        Clock::Realtime => format!(
+            "{n} variant(s), {:.1} s simulated in real time (seed {})",
+            s.sim_s, s.seed
+        ),
+        Clock::Emulated => format!(
+            "{n} variant(s), emulated for {:.1} s of real time (real programs, no seed)",
+            s.sim_s
+        ),
+    }
 }
 
 /// How to run: seed override, `--set` overrides, progress bar, runs at once.
@@ -137,7 +180,11 @@ pub fn run_source(
     })?;
     output.summary.wall_s = started.elapsed().as_secs_f64();
     output.summary.made_with = Some(provenance(src, opts.sets, &cfg));
-    Ok(Outcome { output, runs })
+    Ok(Outcome {
+        output,
+        runs,
+        clock: Clock::Simulated,
+    })
 }
 
 /// Simulated time beyond which `validate` and `run` warn: a simulated
@@ -187,23 +234,16 @@ fn select_variants(cfg: &mut SimConfig, only: &[String]) -> Result<(), (String, 
 /// One row per flow and variant, then the cell and drop figures; with
 /// several seeds, each figure as its mean ± the half-width of its 95 %
 /// confidence interval across the seeds.
-pub fn to_text(s: &ScenarioSummary) -> String {
+pub fn to_text(s: &ScenarioSummary, clock: Clock) -> String {
+    let mut out = format!("{}: {}\n\n", s.scenario, what_ran(s, clock));
     if !s.across_seeds.is_empty() {
-        return seeds_text(s);
+        out.push_str(&seeds_text(s));
+        return out;
     }
-    let mut out = String::new();
+    let (vw, fw) = name_widths(s);
     let _ = writeln!(
         out,
-        "{}: {} variant(s), {:.0} s simulated in {:.2} s (seed {})\n",
-        s.scenario,
-        s.variants.len(),
-        s.sim_s,
-        s.wall_s,
-        s.seed
-    );
-    let _ = writeln!(
-        out,
-        "{:<20} {:<8} {:>9} {:>10} {:>10} {:>10} {:>6} {:>7} {:>9}",
+        "{:<vw$} {:<fw$} {:>9} {:>10} {:>10} {:>10} {:>6} {:>7} {:>9}",
         "variant", "flow", "Mbit/s", "mean ms", "p95 ms", "p99 ms", "lost", "PRB use", "RLC kB"
     );
     for v in &s.variants {
@@ -218,15 +258,18 @@ pub fn to_text(s: &ScenarioSummary) -> String {
                 (String::new(), String::new())
             };
             let name = if i == 0 { v.name.as_str() } else { "" };
-            let flow = if f.rtt_ms.is_some() {
-                format!("{} rtt", f.name)
-            } else {
-                f.name.clone()
-            };
             let _ = writeln!(
                 out,
-                "{:<20} {:<8} {:>9.2} {:>10.1} {:>10.1} {:>10.1} {:>6} {:>7} {:>9}",
-                name, flow, f.throughput_mbps, d.mean, d.p95, d.p99, f.lost_packets, prb, rlc
+                "{:<vw$} {:<fw$} {:>9.2} {:>10.1} {:>10.1} {:>10.1} {:>6} {:>7} {:>9}",
+                name,
+                flow_label(f.name.as_str(), f.rtt_ms.is_some()),
+                f.throughput_mbps,
+                d.mean,
+                d.p95,
+                d.p99,
+                f.lost_packets,
+                prb,
+                rlc
             );
         }
         let drops: Vec<String> = v
@@ -238,7 +281,7 @@ pub fn to_text(s: &ScenarioSummary) -> String {
             })
             .collect();
         if !drops.is_empty() {
-            let _ = writeln!(out, "{:<20} drops: {}", "", drops.join(", "));
+            let _ = writeln!(out, "{:<vw$} drops: {}", "", drops.join(", "));
         }
     }
     // Rows without the cell columns end in padding: drop it.
@@ -247,17 +290,33 @@ pub fn to_text(s: &ScenarioSummary) -> String {
         .collect()
 }
 
+/// A flow's name in the table: a ping's figures are its round-trip time.
+fn flow_label(name: &str, rtt: bool) -> String {
+    if rtt {
+        format!("{name} rtt")
+    } else {
+        name.to_string()
+    }
+}
+
+/// The widths of the table's variant and flow columns: 20 and 8
+/// characters, or the longest name (an emulation's flows are named by
+/// their 5-tuple), so the figures' columns stay in line.
+fn name_widths(s: &ScenarioSummary) -> (usize, usize) {
+    let variant = s.variants.iter().map(|v| v.name.chars().count());
+    let flow = s
+        .variants
+        .iter()
+        .flat_map(|v| &v.run.flows)
+        .map(|f| flow_label(&f.name, f.rtt_ms.is_some()).chars().count());
+    (variant.fold(20, usize::max), flow.fold(8, usize::max))
+}
+
 fn seeds_text(s: &ScenarioSummary) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "{}: {} variant(s) x {} seeds ({}), {:.0} s simulated each, in {:.2} s\n\nmean ± half-width of the 95 % confidence interval across seeds (Student t, {} degrees of freedom)\n",
-        s.scenario,
-        s.across_seeds.len(),
-        s.seeds.len(),
-        seeds_label(&s.seeds),
-        s.sim_s,
-        s.wall_s,
+        "mean ± half-width of the 95 % confidence interval across seeds (Student t, {} degrees of freedom)\n",
         s.seeds.len().saturating_sub(1)
     );
     if s.variants.iter().all(|v| v.run.seed_draws.is_empty()) {
@@ -266,9 +325,10 @@ fn seeds_text(s: &ScenarioSummary) -> String {
             "nothing in this scenario is random (no trace starts at a random point, no flow has a start jitter, no HARQ errors, no random arrivals, no BBR): every seed gives the same run, so the intervals have zero width\n"
         );
     }
+    let (vw, fw) = name_widths(s);
     let _ = writeln!(
         out,
-        "{:<20} {:<8} {:>15} {:>17} {:>17} {:>13} {:>13}",
+        "{:<vw$} {:<fw$} {:>15} {:>17} {:>17} {:>13} {:>13}",
         "variant", "flow", "Mbit/s", "mean ms", "p95 ms", "PRB use %", "capacity use %"
     );
     let pm = |i: &tcran_sim::seeds::Interval, scale: f64, prec: usize| {
@@ -277,8 +337,12 @@ fn seeds_text(s: &ScenarioSummary) -> String {
     for v in &s.across_seeds {
         for (k, f) in v.flows.iter().enumerate() {
             let (mean, p95, flow) = match (&f.rtt_mean_ms, &f.rtt_p95_ms) {
-                (Some(m), Some(p)) => (m, p, format!("{} rtt", f.name)),
-                _ => (&f.delay_mean_ms, &f.delay_p95_ms, f.name.clone()),
+                (Some(m), Some(p)) => (m, p, flow_label(&f.name, true)),
+                _ => (
+                    &f.delay_mean_ms,
+                    &f.delay_p95_ms,
+                    flow_label(&f.name, false),
+                ),
             };
             let (name, prb, cap) = if k == 0 {
                 (
@@ -291,7 +355,7 @@ fn seeds_text(s: &ScenarioSummary) -> String {
             };
             let _ = writeln!(
                 out,
-                "{:<20} {:<8} {:>15} {:>17} {:>17} {:>13} {:>13}",
+                "{:<vw$} {:<fw$} {:>15} {:>17} {:>17} {:>13} {:>13}",
                 name,
                 flow,
                 pm(&f.throughput_mbps, 1.0, 2),
@@ -402,6 +466,7 @@ impl Writing {
             runs: &o.runs,
             csv_dirs: Some(&self.names),
             figure_dir: Some(crate::report::FIGURE_DIR),
+            clock: o.clock,
         }
     }
 
@@ -442,5 +507,85 @@ fn csv_error(path: &Path, e: csv::Error) -> CliError {
             file: path.display().to_string(),
             reason: e.to_string(),
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The end of column `head` in the header line, in characters.
+    fn column_end(header: &str, head: &str) -> usize {
+        header[..header.find(head).unwrap()].chars().count() + head.chars().count()
+    }
+
+    /// An emulation names its flows by their 5-tuple: the figures stay
+    /// under their headings whatever the names' length.
+    #[test]
+    fn long_flow_names_keep_the_columns_in_line() {
+        let cfg: SimConfig = toml::from_str(
+            r#"
+            duration = "300ms"
+            seeds = [1, 2]
+            [[ues]]
+            rnti = 1
+            channel = { kind = "mcs", mcs = 10 }
+            [[flows]]
+            name = "ping"
+            ue = 1
+            kind = "ping"
+            interval = "100ms"
+            [[flows]]
+            name = "voip"
+            ue = 1
+            kind = "voip"
+            "#,
+        )
+        .unwrap();
+        let mut out = tcran_sim::run_scenario("t", &cfg, Path::new(".")).unwrap();
+        let long = "udp 10.201.0.1:40000 > 10.201.1.2:5201";
+        out.summary.variants[0].run.flows[1].name = long.into();
+        out.summary.across_seeds[0].flows[1].name = long.into();
+        for (seeds, heads) in [
+            (
+                false,
+                [
+                    "Mbit/s", "mean ms", "p95 ms", "p99 ms", "lost", "PRB use", "RLC kB",
+                ]
+                .as_slice(),
+            ),
+            (
+                true,
+                ["Mbit/s", "mean ms", "p95 ms", "PRB use %", "capacity use %"].as_slice(),
+            ),
+        ] {
+            let mut s = out.summary.clone();
+            if !seeds {
+                s.across_seeds.clear();
+            }
+            let text = to_text(&s, Clock::Simulated);
+            let mut lines = text.lines().skip_while(|l| !l.starts_with("variant"));
+            let header = lines.next().unwrap();
+            let rows: Vec<&str> = lines.map(str::trim_end).collect();
+            assert_eq!(rows.len(), 2, "{text}");
+            assert!(rows[1].contains(long), "{text}");
+            for row in rows {
+                let chars: Vec<char> = row.chars().collect();
+                for (k, head) in heads.iter().enumerate() {
+                    let end = column_end(header, head);
+                    // The first row has every column; the second (a flow
+                    // after the first) none of the variant's.
+                    if end > chars.len() {
+                        assert!(k >= heads.len() - 2, "{head} missing:\n{text}");
+                        continue;
+                    }
+                    assert!(
+                        chars[end - 1].is_ascii_digit() || chars[end - 1] == '%',
+                        "{head} not ending at column {end}:\n{text}"
+                    );
+                    assert!(chars.get(end).is_none_or(|c| *c == ' '), "{head}:\n{text}");
+                }
+            }
+        }
     }
 }

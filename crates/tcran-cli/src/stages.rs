@@ -614,6 +614,44 @@ mod tests {
         assert_eq!(seen.len(), REFERENCES.len());
     }
 
+    /// What users read: every kind and every parameter says what it is,
+    /// in words, without the code's cross-references (rustdoc links,
+    /// "module docs", implementation notes of the doc comments).
+    #[test]
+    fn every_kind_and_parameter_has_a_plain_description() {
+        let c = catalog();
+        for s in &c.stages {
+            let kinds = s
+                .kinds
+                .iter()
+                .map(|k| (k.kind.as_str(), &k.description, &k.params));
+            for (kind, description, params) in kinds {
+                let all = params
+                    .iter()
+                    .chain(&s.common)
+                    .map(|p| (format!("{kind}.{}", p.name), &p.description))
+                    .chain(std::iter::once((kind.to_string(), description)));
+                for (what, d) in all {
+                    assert!(!d.trim().is_empty(), "{} {what}: no description", s.stage);
+                    for internal in [
+                        "[`",
+                        "crate::",
+                        "module docs",
+                        "boxed",
+                        "Box<",
+                        "variant does not",
+                    ] {
+                        assert!(
+                            !d.contains(internal),
+                            "{} {what}: {d:?} has {internal:?}",
+                            s.stage
+                        );
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn stage_kinds_match_the_documented_lists() {
         let c = catalog();

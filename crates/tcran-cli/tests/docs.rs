@@ -303,3 +303,82 @@ fn the_fidelity_page_has_every_paper_number_and_its_totals_are_quoted() {
         "docs/reproduction.md does not quote docs/fidelity.md's totals: {totals}"
     );
 }
+
+/// The long options (`--name`) in `text`, without `--help`.
+fn long_options(text: &str) -> std::collections::BTreeSet<String> {
+    let mut out = std::collections::BTreeSet::new();
+    let mut rest = text;
+    while let Some(at) = rest.find("--") {
+        let name: String = rest[at + 2..]
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '-')
+            .collect();
+        if name.starts_with(|c: char| c.is_ascii_lowercase()) && name != "help" {
+            out.insert(format!("--{name}"));
+        }
+        rest = &rest[at + 2 + name.len()..];
+    }
+    out
+}
+
+/// The options `tcran ARGS --help` lists (from its option lines, not from
+/// the prose under them).
+fn help_options(args: &[&str]) -> std::collections::BTreeSet<String> {
+    let out = std::process::Command::new(trycmd::cargo::cargo_bin!("tcran"))
+        .args(args)
+        .arg("--help")
+        .output()
+        .expect("tcran runs");
+    assert!(out.status.success(), "{out:?}");
+    let help = String::from_utf8(out.stdout).expect("UTF-8 help");
+    let lines: Vec<&str> = help
+        .lines()
+        .filter(|l| l.trim_start().starts_with('-'))
+        .collect();
+    long_options(&lines.join("\n"))
+}
+
+/// The options in the first cells of the `| option | meaning |` table
+/// that follows `heading` in `doc`.
+fn table_options(doc: &str, heading: &str) -> std::collections::BTreeSet<String> {
+    let text = std::fs::read_to_string(repo_root().join(doc)).expect("the document exists");
+    let section = &text[text
+        .find(heading)
+        .unwrap_or_else(|| panic!("{doc}: {heading}"))..];
+    let table = &section[section
+        .find("| option | meaning |")
+        .unwrap_or_else(|| panic!("{doc}: no option table under {heading}"))..];
+    let first_cells: Vec<&str> = table
+        .lines()
+        .take_while(|l| l.starts_with('|'))
+        .filter_map(|l| l[1..].split(" | ").next())
+        .collect();
+    long_options(&first_cells.join("\n"))
+}
+
+/// Every option of a command documented with a table is in the table, and
+/// every option in the table is one the command has.
+#[test]
+fn option_tables_match_the_help() {
+    let emulate = help_options(&["emulate"]);
+    assert!(
+        emulate.contains("--e2") && emulate.contains("--spin"),
+        "{emulate:?}"
+    );
+    assert_eq!(
+        table_options("docs/emulator.md", "## Options"),
+        emulate,
+        "docs/emulator.md's option table against `tcran emulate --help`"
+    );
+    // cli.md's table under `--realtime` documents the real-time options of
+    // `tcran run`: its E2 and CPU-latency options, all of them.
+    let run: std::collections::BTreeSet<String> = help_options(&["run"])
+        .into_iter()
+        .filter(|o| o.starts_with("--e2") || o == "--cpu-latency")
+        .collect();
+    assert_eq!(
+        table_options("docs/cli.md", "### `--realtime` and `--e2 HOST:PORT`"),
+        run,
+        "docs/cli.md's --realtime table against `tcran run --help`"
+    );
+}

@@ -184,7 +184,7 @@ impl PyOutcome {
 
     /// The CLI's table for this run.
     fn table(&self) -> String {
-        simulate::to_text(&self.outcome.output.summary)
+        simulate::to_text(&self.outcome.output.summary, self.outcome.clock)
     }
 
     /// `(variant, CSV bytes)` of the series `stem` for every variant: the

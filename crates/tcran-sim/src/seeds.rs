@@ -194,6 +194,8 @@ pub struct FlowStats {
     pub rtt_mean_ms: Option<Interval>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rtt_p95_ms: Option<Interval>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rtt_p99_ms: Option<Interval>,
     pub lost_packets: Interval,
 }
 
@@ -238,6 +240,8 @@ pub fn across_seeds(runs: &[SeedRuns]) -> Vec<VariantStats> {
                             .then(|| of(&|r| flow(r).rtt_ms.unwrap_or_default().mean)),
                         rtt_p95_ms: is_ping
                             .then(|| of(&|r| flow(r).rtt_ms.unwrap_or_default().p95)),
+                        rtt_p99_ms: is_ping
+                            .then(|| of(&|r| flow(r).rtt_ms.unwrap_or_default().p99)),
                         lost_packets: of(&|r| flow(r).lost_packets as f64),
                     }
                 })

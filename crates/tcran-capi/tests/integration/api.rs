@@ -677,3 +677,46 @@ fn a_plugin_refusing_its_params_is_a_config_error_with_its_reason() {
     assert_eq!(m, "config: classifier.params = target=x: plug-in picky refused them: target must be a duration");
     unsafe { tcran_plugins_free(plugins) };
 }
+
+/// What docs/c-api.md and tcran.h say of the BDP pacers: before the first
+/// `tcran_on_report`, `bdp` lets nothing go and `e5g_bdp` one packet (to
+/// start its estimate), however long the caller pulls; once the MAC
+/// reported grants, packets go.
+#[test]
+fn the_bdp_pacers_wait_for_the_first_report() {
+    const MS: u64 = 1_000_000;
+    for (pacer, most_before) in [("bdp", 0), ("e5g_bdp", 1)] {
+        let tc = new(&format!("pacer = {{ kind = \"{pacer}\" }}\n{FIFO}"));
+        for k in 0..50 {
+            push(&tc, &udp(4000, 1200, Ecn::NotEct), 0, k, 0);
+        }
+        let mut before = 0;
+        for t in 0..=10 {
+            while pull(&tc, t * MS).is_some() {
+                before += 1;
+            }
+        }
+        assert!(
+            before <= most_before,
+            "{pacer}: {before} packets before any report"
+        );
+        let r = tcran_rlc_report {
+            tti_ns: MS,
+            pulled_bytes: 20_000,
+            granted_bytes: 20_000,
+            max_bytes: 20_000,
+            ..Default::default()
+        };
+        let mut after = 0;
+        for t in 11..=20 {
+            assert_eq!(unsafe { tcran_on_report(tc.0, &r, t * MS) }, TCRAN_OK);
+            while pull(&tc, t * MS + MS / 2).is_some() {
+                after += 1;
+            }
+        }
+        assert!(
+            after > 0,
+            "{pacer}: nothing after ten reports of a 20 kB grant"
+        );
+    }
+}

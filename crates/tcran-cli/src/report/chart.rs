@@ -146,12 +146,29 @@ impl Series {
             .iter()
             .zip(self.segments.iter().flatten())
             .flat_map(|(e, (x, y))| [(e.x.0, *y), (e.x.1, *y), (*x, e.y.0), (*x, e.y.1)]);
-        self.segments
-            .iter()
-            .flatten()
-            .copied()
+        self.data_points()
             .chain(bars)
             .filter(|(x, y)| x.is_finite() && y.is_finite())
+    }
+
+    /// The series' own points (not its error bars' ends): where a dot
+    /// series puts its markers.
+    fn data_points(&self) -> impl Iterator<Item = (f64, f64)> + '_ {
+        self.segments.iter().flatten().copied()
+    }
+
+    /// When the series is drawn: lines under markers, and the larger
+    /// markers first so that a smaller one at the same place stays
+    /// visible on top (a triangle is not hidden under a square).
+    fn layer(&self) -> u8 {
+        match self.shape {
+            Shape::Band => 0,
+            Shape::Line => 1,
+            Shape::Dots(Glyph::Square) => 2,
+            Shape::Dots(Glyph::Circle) => 3,
+            Shape::Dots(Glyph::Triangle) => 4,
+            Shape::Dots(Glyph::Cross) => 5,
+        }
     }
 }
 
@@ -167,6 +184,11 @@ pub struct Chart {
     pub y_label: String,
     /// Fixed x range (time plots span the whole run); else from the data.
     pub x_range: Option<(f64, f64)>,
+    /// The largest value each axis' quantity can take (a percentage's
+    /// 100, a fraction's 1): the axis ends there at most, whatever room
+    /// around the points it would otherwise leave.
+    pub x_max: Option<f64>,
+    pub y_max: Option<f64>,
     pub series: Vec<Series>,
     /// Vertical lines: (x, label).
     pub markers: Vec<(f64, String)>,
@@ -242,6 +264,8 @@ impl Chart {
             x_label: x.to_string(),
             y_label: y.to_string(),
             x_range: None,
+            x_max: None,
+            y_max: None,
             series: Vec::new(),
             markers: Vec::new(),
             note: None,
@@ -328,9 +352,29 @@ impl Chart {
             let pad = 0.05 * (x1 - x0).max(x0.abs() * 0.01).max(1e-9);
             (x0, x1) = (x0 - pad, x1 + pad);
         }
+        if let Some(m) = self.x_max {
+            x1 = x1.min(m);
+        }
         if x1 <= x0 {
             x1 = if self.x_log { x0 * 10.0 } else { x0 + 1.0 };
         }
+        let ((x0, x1), (y0, y1)) = self.y_range((x0, x1));
+        let y1 = match self.y_max {
+            Some(m) if m > y0 => y1.min(m),
+            _ => y1,
+        };
+        ((x0, x1), (y0, y1))
+    }
+
+    /// The y range, from the points drawn.
+    fn y_range(&self, xs: (f64, f64)) -> ((f64, f64), (f64, f64)) {
+        let (x0, x1) = xs;
+        let pts = || {
+            self.series
+                .iter()
+                .flat_map(Series::points)
+                .filter(|p| self.drawable(*p))
+        };
         if self.y_log {
             let (lo, hi) = pts().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), (_, y)| {
                 (a.min(y), b.max(y))
@@ -382,7 +426,16 @@ impl Chart {
         let col_w = (WIDTH - 24) / COLS as u32;
         let entries = self.legend_list();
         let rows = entries.len().div_ceil(COLS) as u32;
-        let note_h = if self.note.is_some() { ROW + 4 } else { 0 };
+        let note_font = SMALL_FONT - 1;
+        let note = self
+            .note
+            .as_deref()
+            .map_or(Vec::new(), |n| wrap(n, chars_within(WIDTH - 24, note_font)));
+        let note_h = if note.is_empty() {
+            0
+        } else {
+            note.len() as u32 * ROW + 4
+        };
         let legend_h = 8 + rows * ROW + note_h;
         let root = SVGBackend::with_string(buf, (WIDTH, HEIGHT + legend_h)).into_drawing_area();
         root.fill(&WHITE)?;
@@ -414,12 +467,12 @@ impl Chart {
             let name = shorten(&s.name, col_w as usize / 8 - 3);
             legend.draw(&Text::new(name, (x + 22, y + 1), font.clone()))?;
         }
-        if let Some(n) = &self.note {
-            let y = 8 + rows as i32 * ROW as i32;
+        for (k, line) in note.into_iter().enumerate() {
+            let y = 8 + (rows as usize + k) as i32 * ROW as i32;
             legend.draw(&Text::new(
-                shorten(n, 100),
+                line,
                 (12, y),
-                ("sans-serif", SMALL_FONT - 1)
+                ("sans-serif", note_font)
                     .into_font()
                     .color(&rgb(MARKER_COLOR)),
             ))?;
@@ -513,7 +566,9 @@ impl Chart {
                 }
             }
         }
-        for s in &self.series {
+        let mut layered: Vec<&Series> = self.series.iter().collect();
+        layered.sort_by_key(|s| s.layer());
+        for s in layered {
             let c = rgb(s.color);
             for (e, (x, y)) in s.errors.iter().zip(s.segments.iter().flatten()) {
                 let bar = c.mix(0.8).stroke_width(2);
@@ -538,7 +593,7 @@ impl Chart {
                 Shape::Dots(g) => {
                     // Slightly see-through, so overlapping points show.
                     let style = c.mix(0.8).filled();
-                    let pts = || s.points().filter(ok);
+                    let pts = || s.data_points().filter(ok);
                     match g {
                         Glyph::Circle => {
                             chart.draw_series(pts().map(|p| Circle::new(p, 4, style)))?;
@@ -557,9 +612,25 @@ impl Chart {
                         }
                     }
                     if self.point_labels {
+                        use plotters::style::text_anchor::{HPos, Pos, VPos};
                         let font = ("sans-serif", SMALL_FONT).into_font().color(&c);
+                        // Right of the point, but left of it in the right
+                        // third, so the label stays inside the image.
+                        let share = |x: f64| {
+                            if self.x_log {
+                                (x / x0).ln() / (x1 / x0).ln()
+                            } else {
+                                (x - x0) / (x1 - x0)
+                            }
+                        };
                         chart.draw_series(pts().map(|p| {
-                            EmptyElement::at(p) + Text::new(s.name.clone(), (7, -6), font.clone())
+                            let (dx, h) = if share(p.0) > 0.67 {
+                                (-7, HPos::Right)
+                            } else {
+                                (7, HPos::Left)
+                            };
+                            let f = font.clone().pos(Pos::new(h, VPos::Top));
+                            EmptyElement::at(p) + Text::new(s.name.clone(), (dx, -6), f)
                         }))?;
                     }
                 }
@@ -648,6 +719,34 @@ impl Chart {
     }
 }
 
+/// How many characters of `font` px surely fit in `width` px: at most
+/// 0.6 em each (DejaVu Sans, the PDFs' face, averages about 0.55 em over
+/// text; digits are 0.64 em but come with narrow spaces and dots).
+fn chars_within(width: u32, font: u32) -> usize {
+    (f64::from(width) / (0.6 * f64::from(font))) as usize
+}
+
+/// `text` broken into lines of at most `max` characters, between words
+/// (a longer word is cut with an ellipsis).
+fn wrap(text: &str, max: usize) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    let mut line = String::new();
+    for word in text.split_whitespace() {
+        let word = shorten(word, max);
+        if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > max {
+            lines.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(&word);
+    }
+    if !line.is_empty() {
+        lines.push(line);
+    }
+    lines
+}
+
 /// `text` cut to `max` characters, with an ellipsis when cut.
 fn shorten(text: &str, max: usize) -> String {
     if text.chars().count() <= max {
@@ -717,9 +816,119 @@ pub fn tag_svg(svg: &str, title: &str) -> String {
     }
 }
 
+/// The texts of an SVG document that do not fit inside it, with their
+/// extent: laid out by `usvg` with the system's fonts (as the PDFs are),
+/// so the widths are the font's, not an estimate.
+#[cfg(test)]
+pub fn texts_outside(svg: &str) -> Vec<String> {
+    use svg2pdf::usvg::{Group, Node};
+    let fonts = system_fonts();
+    assert!(!fonts.is_empty(), "no system fonts to lay the text out with");
+    let opt = svg2pdf::usvg::Options {
+        fontdb: fonts,
+        ..svg2pdf::usvg::Options::default()
+    };
+    let tree = svg2pdf::usvg::Tree::from_str(svg, &opt).expect("the SVG parses");
+    let (w, h) = (tree.size().width(), tree.size().height());
+    fn walk(g: &Group, w: f32, h: f32, out: &mut Vec<String>) {
+        for n in g.children() {
+            match n {
+                Node::Group(g) => walk(g, w, h, out),
+                Node::Text(t) => {
+                    let b = t.abs_bounding_box();
+                    let text: String = t.chunks().iter().map(|c| c.text()).collect();
+                    assert!(
+                        b.width() > 0.0 || text.trim().is_empty(),
+                        "{text}: no glyphs"
+                    );
+                    if b.left() < -0.5
+                        || b.top() < -0.5
+                        || b.right() > w + 0.5
+                        || b.bottom() > h + 0.5
+                    {
+                        out.push(format!(
+                            "{text:?} spans x {:.0}..{:.0}, y {:.0}..{:.0} of {w}x{h}",
+                            b.left(),
+                            b.right(),
+                            b.top(),
+                            b.bottom()
+                        ));
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(tree.root(), w, h, &mut out);
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_point_with_error_bars_has_one_marker() {
+        let mut c = Chart::new("scatter", "S", "utilisation (%)", "delay (ms)");
+        let mut dot = Series::dots("v / f", color(0), Glyph::Circle, vec![(50.0, 10.0)]);
+        dot.errors = vec![ErrorBar {
+            x: (45.0, 55.0),
+            y: (8.0, 12.0),
+        }];
+        c.series.push(dot);
+        let svg = c.svg().unwrap();
+        assert_eq!(
+            svg.matches("<circle").count(),
+            1,
+            "one marker, not one per bar end"
+        );
+    }
+
+    #[test]
+    fn a_small_marker_is_drawn_over_a_large_one_at_the_same_place() {
+        let mut c = Chart::new("scatter", "S", "x", "y");
+        // The triangle's series comes first, as VoIP comes before ping.
+        c.series.push(Series::dots(
+            "voip",
+            color(0),
+            Glyph::Triangle,
+            vec![(1.0, 1.0)],
+        ));
+        c.series.push(Series::dots(
+            "ping",
+            color(0),
+            Glyph::Square,
+            vec![(1.0, 1.0)],
+        ));
+        let svg = c.svg().unwrap();
+        let square = svg.rfind("<rect").unwrap();
+        let triangle = svg.find("<polygon").unwrap();
+        assert!(square < triangle, "the triangle after (over) the square");
+    }
+
+    #[test]
+    fn a_long_note_wraps_inside_a_standalone_figure() {
+        let mut c = Chart::new("scatter", "S", "x", "y");
+        c.series
+            .push(Series::dots("a", color(0), Glyph::Circle, vec![(1.0, 1.0)]));
+        let note = "Colour: variant; marker: flow (one-way delay, ping included). Means over the \
+                    seeds with 95 % confidence intervals (Student t) as error bars. Thesis Fig. \
+                    3.29, TC-RAN Fig. 15a: the best operating point uses all the capacity at the \
+                    unloaded delay. The delay axis is logarithmic.";
+        c.note = Some(note.into());
+        let svg = c.standalone_svg().unwrap();
+        assert_eq!(texts_outside(&svg), Vec::<String>::new());
+        assert!(
+            svg.contains("logarithmic.") && !svg.contains('\u{2026}'),
+            "not cut"
+        );
+        assert_eq!(wrap("ab cd ef", 5), ["ab cd", "ef"]);
+        assert_eq!(wrap("abcdefgh", 5), ["abcd\u{2026}"]);
+        // The control: the check sees a text running off the right edge.
+        let wide = svg.replace("<text x=\"12\"", "<text x=\"600\"");
+        assert!(!texts_outside(&wide).is_empty());
+    }
 
     #[test]
     fn a_chart_draws_its_title_axis_labels_and_every_series() {

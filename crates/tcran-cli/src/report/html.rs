@@ -24,6 +24,7 @@ body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; ma
 h1 { font-size: 1.5em; margin-top: 1em; } h2 { margin-top: 2em; border-bottom: 1px solid #ccc; } h3 { margin-top: 1.4em; }
 table { border-collapse: collapse; font-size: 0.9em; margin: 0.6em 0; }
 th, td { border: 1px solid #ddd; padding: 3px 8px; text-align: right; }
+td { white-space: nowrap; } td.wrap { white-space: normal; min-width: 12em; } .table-scroll { overflow-x: auto; }
 th { background: #f4f4f4; } td.name, th.name { text-align: left; }
 figure.plot { margin: 1em 0; } .plot-svg, .pipeline-svg { max-width: 100%; height: auto; display: block; }
 ul.legend { list-style: none; padding: 0; margin: 4px 0 0 64px; font-size: 0.85em; }

@@ -50,6 +50,8 @@ pub struct Report<'a> {
     /// The directory (relative to the page) holding each figure alone as
     /// SVG and PDF ([`write_figures`]): linked under each figure.
     pub figure_dir: Option<&'a str>,
+    /// Whose time the run's seconds are (the header says what ran).
+    pub clock: crate::simulate::Clock,
 }
 
 /// Where each figure goes alone, beside `report.html`.
@@ -173,12 +175,9 @@ pub fn page_start<E>(
     );
     let _ = writeln!(
         out,
-        "<h1>tcran report: {}</h1>\n<p class=\"note\">{} variant(s), {:.1} s simulated in {:.2} s wall time, seed {}.</p>",
+        "<h1>tcran report: {}</h1>\n<p class=\"note\" id=\"what-ran\">{}.</p>",
         escape(&s.scenario),
-        s.variants.len(),
-        s.sim_s,
-        s.wall_s,
-        s.seed
+        escape(&crate::simulate::what_ran(s, r.clock))
     );
     out.push_str("<pre id=\"script-errors\" hidden></pre>\n<nav>");
     for (i, v) in s.variants.iter().enumerate() {
@@ -213,7 +212,7 @@ pub fn page_end() -> String {
 fn summary_table(s: &ScenarioSummary) -> String {
     let seeds = !s.across_seeds.is_empty();
     let mut out = String::from(
-        "<table id=\"summary\">\n<tr><th class=\"name\">variant</th><th class=\"name\">flow</th><th>throughput (Mbit/s)</th><th>mean delay (ms)</th><th>p95 (ms)</th><th>p99 (ms)</th><th>lost packets</th><th>PRB use</th><th>capacity use</th><th>mean RLC (kB)</th><th class=\"name\">drops by layer/reason</th></tr>\n",
+        "<div class=\"table-scroll\"><table id=\"summary\">\n<tr><th class=\"name\">variant</th><th class=\"name\">flow</th><th>throughput (Mbit/s)</th><th>mean delay (ms)</th><th>p95 (ms)</th><th>p99 (ms)</th><th>lost packets</th><th>PRB use</th><th>capacity use</th><th>mean RLC (kB)</th><th class=\"name\">drops by layer/reason</th></tr>\n",
     );
     // With seeds: "mean ± half-width" from the interval.
     let ci = |i: &tcran_sim::seeds::Interval, scale: f64, prec: usize| {
@@ -235,20 +234,15 @@ fn summary_table(s: &ScenarioSummary) -> String {
             };
             let cells: [String; 5] = match fs {
                 Some(fs) => {
-                    let (mean, p95) = match (&fs.rtt_mean_ms, &fs.rtt_p95_ms) {
-                        (Some(m), Some(p)) => (m, p),
-                        _ => (&fs.delay_mean_ms, &fs.delay_p95_ms),
-                    };
-                    let p99 = if fs.rtt_mean_ms.is_some() {
-                        "–".to_string()
-                    } else {
-                        ci(&fs.delay_p99_ms, 1.0, 1)
+                    let (mean, p95, p99) = match (&fs.rtt_mean_ms, &fs.rtt_p95_ms, &fs.rtt_p99_ms) {
+                        (Some(m), Some(p), Some(q)) => (m, p, q),
+                        _ => (&fs.delay_mean_ms, &fs.delay_p95_ms, &fs.delay_p99_ms),
                     };
                     [
                         ci(&fs.throughput_mbps, 1.0, 2),
                         ci(mean, 1.0, 1),
                         ci(p95, 1.0, 1),
-                        p99,
+                        ci(p99, 1.0, 1),
                         ci(&fs.lost_packets, 1.0, 1),
                     ]
                 }
@@ -285,7 +279,7 @@ fn summary_table(s: &ScenarioSummary) -> String {
                 };
                 let _ = write!(
                     out,
-                    "<td rowspan=\"{n}\">{prb}</td><td rowspan=\"{n}\">{cap}</td><td rowspan=\"{n}\">{:.1}</td><td class=\"name\" rowspan=\"{n}\">{}</td>",
+                    "<td rowspan=\"{n}\">{prb}</td><td rowspan=\"{n}\">{cap}</td><td rowspan=\"{n}\">{:.1}</td><td class=\"name wrap\" rowspan=\"{n}\">{}</td>",
                     v.run.rlc.mean_bytes / 1e3,
                     escape(&drops)
                 );
@@ -293,7 +287,7 @@ fn summary_table(s: &ScenarioSummary) -> String {
             out.push_str("</tr>\n");
         }
     }
-    out.push_str("</table>\n<p class=\"note\">Delays are one-way, server to UE (ping flows: round trip), after warm-up. PRB use: PRBs used over PRBs available in downlink slots. Capacity use: the bytes the granted PRBs could carry over the bytes the channel offered (on a capacity trace, a slot without a delivery opportunity offers nothing).");
+    out.push_str("</table></div>\n<p class=\"note\">Delays are one-way, server to UE (ping flows: round trip), after warm-up. PRB use: PRBs used over PRBs available in downlink slots. Capacity use: the bytes the granted PRBs could carry over the bytes the channel offered (on a capacity trace, a slot without a delivery opportunity offers nothing).");
     if seeds {
         let _ = write!(
             out,
@@ -352,8 +346,9 @@ fn scatter(s: &ScenarioSummary) -> Chart {
             if let Some((st, fs)) = stats.and_then(|st| Some((st, st.flows.get(fi)?))) {
                 let (u, d) = (&st.capacity_utilization, &fs.delay_mean_ms);
                 dot.segments = vec![vec![(100.0 * u.mean, d.mean)]];
+                // An interval of a share reaches no further than 0..100 %.
                 dot.errors = vec![ErrorBar {
-                    x: (100.0 * u.low, 100.0 * u.high),
+                    x: ((100.0 * u.low).max(0.0), (100.0 * u.high).min(100.0)),
                     y: (d.low, d.high),
                 }];
             }
@@ -379,6 +374,7 @@ fn scatter(s: &ScenarioSummary) -> Chart {
     }));
     c.legend_entries = Some(legend);
     c.x_range = Some(utilisation_range(&c));
+    c.x_max = Some(100.0);
     c.log_y_if_wide();
     c.note = Some(format!(
         "Colour: variant; marker: flow (one-way delay, ping included).{} Thesis Fig. 3.29, TC-RAN Fig. 15a: the best operating point uses all the capacity at the unloaded delay.{}",
@@ -394,7 +390,7 @@ fn scatter(s: &ScenarioSummary) -> Chart {
 
 /// The x range of a utilisation scatter: whole multiples of 5 % around
 /// the points and their error bars, with room so that no marker touches
-/// the frame.
+/// the frame, within 0..100 % (a point at 100 % is on the frame).
 fn utilisation_range(c: &Chart) -> (f64, f64) {
     let (lo, hi) = c
         .series
@@ -407,8 +403,9 @@ fn utilisation_range(c: &Chart) -> (f64, f64) {
         return (0.0, 100.0);
     }
     let lo = (((lo - 2.0) / 5.0).floor() * 5.0).max(0.0);
-    let hi = ((hi + 2.0) / 5.0).ceil() * 5.0;
-    (lo, hi.max(lo + 5.0))
+    let hi = (((hi + 2.0) / 5.0).ceil() * 5.0).min(100.0);
+    let lo = lo.min(hi - 5.0);
+    (lo, hi)
 }
 
 /// The sentence that says an axis is logarithmic.
@@ -475,11 +472,10 @@ fn compare_cdfs(s: &ScenarioSummary, series: &[RunSeries], seeds: &[Vec<RunSerie
                 .flat_map(|r| &r.flows)
                 .find(|f| f.name == name)
                 .map_or("one-way delay", |f| shown_cdf(f).1);
-            let mut c = Chart::new(
+            let mut c = cdf_axes(
                 "compare-cdf",
                 format!("{} CDF of {name}, all variants", capitalised(what)),
                 &format!("{what} (ms)"),
-                "fraction of packets (≤ x)",
             );
             for (vi, v) in s.variants.iter().enumerate() {
                 let per_seed: Vec<&[(f64, f64)]> = seeds
@@ -514,6 +510,13 @@ fn compare_cdfs(s: &ScenarioSummary, series: &[RunSeries], seeds: &[Vec<RunSerie
             c
         })
         .collect()
+}
+
+/// A CDF's chart: the fraction of packets up to x, on an axis ending at 1.
+fn cdf_axes(kind: &'static str, title: impl Into<String>, x: &str) -> Chart {
+    let mut c = Chart::new(kind, title, x, "fraction of packets (≤ x)");
+    c.y_max = Some(1.0);
+    c
 }
 
 fn capitalised(s: &str) -> String {
@@ -622,6 +625,7 @@ pub fn figures(s: &ScenarioSummary, series: &[RunSeries]) -> Vec<Figure> {
         }
     }
     scatter.x_range = Some(utilisation_range(&scatter));
+    scatter.x_max = Some(100.0);
     scatter.log_y_if_wide();
     scatter.note = Some(format!(
         "One point per variant. Best: bottom right (all the capacity used at the unloaded delay).{}",
@@ -636,11 +640,10 @@ pub fn figures(s: &ScenarioSummary, series: &[RunSeries]) -> Vec<Figure> {
         .flat_map(|r| &r.flows)
         .find(|f| f.name == key)
         .map_or("one-way delay", |f| shown_cdf(f).1);
-    let mut cdf = Chart::new(
+    let mut cdf = cdf_axes(
         "cdf",
         format!("{}: {what} CDF of {key}, all variants", s.scenario),
         &format!("{what} of {key} (ms)"),
-        "fraction of packets (≤ x)",
     );
     for (vi, (v, r)) in s.variants.iter().zip(series).enumerate() {
         if let Some(f) = r.flows.iter().find(|f| f.name == key) {
@@ -870,6 +873,7 @@ fn prb_chart(slots: &SlotSeries) -> Chart {
         "time (s)",
         "utilisation (%)",
     );
+    c.y_max = Some(100.0);
     // The vectors have one length by contract; never slice past the shortest.
     let n = slots
         .t_s
@@ -1018,7 +1022,7 @@ fn chart_tick(v: f64) -> String {
 
 fn cdf_chart(s: &RunSeries) -> Chart {
     let ping = s.flows.iter().any(|f| shown_cdf(f).1 == "round-trip time");
-    let mut c = Chart::new(
+    let mut c = cdf_axes(
         "delay-cdf",
         "Delay CDF per flow (after warm-up)",
         if ping {
@@ -1026,7 +1030,6 @@ fn cdf_chart(s: &RunSeries) -> Chart {
         } else {
             "one-way delay (ms)"
         },
-        "fraction of packets (≤ x)",
     );
     for (k, f) in s.flows.iter().enumerate() {
         let (cdf, what) = shown_cdf(f);
@@ -1047,11 +1050,10 @@ fn cdf_chart(s: &RunSeries) -> Chart {
 /// CDF of each layer that holds packets at all (the core's delay is a
 /// constant and a layer that never delays is a step at 0: both left out).
 fn layer_cdf_chart(s: &RunSeries) -> Chart {
-    let mut c = Chart::new(
+    let mut c = cdf_axes(
         "layer-cdf",
         "Delay CDF per layer (after warm-up)",
         "delay in the layer (ms)",
-        "fraction of packets (≤ x)",
     );
     let mut k = 0;
     for f in &s.flows {
@@ -1127,7 +1129,7 @@ fn reconfiguration_table(s: &RunSeries) -> String {
     for (k, r) in s.reconfigurations.iter().enumerate() {
         let _ = writeln!(
             out,
-            "<tr><td class=\"name\">R{}</td><td>{:.3}</td><td class=\"name\">{}</td><td class=\"name\">{} / {}</td><td class=\"name\">{}</td></tr>",
+            "<tr><td class=\"name\">R{}</td><td>{:.3}</td><td class=\"name\">{}</td><td class=\"name\">{} / {}</td><td class=\"name wrap\">{}</td></tr>",
             k + 1,
             r.t_s,
             escape(&r.by),
@@ -1170,6 +1172,7 @@ mod tests {
             csv_dirs: Some(&["v".to_string()]),
             seed_series: &[],
             figure_dir: Some(FIGURE_DIR),
+            clock: crate::simulate::Clock::Simulated,
         })
     }
 
@@ -1261,6 +1264,7 @@ mod tests {
             csv_dirs: None,
             seed_series: &out.seed_series,
             figure_dir,
+            clock: crate::simulate::Clock::Simulated,
         }
     }
 
@@ -1318,14 +1322,14 @@ mod tests {
             if TIME_PLOTS.contains(&c.kind) {
                 assert_eq!((x0, x1), (0.0, 12.0), "{id}: the run's time axis");
             } else if c.kind == "scatter" {
-                // No point on the frame.
+                // No point on the frame, but at the physical limit (100 %).
                 for (x, _) in &pts {
                     assert!(
                         fill(false, (x0, x1), (x0, *x)) > 0.02,
                         "{id}: {x} at the left edge"
                     );
                     assert!(
-                        fill(false, (x0, x1), (*x, x1)) > 0.02,
+                        x1 >= 100.0 || fill(false, (x0, x1), (*x, x1)) > 0.02,
                         "{id}: {x} at the right edge"
                     );
                 }
@@ -1350,6 +1354,110 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Each axis stays within what its quantity can be: a percentage
+    /// (label "(%)") within 0..100, a fraction within 0..1, a delay, a
+    /// rate, a size or a count from 0 up.
+    fn assert_physical_axes(id: &str, c: &Chart) {
+        let ((x0, x1), (y0, y1)) = c.axis_ranges();
+        for (label, (a0, a1)) in [(&c.x_label, (x0, x1)), (&c.y_label, (y0, y1))] {
+            assert!(a0 >= 0.0, "{id}: {label} from {a0}");
+            if label.contains("(%)") {
+                assert!(a1 <= 100.0, "{id}: {label} up to {a1}");
+            }
+            if label.starts_with("fraction") {
+                assert!(a1 <= 1.0, "{id}: {label} up to {a1}");
+            }
+        }
+    }
+
+    #[test]
+    fn every_axis_stays_within_its_quantitys_physical_range() {
+        let (out, cfg) = mixed();
+        let runs = cfg.runs();
+        let r = mixed_report(&out, &runs, None);
+        for (id, c) in charts(&r) {
+            assert_physical_axes(&id, &c);
+        }
+        for f in figures(&out.summary, &out.series) {
+            assert_physical_axes(f.kind, &f.chart);
+        }
+        // The demo's vanilla uses 99.6 % of the capacity, its error bar
+        // reaching past 100 %: the axis still ends at 100 %.
+        let mut one = out.summary.clone();
+        one.variants[0].run.capacity_utilization = 0.996;
+        let st = &mut one.across_seeds[0].capacity_utilization;
+        (st.mean, st.low, st.high) = (0.996, 0.99, 1.002);
+        let c = scatter(&one);
+        assert_physical_axes("scatter", &c);
+        assert!(c.drawn_points().iter().all(|p| p.0 <= 100.0));
+    }
+
+    /// Each figure alone (the report's, and those for docs): every text
+    /// inside the image, as the system's fonts lay it out.
+    #[test]
+    fn every_standalone_figure_keeps_its_texts_inside() {
+        let (out, cfg) = mixed();
+        let runs = cfg.runs();
+        let r = mixed_report(&out, &runs, None);
+        for (id, c) in charts(&r) {
+            let svg = c.standalone_svg().unwrap();
+            assert_eq!(chart::texts_outside(&svg), Vec::<String>::new(), "{id}");
+        }
+        for f in figures(&out.summary, &out.series) {
+            let svg = f.svg().unwrap();
+            assert_eq!(
+                chart::texts_outside(&svg),
+                Vec::<String>::new(),
+                "{}",
+                f.kind
+            );
+        }
+    }
+
+    /// With several seeds, the header names them all (not the first
+    /// alone) and a ping's p99 is its round-trip time's, like its mean.
+    #[test]
+    fn a_multi_seed_report_names_its_seeds_and_every_ping_figure() {
+        let (out, cfg) = mixed();
+        let runs = cfg.runs();
+        let html = render(&mixed_report(&out, &runs, None));
+        let at = html.find("id=\"what-ran\"").unwrap();
+        let header = &html[at..at + html[at..].find("</p>").unwrap()];
+        assert!(header.contains("2 seeds (1..2)"), "{header}");
+        assert!(!header.contains("seed 1"), "{header}");
+        let ping_rows: Vec<&str> = html
+            .lines()
+            .filter(|l| l.starts_with("<tr>") && l.contains(">ping (RTT)<"))
+            .collect();
+        assert_eq!(ping_rows.len(), 2);
+        for row in ping_rows {
+            assert!(
+                !row.contains("<td>–</td>") && row.matches(" ± ").count() == 5,
+                "{row}"
+            );
+        }
+        let p99 = &out.summary.across_seeds[0].flows[2];
+        assert!(p99.rtt_p99_ms.unwrap().mean >= p99.rtt_p95_ms.unwrap().mean);
+    }
+
+    /// An emulation's header speaks of real time and no seed.
+    #[test]
+    fn an_emulation_is_described_as_real_time_without_a_seed() {
+        use crate::simulate::{what_ran, Clock};
+        let (out, _) = mixed();
+        let mut s = out.summary.clone();
+        (s.seeds, s.across_seeds) = (Vec::new(), Vec::new());
+        s.sim_s = 22.2;
+        let text = what_ran(&s, Clock::Emulated);
+        assert!(text.contains("22.2 s of real time"), "{text}");
+        assert!(
+            !text.contains("simulated") && !text.contains("seed 1"),
+            "{text}"
+        );
+        assert!(what_ran(&s, Clock::Simulated).contains("simulated"));
+        assert!(what_ran(&s, Clock::Realtime).contains("in real time (seed 1)"));
     }
 
     #[test]

@@ -225,6 +225,7 @@ fn hand_built_page(dir: &Path) -> PathBuf {
         csv_dirs: None,
         seed_series: &[],
         figure_dir: None,
+        clock: tcran_cli::simulate::Clock::Simulated,
     });
     let page = dir.join("report.html");
     std::fs::write(&page, html).unwrap();
@@ -364,4 +365,77 @@ fn reproduce_index_and_report_put_seconds_and_milliseconds_on_a_log_axis() {
     for d in [dir, out] {
         let _ = std::fs::remove_dir_all(d);
     }
+}
+
+/// Run in the page (before `</body>`): every table cell that is not meant
+/// to wrap (`.wrap`) on one line and nothing spilling out of any cell, the
+/// findings written into `#layout-problems`; a control cell squeezed to
+/// 40 px must be caught, written into `#layout-control`.
+const LAYOUT_CHECK: &str = r#"<table><tr><td id="squeezed" style="width:40px;max-width:40px;white-space:normal">2102.3 ± 8.5</td></tr></table>
+<pre id="layout-problems"></pre><pre id="layout-control"></pre>
+<script>
+function lines(el) {
+  var r = document.createRange(); r.selectNodeContents(el);
+  var tops = {}; var rects = r.getClientRects();
+  for (var i = 0; i < rects.length; i++) { if (rects[i].width > 0) tops[Math.round(rects[i].top)] = 1; }
+  return Object.keys(tops).length;
+}
+function problem(el) {
+  var p = [];
+  if (!el.classList.contains('wrap') && lines(el) > 1) p.push('wraps');
+  if (el.scrollWidth > el.clientWidth + 1) p.push('overflows');
+  return p.join(', ');
+}
+var bad = [];
+document.querySelectorAll('td').forEach(function (td) {
+  if (td.id === 'squeezed') return;
+  var p = problem(td);
+  if (p) bad.push(p + ': ' + td.textContent);
+});
+document.getElementById('layout-problems').textContent = bad.join(' | ');
+document.getElementById('layout-control').textContent = problem(document.getElementById('squeezed'));
+</script>
+</body>"#;
+
+/// A report over two seeds in the browser: the header names the seeds,
+/// the ping row has its p99, and no table cell wraps or overflows.
+#[test]
+fn a_multi_seed_report_has_no_wrapped_or_overflowing_table_cell() {
+    let dir = temp_dir("seeds");
+    let scenario =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/small_scenario.toml");
+    let out = assert_cmd::Command::cargo_bin("tcran")
+        .unwrap()
+        .args([
+            "run",
+            &scenario.display().to_string(),
+            "--seeds",
+            "1..3",
+            "--out",
+        ])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let page = dir.join("report.html");
+    let dom = check_page(&page, 1, 2);
+    let header = chromium::text_of(&dom, "what-ran").unwrap();
+    assert!(
+        header.contains("3 seeds (1..3)") && !header.contains("seed 1"),
+        "{header}"
+    );
+    let ping = dom
+        .lines()
+        .find(|l| l.starts_with("<tr>") && l.contains(">ping (RTT)<"))
+        .unwrap();
+    assert!(!ping.contains("<td>–</td>"), "{ping}");
+    let html = std::fs::read_to_string(&page)
+        .unwrap()
+        .replace("</body>", LAYOUT_CHECK);
+    std::fs::write(&page, html).unwrap();
+    let loaded = chromium::load(&page);
+    let control = chromium::text_of(&loaded.dom, "layout-control").unwrap();
+    assert!(control.contains("wraps"), "the squeezed cell: {control:?}");
+    assert_eq!(chromium::text_of(&loaded.dom, "layout-problems"), Some(""));
+    let _ = std::fs::remove_dir_all(dir);
 }

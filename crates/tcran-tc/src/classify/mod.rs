@@ -60,7 +60,11 @@ pub enum ClassifierConfig {
     #[default]
     None,
     /// 5-tuple filter rules, first match by priority (TC-RAN's OSI classifier).
-    Filter { rules: Vec<FilterRule> },
+    Filter {
+        /// The rules: each matches packets on some of their fields (protocol,
+        /// addresses, ports, DSCP, ECN) and names the queue they go to.
+        rules: Vec<FilterRule>,
+    },
     /// Stochastic flow hashing onto queues `first_queue..first_queue+buckets`.
     FlowHash {
         /// First queue of the bank. Default 0, so that a bank declared as
@@ -85,6 +89,8 @@ pub enum ClassifierConfig {
     /// DSCP -> queue table; unlisted DSCPs go to the default queue, or to
     /// pfifo_fast bands if `bands` is given.
     Dscp {
+        /// DSCP (a number or a PHB name such as `"EF"`) -> queue, as a table
+        /// or a list of `{ dscp, queue }` tables.
         #[serde(default)]
         map: DscpMap,
         /// Queues for pfifo_fast bands 0, 1, 2 (Linux `ip_tos2prio` and the
@@ -92,8 +98,9 @@ pub enum ClassifierConfig {
         #[serde(default)]
         bands: Option<[QueueId; 3]>,
     },
-    /// A plug-in classifier ([`crate::plugin`]); boxed, so that the rarely used
-    /// variant does not grow every config.
+    /// A classifier written in C and loaded through the C library (docs/c-api.md).
+    // See `crate::plugin`; boxed, so that the rarely used variant does not
+    // grow every config.
     Plugin(Box<PluginConfig>),
 }
 

@@ -116,7 +116,7 @@ pub struct E5gBdpConfig {
     /// Source of the MAC pull sample.
     pub bandwidth_from: BandwidthSource,
     /// Treat an estimate too small to ever admit an MTU-sized packet as
-    /// zero (module docs: the deviation that avoids Alg. 5's lock-up).
+    /// zero (a deviation from the thesis that avoids Alg. 5's lock-up).
     pub lockup_guard: bool,
 }
 

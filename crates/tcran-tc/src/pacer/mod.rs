@@ -89,8 +89,9 @@ pub enum PacerConfig {
     Usp(UspConfig),
     /// Just-in-time grant pacer (docs/pacer.md).
     Jit(JitConfig),
-    /// A plug-in pacer ([`crate::plugin`]); boxed, so that the rarely used
-    /// variant does not grow every config.
+    /// A pacer written in C and loaded through the C library (docs/c-api.md).
+    // See `crate::plugin`; boxed, so that the rarely used variant does not
+    // grow every config.
     Plugin(Box<PluginConfig>),
 }
 

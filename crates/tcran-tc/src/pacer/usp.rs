@@ -91,7 +91,7 @@ pub struct UspConfig {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub interval: Option<Duration>,
     /// Grow `optimal_occ` by the bytes handed down when the queue below was
-    /// emptied while USP held packets back (a named deviation, module docs;
+    /// emptied while USP held packets back (a deviation from the paper;
     /// default `false` = Alg. 6-7 as written, which can stall).
     pub starvation_guard: bool,
 }

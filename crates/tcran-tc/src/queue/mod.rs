@@ -56,8 +56,9 @@ pub enum QueueKindConfig {
     /// DualPI2 coupled dual queue (RFC 9332).
     #[serde(rename = "dualq")]
     DualQ(DualQConfig),
-    /// A plug-in queue ([`crate::plugin`]); boxed, so that the rarely used
-    /// variant does not grow every config.
+    /// A queue written in C and loaded through the C library (docs/c-api.md).
+    // See `crate::plugin`; boxed, so that the rarely used variant does not
+    // grow every config.
     Plugin(Box<PluginConfig>),
 }
 

@@ -68,8 +68,9 @@ pub enum SchedulerConfig {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         boost: Option<Vec<QueueId>>,
     },
-    /// A plug-in scheduler ([`crate::plugin`]); boxed, so that the rarely used
-    /// variant does not grow every config.
+    /// A scheduler written in C and loaded through the C library (docs/c-api.md).
+    // See `crate::plugin`; boxed, so that the rarely used variant does not
+    // grow every config.
     Plugin(Box<PluginConfig>),
 }
 

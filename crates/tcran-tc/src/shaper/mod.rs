@@ -83,7 +83,8 @@ pub enum ShaperConfig {
     TokenBucket {
         /// Long-term rate, e.g. `"15Mbit/s"`.
         rate: BitRate,
-        /// Main bucket size. Default `max(1500B, rate x 10ms)` (module docs).
+        /// Main bucket size. Default `max(1500B, rate x 10ms)`: 10 ms at the
+        /// rate, and at least one full-size packet.
         #[serde(default)]
         burst: Option<ByteSize>,
         /// Peak rate of the second bucket; must exceed `rate`. Default: none.
