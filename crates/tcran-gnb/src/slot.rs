@@ -28,7 +28,7 @@
 use crate::counters::thp_update;
 use crate::node::{Ev, Gnb, Layer, Output, SlotRecord, TtiRecord};
 use tcran_core::{DropReason, Duration, Instant};
-use tcran_ran::mac::{LcInput, SlotOutput, UeInput};
+use tcran_ran::mac::{LcInput, SchedulerKind, SlotOutput, UeInput};
 use tcran_ran::{Channel, ChannelSample};
 use tcran_tc::LowerLayerReport;
 
@@ -47,6 +47,8 @@ impl Gnb {
         let mut lcs = std::mem::take(&mut self.slot_lcs);
         lcs.clear();
         self.lc_base.clear();
+        // Only the delay-based scheduler reads the bearers' oldest packets.
+        let by_delay = self.mac.params().scheduler == SchedulerKind::DelayBased;
         for ue in &self.ues {
             self.lc_base.push(lcs.len());
             lcs.extend(ue.drbs.iter().map(|d| LcInput {
@@ -54,6 +56,11 @@ impl Gnb {
                 priority: d.priority,
                 buffer_bytes: d.tx.buffer_status().total(),
                 sdu_sizes: &[],
+                head_of_line_age: if by_delay {
+                    oldest_packet_age(d, now)
+                } else {
+                    Duration::ZERO
+                },
             }));
         }
         let lc_base = &self.lc_base;
@@ -332,6 +339,17 @@ impl MacView {
             ..report
         }
     }
+}
+
+/// How long the bearer's oldest packet has waited in the node: in its TC
+/// pipeline's queues or in its RLC buffer (the queues Brunello's DBS
+/// looks at sit in PDCP, which the TC pipeline replaces here).
+fn oldest_packet_age(d: &crate::drb::Drb, now: Instant) -> Duration {
+    let oldest = match (d.pipeline.oldest_enqueued_at(), d.tx.head_of_line_arrival()) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    };
+    age(oldest, now)
 }
 
 /// How long something that arrived at `since` has waited at `now`.

@@ -140,6 +140,11 @@ pub enum SchedulerKind {
     FixedPartition,
     /// Enhanced quota partition (thesis Alg. 8-9); needs `slices`.
     Eqp,
+    /// Delay-based (Brunello sec. 4.5, "DBS"): the UE whose oldest packet
+    /// has waited longest is served first, as many PRBs as its buffer
+    /// needs, then the next; a UE of `dbs_boosted_ues` holding a packet
+    /// older than `dbs_boost_after` goes before every UE that does not.
+    DelayBased,
 }
 
 /// A slice for `fixed_partition` / `eqp`.
@@ -193,6 +198,14 @@ pub struct MacConfig {
     pub slices: Vec<SliceConfig>,
     /// EQP quantum limit in PRBs (thesis default 100).
     pub eqp_quantum_limit: u32,
+    /// `delay_based`: the head-of-line age past which a UE of
+    /// `dbs_boosted_ues` goes first (Brunello's threshold, `l4sHighTh`:
+    /// 10 ms in sec. 5.3); absent: no UE is boosted.
+    pub dbs_boost_after: Option<Duration>,
+    /// `delay_based`: the RNTIs whose queues the boost applies to (the
+    /// thesis' video gaming users; other traffic keeps the default
+    /// priority).
+    pub dbs_boosted_ues: Vec<u16>,
     /// Block error rate of each transmission (0..1).
     pub bler: f64,
     /// HARQ round trip in slots.
@@ -227,6 +240,8 @@ impl Default for MacConfig {
             pf_time_constant: Duration::from_millis(100),
             slices: Vec::new(),
             eqp_quantum_limit: 100,
+            dbs_boost_after: None,
+            dbs_boosted_ues: Vec::new(),
             bler: 0.0,
             harq_rtt: 8,
             max_harq_tx: 4,
@@ -274,6 +289,8 @@ pub struct MacParams {
     /// Slice shares (fraction) and UE lists.
     pub slices: Vec<(f64, Vec<Rnti>)>,
     pub quantum_limit: f64,
+    /// `delay_based`: the boost threshold and the UEs it applies to.
+    pub dbs_boost: Option<(Duration, Vec<Rnti>)>,
     pub bler: f64,
     pub harq_rtt: u64,
     pub max_harq_tx: u8,
@@ -322,6 +339,52 @@ impl MacConfig {
             ));
         }
         Ok(())
+    }
+
+    /// The delay-based scheduler's boost: both fields or neither, and only
+    /// with that scheduler (elsewhere they would be ignored).
+    fn dbs_boost(&self) -> Result<Option<(Duration, Vec<Rnti>)>, ConfigError> {
+        let dbs = self.scheduler == SchedulerKind::DelayBased;
+        match (self.dbs_boost_after, self.dbs_boosted_ues.is_empty()) {
+            (None, true) => Ok(None),
+            _ if !dbs => Err(match self.dbs_boost_after {
+                Some(after) => ConfigError::new(
+                    "dbs_boost_after",
+                    after,
+                    "is for scheduler = \"delay_based\" only",
+                ),
+                None => ConfigError::new(
+                    "dbs_boosted_ues",
+                    format!("{:?}", self.dbs_boosted_ues),
+                    "is for scheduler = \"delay_based\" only",
+                ),
+            }),
+            (None, false) => Err(ConfigError::new(
+                "dbs_boost_after",
+                "(absent)",
+                "dbs_boosted_ues needs the threshold, e.g. \"10ms\"",
+            )),
+            (Some(after), empty) => {
+                if after > Duration::from_secs(10) {
+                    return Err(ConfigError::new(
+                        "dbs_boost_after",
+                        after,
+                        "must be at most 10s",
+                    ));
+                }
+                if empty {
+                    return Err(ConfigError::new(
+                        "dbs_boosted_ues",
+                        "[]",
+                        "dbs_boost_after needs the RNTIs it boosts",
+                    ));
+                }
+                Ok(Some((
+                    after,
+                    self.dbs_boosted_ues.iter().map(|&r| Rnti(r)).collect(),
+                )))
+            }
+        }
     }
 
     pub fn build(&self) -> Result<MacParams, ConfigError> {
@@ -444,6 +507,7 @@ impl MacConfig {
             ));
         }
         check_range("eqp_quantum_limit", self.eqp_quantum_limit, 1, 1_000_000)?;
+        let dbs_boost = self.dbs_boost()?;
         let bler = check_f64("bler", self.bler, 0.0, 0.99)?;
         let harq_rtt = check_range("harq_rtt", self.harq_rtt, 1, 1000)?;
         let max_harq_tx = check_range("max_harq_tx", self.max_harq_tx, 1, 16)?;
@@ -461,6 +525,7 @@ impl MacConfig {
             pf_alpha: 1.0 / tc,
             slices,
             quantum_limit: f64::from(self.eqp_quantum_limit),
+            dbs_boost,
             bler,
             harq_rtt: u64::from(harq_rtt),
             max_harq_tx,
@@ -481,6 +546,9 @@ pub struct LcInput<'a> {
     /// Sizes of the next SDUs with header estimates (for EQP; may be empty:
     /// the buffer then counts as one SDU). See `RlcTx::pending_sizes`.
     pub sdu_sizes: &'a [u32],
+    /// How long the bearer's oldest packet has waited in the gNB (for the
+    /// delay-based scheduler; zero when nothing waits).
+    pub head_of_line_age: Duration,
 }
 
 /// One UE in one slot.
@@ -1041,6 +1109,7 @@ impl Mac {
                     }
                 }
                 SchedulerKind::Eqp => eqp::schedule(self, ues, left),
+                SchedulerKind::DelayBased => self.delay_based(ues, left),
             }
             self.rr_offset = self.rr_offset.wrapping_add(1);
         }
@@ -1254,6 +1323,45 @@ impl Mac {
             }
         }
         budget - left
+    }
+
+    /// Brunello's DBS (sec. 4.5): oldest packet first. UEs in order of
+    /// (boosted and past the threshold, head-of-line age, RNTI), each
+    /// given what its buffer needs while PRBs last.
+    fn delay_based(&mut self, ues: &[UeInput<'_>], budget: u16) {
+        let age = |u: &UeInput<'_>| {
+            u.lcs
+                .iter()
+                .map(|l| l.head_of_line_age)
+                .max()
+                .unwrap_or(Duration::ZERO)
+        };
+        let boosted = |u: &UeInput<'_>| {
+            self.p
+                .dbs_boost
+                .as_ref()
+                .is_some_and(|(after, who)| who.contains(&u.rnti) && age(u) > *after)
+        };
+        self.order.clear();
+        self.order
+            .extend((0..ues.len()).filter(|&k| self.demand[k] > self.alloc[k]));
+        let key = |k: usize| {
+            let u = &ues[k];
+            (
+                std::cmp::Reverse(boosted(u)),
+                std::cmp::Reverse(age(u)),
+                u.rnti,
+            )
+        };
+        let mut order = std::mem::take(&mut self.order);
+        order.sort_by_key(|&k| key(k));
+        let mut left = budget;
+        for &k in &order {
+            let take = (self.demand[k] - self.alloc[k]).min(left);
+            self.alloc[k] += take;
+            left -= take;
+        }
+        self.order = order;
     }
 
     /// PF per RBG: metric = bytes with all PRBs / EWMA throughput.

@@ -45,6 +45,7 @@ fn run(rlc: RlcConfig, bler: f64, max_harq_tx: u8) -> (Vec<u64>, Vec<u64>, usize
             priority: 1,
             buffer_bytes: bs.total(),
             sdu_sizes: &[],
+            head_of_line_age: tcran_core::Duration::ZERO,
         }];
         let ues = [UeInput {
             rnti: Rnti(1),

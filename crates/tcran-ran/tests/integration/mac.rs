@@ -29,6 +29,7 @@ fn lc(bytes: u64) -> [LcInput<'static>; 1] {
         priority: 1,
         buffer_bytes: bytes,
         sdu_sizes: &[],
+        head_of_line_age: tcran_core::Duration::ZERO,
     }]
 }
 
@@ -770,4 +771,112 @@ fn carried_bytes_and_new_ones_share_the_slot_prbs() {
             _ => assert_eq!(g, 30_000),
         }
     }
+}
+
+/// One logical channel of `bytes` whose oldest packet waited `age_ms`.
+fn aged(bytes: u64, age_ms: u64) -> [LcInput<'static>; 1] {
+    [LcInput {
+        head_of_line_age: tcran_core::Duration::from_millis(age_ms),
+        ..lc(bytes)[0]
+    }]
+}
+
+/// PRBs of UE 1 and UE 2 in one slot of a 24-PRB cell at MCS 28.
+fn dbs_slot(cfg: &MacConfig, a: &[LcInput<'_>], b: &[LcInput<'_>]) -> (u16, u16) {
+    let mut m = mac(cfg.clone());
+    let mut out = SlotOutput::default();
+    let ues = [
+        UeInput {
+            rnti: Rnti(1),
+            channel: mcs(28),
+            lcs: a,
+        },
+        UeInput {
+            rnti: Rnti(2),
+            channel: mcs(28),
+            lcs: b,
+        },
+    ];
+    m.schedule(0, Instant::ZERO, &ues, &mut out);
+    let prbs = |r| out.grant(Rnti(r)).map_or(0, |g| g.prbs);
+    (prbs(1), prbs(2))
+}
+
+/// Brunello sec. 4.5: DBS "always schedules first the oldest packet among
+/// the queues" (UE 1 holds 1000 bytes, a few PRBs at MCS 28; UE 2 is
+/// backlogged), and "assigns higher priority to queues with packets older
+/// than a predefined threshold" (10 ms, `l4sHighTh`): then the video
+/// user's queue goes first even before an older web queue, and below the
+/// threshold the oldest packet wins again.
+#[test]
+fn delay_based_serves_the_oldest_packet_first_and_boosts_past_the_threshold() {
+    let dbs = MacConfig {
+        prbs: Some(24),
+        scheduler: SchedulerKind::DelayBased,
+        ..MacConfig::default()
+    };
+    let need = dbs_slot(&dbs, &aged(1000, 1), &lc(0)).0;
+    assert!((1..24).contains(&need), "{need} PRBs for 1000 bytes");
+    // Oldest first: the backlogged UE's older packet takes every PRB.
+    assert_eq!(dbs_slot(&dbs, &aged(1000, 5), &aged(BIG, 20)), (0, 24));
+    // UE 1's packet older: its buffer first, the rest to UE 2.
+    assert_eq!(
+        dbs_slot(&dbs, &aged(1000, 20), &aged(BIG, 5)),
+        (need, 24 - need)
+    );
+    // Equal ages: by RNTI, the same every slot.
+    assert_eq!(
+        dbs_slot(&dbs, &aged(1000, 7), &aged(BIG, 7)),
+        (need, 24 - need)
+    );
+    let boosted = MacConfig {
+        dbs_boost_after: Some(tcran_core::Duration::from_millis(10)),
+        dbs_boosted_ues: vec![1],
+        ..dbs.clone()
+    };
+    assert_eq!(
+        dbs_slot(&boosted, &aged(1000, 12), &aged(BIG, 50)),
+        (need, 24 - need)
+    );
+    assert_eq!(dbs_slot(&boosted, &aged(1000, 8), &aged(BIG, 9)), (0, 24));
+    // Only the UEs listed are boosted.
+    let other = MacConfig {
+        dbs_boosted_ues: vec![3],
+        ..boosted.clone()
+    };
+    assert_eq!(dbs_slot(&other, &aged(1000, 12), &aged(BIG, 50)), (0, 24));
+}
+
+#[test]
+fn the_delay_based_boost_is_refused_where_it_would_be_ignored() {
+    let field = |c: MacConfig| c.build().map(drop).unwrap_err().to_string();
+    let after = Some(tcran_core::Duration::from_millis(10));
+    assert_eq!(
+        field(MacConfig {
+            dbs_boost_after: after,
+            dbs_boosted_ues: vec![1],
+            ..MacConfig::default()
+        }),
+        "dbs_boost_after = 10ms: is for scheduler = \"delay_based\" only"
+    );
+    let dbs = MacConfig {
+        scheduler: SchedulerKind::DelayBased,
+        ..MacConfig::default()
+    };
+    assert!(field(MacConfig {
+        dbs_boosted_ues: vec![1],
+        ..dbs.clone()
+    })
+    .starts_with("dbs_boost_after = (absent)"));
+    assert!(field(MacConfig {
+        dbs_boost_after: after,
+        ..dbs.clone()
+    })
+    .starts_with("dbs_boosted_ues = []"));
+    assert!(field(MacConfig {
+        dbs_boost_after: Some(tcran_core::Duration::from_secs(11)),
+        dbs_boosted_ues: vec![1],
+        ..dbs
+    })
+    .starts_with("dbs_boost_after = 11s"));
 }
