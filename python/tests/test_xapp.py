@@ -65,8 +65,10 @@ def _realtime(tcran_bin: Path, scenario: Path, address: str, out: Path) -> subpr
 
 
 def test_the_low_latency_example_deploys_codel_when_the_rlc_bloats(tmp_path: Path, tcran_bin: Path) -> None:
+    # Two variants, two E2 nodes (gNB ids 1 and 2): the xApp is told to
+    # leave the first, the baseline, alone.
     scenario = tmp_path / "game.toml"
-    scenario.write_text(GAME)
+    scenario.write_text(GAME + '[[variants]]\nname = "baseline"\n[[variants]]\nname = "served"\n')
     out = tmp_path / "out"
     example = _example()
     listening = threading.Event()
@@ -81,7 +83,7 @@ def test_the_low_latency_example_deploys_codel_when_the_rlc_bloats(tmp_path: Pat
 
         try:
             result["outcomes"] = example.low_latency(
-                "127.0.0.1:0", threshold_ms=10.0, wait_s=60.0, on_listen=on_listen, log=log.append
+                "127.0.0.1:0", threshold_ms=10.0, wait_s=60.0, leave=[1], on_listen=on_listen, log=log.append
             )
         except BaseException as e:  # handed to the test thread
             result["error"] = e
@@ -107,11 +109,17 @@ def test_the_low_latency_example_deploys_codel_when_the_rlc_bloats(tmp_path: Pat
     assert p["pacer"]["kind"] == "bdp"
     # The node's own record: the deployment came over E2 after the
     # download started (1 s) bloated the RLC buffer.
-    with open(out / "default" / "reconfigurations.csv") as f:
-        rows = [r for r in csv.DictReader(f) if r["by"] == "e2" and r["what"]]
+    def by_e2(variant: str) -> list[dict]:
+        with open(out / variant / "reconfigurations.csv") as f:
+            return [r for r in csv.DictReader(f) if r["by"] == "e2" and r["what"]]
+
+    rows = by_e2("served")
     assert rows, log
     assert float(rows[0]["t_s"]) > 1.0
     assert rows[0]["what"].startswith("deploy"), rows[0]
+    # The baseline was left as it was.
+    assert by_e2("baseline") == [], log
+    assert any("left alone" in line for line in log), log
 
 
 def test_indications_listing_and_controls_against_a_live_node(tmp_path: Path, tcran_bin: Path) -> None:
