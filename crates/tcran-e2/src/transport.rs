@@ -19,9 +19,9 @@
 //! that want channels.
 //!
 //! [`run`] connects, runs E2 Setup, serves the RIC, and on a lost
-//! connection (a RIC restart) reconnects with exponential backoff (100 ms
-//! doubling to 5 s) and sets up again; the node, and so every pipeline,
-//! is untouched meanwhile.
+//! connection (a RIC restart) reconnects when the agent's backoff says
+//! ([`crate::backoff`]) and sets up again; the node, and so every
+//! pipeline, is untouched meanwhile.
 
 use crate::agent::{Agent, AgentEvent, AgentState, AgentStats};
 use std::net::SocketAddr;
@@ -610,6 +610,27 @@ pub enum Connector {
     Channel(ChannelConnector),
 }
 
+impl std::fmt::Display for Connector {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Connector::Tcp { addr, tls: None } => write!(f, "{addr}"),
+            Connector::Tcp { addr, tls: Some(_) } => write!(f, "{addr} (TLS)"),
+            Connector::Sctp { addr } => write!(f, "{addr} (SCTP)"),
+            Connector::Channel(_) => f.write_str("the in-process RIC"),
+        }
+    }
+}
+
+/// A failed TLS handshake: [`TransportError::Tls`] when TLS refused it
+/// (a certificate that does not verify, no common protocol), the I/O
+/// error when the connection broke.
+fn handshake_error(e: std::io::Error) -> TransportError {
+    match e.get_ref().and_then(|i| i.downcast_ref::<rustls::Error>()) {
+        Some(tls) => TransportError::Tls(format!("handshake: {tls}")),
+        None => TransportError::Io(e),
+    }
+}
+
 impl Connector {
     /// Opens one association.
     pub async fn connect(&self) -> Result<Link, TransportError> {
@@ -629,7 +650,8 @@ impl Connector {
                     .map_err(|e| TransportError::Tls(format!("server name {name:?}: {e}")))?;
                 let tls = tokio_rustls::TlsConnector::from(cfg.clone())
                     .connect(name, s)
-                    .await?;
+                    .await
+                    .map_err(handshake_error)?;
                 Ok(link_of_stream(tls))
             }
             Connector::Sctp { addr } => crate::sctp::connect(*addr).await,
@@ -657,7 +679,8 @@ impl Connector {
                     .map_err(|e| TransportError::Tls(format!("server name {name:?}: {e}")))?;
                 let tls = tokio_rustls::TlsConnector::from(cfg.clone())
                     .connect(name, s)
-                    .await?;
+                    .await
+                    .map_err(handshake_error)?;
                 Ok(Association::Framed(Framed::new(tls)))
             }
             Connector::Sctp { .. } | Connector::Channel(_) => {
@@ -714,14 +737,10 @@ fn lock<N>(n: &Mutex<N>) -> std::sync::MutexGuard<'_, N> {
     n.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-/// Reconnection backoff: 100 ms, doubling, at most 5 s.
-pub fn backoff(attempt: u32) -> std::time::Duration {
-    std::time::Duration::from_millis((100u64 << attempt.min(6)).min(5000))
-}
-
 /// Runs `agent` against the RIC reached by `connector` until `shutdown`
-/// becomes true or the RIC removes the node (E2 Removal). Reconnects with
-/// [`backoff`] whenever the association is lost and redoes E2 Setup; the
+/// becomes true or the RIC removes the node (E2 Removal). Reconnects when
+/// the agent's backoff says ([`Agent::connect_at`]: TimeToWait honoured,
+/// exponential, reset by a successful E2 Setup) and redoes E2 Setup; the
 /// node is locked only while the agent uses it. `on_event` sees every
 /// [`AgentEvent`] (logging, metrics). Returns the agent's counters.
 pub async fn run<N, F>(
@@ -736,26 +755,29 @@ where
     N: RanNode + Send + 'static,
     F: FnMut(&AgentEvent) + Send,
 {
-    let mut attempt = 0u32;
     while !*shutdown.borrow() {
+        if let Some(at) = agent.connect_at() {
+            tokio::select! {
+                _ = tokio::time::sleep_until(clock.at(at)) => {}
+                r = shutdown.changed() => {
+                    if r.is_err() {
+                        break;
+                    }
+                    continue;
+                }
+            }
+        }
         let mut link = match connector.open().await {
             Ok(l) => l,
             Err(e) => {
-                log::warn!(
-                    "E2: cannot reach the RIC: {e}; retrying in {:?}",
-                    backoff(attempt)
-                );
                 if matches!(e, TransportError::Unavailable(_))
                     && matches!(connector, Connector::Sctp { .. })
                 {
                     log::error!("E2: {e}");
                     break;
                 }
-                tokio::select! {
-                    _ = tokio::time::sleep(backoff(attempt)) => {}
-                    _ = shutdown.changed() => {}
-                }
-                attempt = attempt.saturating_add(1);
+                agent.connect_failed(clock.now());
+                log::warn!("E2: cannot reach the RIC {connector}: {e}");
                 continue;
             }
         };
@@ -776,9 +798,6 @@ where
                 break false;
             }
             while let Some(ev) = agent.poll_event() {
-                if ev == AgentEvent::SetupDone {
-                    attempt = 0;
-                }
                 on_event(&ev);
             }
             if agent.state() == AgentState::Removed {
@@ -812,12 +831,7 @@ where
         if stop {
             break;
         }
-        agent.disconnected();
-        tokio::select! {
-            _ = tokio::time::sleep(backoff(attempt)) => {}
-            _ = shutdown.changed() => {}
-        }
-        attempt = attempt.saturating_add(1);
+        agent.disconnected(clock.now());
     }
     agent.stats()
 }
