@@ -691,9 +691,29 @@ fn survive_file_size_limit() {
     let _ = signal_hook::flag::register(signal_hook::consts::SIGXFSZ, flag);
 }
 
+/// Sends the libraries' `log` lines (E2 failures, refused connections) to
+/// stderr as `warning: ...`, so that a user sees failures without a flag;
+/// RUST_LOG changes the level (`RUST_LOG=info`, `RUST_LOG=off`).
+fn attach_logger() {
+    use std::io::Write;
+    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn"))
+        .format(|buf, r| {
+            let level = match r.level() {
+                log::Level::Error => "error",
+                log::Level::Warn => "warning",
+                log::Level::Info => "info",
+                log::Level::Debug => "debug",
+                log::Level::Trace => "trace",
+            };
+            writeln!(buf, "{level}: {}", r.args())
+        })
+        .init();
+}
+
 fn main() {
     install_panic_hook();
     survive_file_size_limit();
+    attach_logger();
     let result = parse_args().and_then(run);
     if let Err(e) = result {
         eprintln!("error: {}", e.one_line());

@@ -156,13 +156,6 @@ fn controller(args: &Args, flows: &[FlowEntry]) -> Result<AnyController, CliErro
     .map_err(config_error)
 }
 
-fn read(path: &Path) -> Result<String, CliError> {
-    std::fs::read_to_string(path).map_err(|e| CliError::Read {
-        file: path.display().to_string(),
-        reason: e.to_string(),
-    })
-}
-
 fn config(args: &Args) -> Result<XappConfig, CliError> {
     use std::net::ToSocketAddrs;
     let addr = args
@@ -178,11 +171,10 @@ fn config(args: &Args) -> Result<XappConfig, CliError> {
         })?;
     let mut cfg = XappConfig::tcp(addr);
     if let Some((ca, cert, key)) = &args.tls {
-        let pem = tcran_e2::transport::TlsPem {
-            ca: read(ca)?,
-            cert: read(cert)?,
-            key: read(key)?,
-        };
+        let pem = tcran_e2::transport::TlsPem::read(ca, cert, key).map_err(|e| CliError::Read {
+            file: e.file,
+            reason: e.error.to_string(),
+        })?;
         let tls = tcran_e2::transport::tls_server_config(&pem)
             .map_err(|e| usage(format!("--tls-ca/--tls-cert/--tls-key: {e}")))?;
         cfg.listen[0].transport = tcran_xapp::ListenTransport::Tls(tls);

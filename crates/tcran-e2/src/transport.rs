@@ -531,6 +531,42 @@ pub struct TlsPem {
     pub key: String,
 }
 
+/// The largest PEM file read: a certificate is a few KiB, a CA bundle of
+/// a few hundred certificates (Mozilla's: about 220 KiB) well under this.
+pub const MAX_PEM_FILE_BYTES: u64 = 1 << 20;
+
+/// A PEM file that could not be read: its path, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("{file}: {error}")]
+pub struct PemFileError {
+    pub file: String,
+    pub error: tcran_core::text_file::TextFileError,
+}
+
+impl TlsPem {
+    /// Reads the CA, certificate and key files, each at most
+    /// [`MAX_PEM_FILE_BYTES`] (`/dev/zero` fails at the limit).
+    pub fn read(
+        ca: &std::path::Path,
+        cert: &std::path::Path,
+        key: &std::path::Path,
+    ) -> Result<TlsPem, PemFileError> {
+        let read = |p: &std::path::Path| {
+            tcran_core::text_file::read_text_file(p, "PEM file", MAX_PEM_FILE_BYTES).map_err(
+                |error| PemFileError {
+                    file: p.display().to_string(),
+                    error,
+                },
+            )
+        };
+        Ok(TlsPem {
+            ca: read(ca)?,
+            cert: read(cert)?,
+            key: read(key)?,
+        })
+    }
+}
+
 fn certs(pem: &str) -> Result<Vec<rustls::pki_types::CertificateDer<'static>>, TransportError> {
     use rustls::pki_types::pem::PemObject;
     let v: Result<Vec<_>, _> =
