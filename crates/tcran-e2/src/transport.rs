@@ -49,8 +49,14 @@ pub enum TransportError {
     Unavailable(String),
 }
 
-/// Bytes of received frames buffered per association.
+/// Bytes of received frames buffered per association, at most: frames
+/// that arrived together are read at once.
 const READ_BUFFER: usize = 128 * 1024;
+/// The read buffer's first size: it grows (doubling) only while the peer
+/// sends more than it holds.
+const INITIAL_READ_BUFFER: usize = 4 * 1024;
+/// Before E2 Setup, a buffer grows only to what one frame needs.
+const SETUP_READ_BUFFER: usize = MAX_FRAME + 4;
 /// Frames are gathered into one write up to about this many bytes.
 const WRITE_BATCH: usize = 256 * 1024;
 
@@ -260,11 +266,17 @@ const MAX_QUEUED: usize = 1024 * 1024;
 ///   1 MiB stays queued. Within an association PDUs leave in the order
 ///   they were queued.
 /// - Frames are as in [`read_frame`]: zero-length frames are skipped, a
-///   length above [`MAX_FRAME`] is an error, the buffer never grows
-///   (128 KiB holds any frame).
+///   length above [`MAX_FRAME`] is an error.
+/// - The read buffer starts at 4 KiB and doubles only while the peer has
+///   sent more than it holds, up to 128 KiB ([`Framed::new`]) or, for a
+///   peer not trusted yet ([`Framed::before_setup`]: a RIC's connection
+///   before E2 Setup), up to one frame until [`Framed::after_setup`]: an
+///   idle connection costs 4 KiB.
 pub struct Framed {
     io: Box<dyn ByteStream>,
-    rbuf: Box<[u8]>,
+    rbuf: Vec<u8>,
+    /// The size `rbuf` may grow to.
+    rmax: usize,
     /// Unconsumed received bytes are `rbuf[rpos..rend]`.
     rpos: usize,
     rend: usize,
@@ -292,8 +304,18 @@ impl std::fmt::Debug for Framed {
 impl Framed {
     pub fn new<S: ByteStream + 'static>(stream: S) -> Framed {
         Framed {
+            rmax: READ_BUFFER,
+            ..Framed::before_setup(stream)
+        }
+    }
+
+    /// A stream whose buffer grows only to what one frame needs until
+    /// [`Framed::after_setup`].
+    pub fn before_setup<S: ByteStream + 'static>(stream: S) -> Framed {
+        Framed {
             io: Box::new(stream),
-            rbuf: vec![0u8; READ_BUFFER].into_boxed_slice(),
+            rbuf: vec![0u8; INITIAL_READ_BUFFER],
+            rmax: SETUP_READ_BUFFER,
             rpos: 0,
             rend: 0,
             eof: false,
@@ -302,6 +324,16 @@ impl Framed {
             wpos: 0,
             unflushed: false,
         }
+    }
+
+    /// The peer completed E2 Setup: its frames may be read in batches.
+    pub fn after_setup(&mut self) {
+        self.rmax = READ_BUFFER;
+    }
+
+    /// The read buffer's size now (tests, memory accounting).
+    pub fn read_buffer_len(&self) -> usize {
+        self.rbuf.len()
     }
 
     /// The next PDU; `None` at a clean end of stream, `Err` (once) when
@@ -328,11 +360,18 @@ impl Framed {
                 return Poll::Ready(None);
             }
             if self.rend == self.rbuf.len() {
-                // A frame (at most MAX_FRAME + 4 bytes, half the buffer)
-                // is incomplete at the end: move it to the front.
-                self.rbuf.copy_within(self.rpos..self.rend, 0);
-                self.rend -= self.rpos;
-                self.rpos = 0;
+                if self.rpos > 0 {
+                    // An incomplete frame at the end: move it to the front.
+                    self.rbuf.copy_within(self.rpos..self.rend, 0);
+                    self.rend -= self.rpos;
+                    self.rpos = 0;
+                } else {
+                    // Full of one incomplete frame (or of frames at the
+                    // batch limit, impossible: they were taken): grow. The
+                    // limit is at least MAX_FRAME + 4, so a frame fits.
+                    let len = (self.rbuf.len() * 2).min(self.rmax);
+                    self.rbuf.resize(len, 0);
+                }
             }
             let mut rb = tokio::io::ReadBuf::new(&mut self.rbuf[self.rend..]);
             match std::pin::Pin::new(&mut self.io).poll_read(cx, &mut rb) {
