@@ -456,6 +456,11 @@ impl Xapp {
         Ok(Xapp { shared })
     }
 
+    /// Associations open now (set up or not).
+    pub fn open_connections(&self) -> usize {
+        self.shared.config.max_connections - self.shared.slots.available_permits()
+    }
+
     /// Connections closed at once because [`XappConfig::max_connections`]
     /// associations were open.
     pub fn connections_refused(&self) -> u64 {
