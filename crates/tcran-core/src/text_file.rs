@@ -30,7 +30,7 @@ pub enum TextFileError {
 
 /// A limit for a message: whole MiB as MiB, else bytes.
 fn bytes_text(n: u64) -> String {
-    if n >= 1 << 20 && n % (1 << 20) == 0 {
+    if n >= 1 << 20 && n.is_multiple_of(1 << 20) {
         format!("{} MiB", n >> 20)
     } else {
         format!("{n} bytes")
@@ -50,11 +50,7 @@ pub fn read_bounded(
 ) -> Result<Vec<u8>, TextFileError> {
     let mut bytes = Vec::new();
     let f = std::fs::File::open(path).map_err(|e| TextFileError::Io(io_reason(&e)))?;
-    let size = f
-        .metadata()
-        .ok()
-        .filter(|m| m.is_file())
-        .map(|m| m.len());
+    let size = f.metadata().ok().filter(|m| m.is_file()).map(|m| m.len());
     // One byte past the limit tells "exactly at the limit" from "more".
     f.take(max_bytes + 1)
         .read_to_end(&mut bytes)
@@ -139,7 +135,10 @@ mod tests {
         let limit = 1 << 20;
         let at = dir.join("at.pem");
         std::fs::write(&at, vec![b'a'; limit]).unwrap();
-        assert_eq!(read_bounded(&at, "PEM file", limit as u64).unwrap().len(), limit);
+        assert_eq!(
+            read_bounded(&at, "PEM file", limit as u64).unwrap().len(),
+            limit
+        );
         let over = dir.join("over.pem");
         std::fs::write(&over, vec![b'a'; limit + 1]).unwrap();
         assert_eq!(
@@ -176,7 +175,10 @@ mod tests {
     fn an_endless_device_is_refused_without_a_size() {
         // /dev/zero never ends and has no size: `--tls-ca /dev/zero`.
         let e = read_bounded(Path::new("/dev/zero"), "PEM file", 1 << 20).unwrap_err();
-        assert_eq!(e.to_string(), "larger than 1 MiB, the largest PEM file accepted");
+        assert_eq!(
+            e.to_string(),
+            "larger than 1 MiB, the largest PEM file accepted"
+        );
     }
 
     #[test]

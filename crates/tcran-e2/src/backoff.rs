@@ -151,7 +151,9 @@ mod tests {
 
     #[test]
     fn time_to_wait_values_are_e2ap_9_2_24() {
-        let secs: Vec<u64> = (0..=6).map(|i| time_to_wait(i).as_nanos() / 1_000_000_000).collect();
+        let secs: Vec<u64> = (0..=6)
+            .map(|i| time_to_wait(i).as_nanos() / 1_000_000_000)
+            .collect();
         assert_eq!(secs, [1, 2, 5, 10, 20, 60, 60]);
     }
 
@@ -234,7 +236,7 @@ mod tests {
             let mut last: Option<Duration> = None;
             let mut level_floor = Duration::ZERO;
             for (s, gap) in steps.iter().zip(&gaps) {
-                now = now + Duration::from_millis(*gap);
+                now += Duration::from_millis(*gap);
                 match s {
                     Step::Success => {
                         b.succeeded();

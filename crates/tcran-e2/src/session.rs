@@ -260,11 +260,10 @@ impl Session {
         while let Some(e) = self.agent.poll_event() {
             match &e {
                 AgentEvent::SetupDone => self.log.recovered(),
-                AgentEvent::SetupFailed { cause, retry_in } => self.log.failed(
-                    "setup",
-                    &format!("E2 Setup Failure ({cause:?})"),
-                    *retry_in,
-                ),
+                AgentEvent::SetupFailed { cause, retry_in } => {
+                    self.log
+                        .failed("setup", &format!("E2 Setup Failure ({cause:?})"), *retry_in)
+                }
                 _ => {}
             }
             self.events.push(SessionEvent::Agent(e));
@@ -355,7 +354,9 @@ fn io_thread(
             };
             let mut link = match connected {
                 Ok(link) => link,
-                Err(TransportError::Unavailable(m)) if matches!(connector, Connector::Sctp { .. }) => {
+                Err(TransportError::Unavailable(m))
+                    if matches!(connector, Connector::Sctp { .. }) =>
+                {
                     send(LinkEvent::Fatal(m));
                     return;
                 }

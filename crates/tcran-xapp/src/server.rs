@@ -969,7 +969,14 @@ impl tokio::io::AsyncWrite for ReadHalf {
 /// its lock ([`Conn`]).
 async fn tcp_association(stream: tokio::net::TcpStream, peer: SocketAddr, shared: Arc<Shared>) {
     let (r, w) = stream.into_split();
-    association(Framed::before_setup(ReadHalf(r)), Some(w), peer, false, shared).await
+    association(
+        Framed::before_setup(ReadHalf(r)),
+        Some(w),
+        peer,
+        false,
+        shared,
+    )
+    .await
 }
 
 /// One node's association. Its task reads the socket itself

@@ -368,5 +368,8 @@ fn the_monitor_prints_at_its_period_whatever_a_node_sends() {
     assert!((2..=16).contains(&blocks), "{blocks} blocks: {lines:#?}");
     // What was not printed was counted: a 1 ms node sends far more than
     // one indication per 500 ms.
-    assert!(skipped >= blocks as u64, "{skipped} skipped, {blocks} blocks");
+    assert!(
+        skipped >= blocks as u64,
+        "{skipped} skipped, {blocks} blocks"
+    );
 }

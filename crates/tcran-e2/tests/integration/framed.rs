@@ -181,7 +181,9 @@ async fn before_setup_the_buffer_grows_only_with_what_the_peer_sent() {
     let mut f = Framed::before_setup(r);
     // A header that announces the largest frame, and a few bytes of it:
     // the peer has sent 14 bytes, the buffer stays at its first 4 KiB.
-    w.write_all(&(MAX_FRAME as u32).to_be_bytes()).await.unwrap();
+    w.write_all(&(MAX_FRAME as u32).to_be_bytes())
+        .await
+        .unwrap();
     w.write_all(&[7; 10]).await.unwrap();
     assert!(tokio::time::timeout(Duration::from_millis(50), f.recv())
         .await

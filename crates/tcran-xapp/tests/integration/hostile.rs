@@ -71,7 +71,10 @@ async fn connections_beyond_the_cap_are_closed_and_counted() {
     }
     for _ in 0..EXTRA {
         let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
-        assert!(closed(&mut s).await, "a connection beyond the cap stays open");
+        assert!(
+            closed(&mut s).await,
+            "a connection beyond the cap stays open"
+        );
     }
     assert_eq!(x.connections_refused(), EXTRA as u64);
     // The held ones are open: nothing to read, no end of stream.
@@ -97,14 +100,16 @@ async fn one_node_per_global_id_the_newest_replaces_the_others() {
     for _ in 0..20 {
         let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
         s.write_all(&setup_frame(5)).await.unwrap();
-        let NodeEvent::Connected(n) = event(&mut events, |e| matches!(e, NodeEvent::Connected(_))).await
+        let NodeEvent::Connected(n) =
+            event(&mut events, |e| matches!(e, NodeEvent::Connected(_))).await
         else {
             unreachable!()
         };
         if let Some(old) = last.replace(n.id) {
-            let e = event(&mut events, |e| {
-                matches!(e, NodeEvent::Disconnected { id, .. } if *id == old)
-            })
+            let e = event(
+                &mut events,
+                |e| matches!(e, NodeEvent::Disconnected { id, .. } if *id == old),
+            )
             .await;
             assert!(
                 matches!(e, NodeEvent::Disconnected { cause: CloseCause::Replaced { by }, .. } if by == n.id),
@@ -138,7 +143,8 @@ async fn with_refuse_a_second_association_gets_e2_setup_failure() {
     let mut events = x.events();
     let mut first = tokio::net::TcpStream::connect(addr).await.unwrap();
     first.write_all(&setup_frame(5)).await.unwrap();
-    let NodeEvent::Connected(n) = event(&mut events, |e| matches!(e, NodeEvent::Connected(_))).await
+    let NodeEvent::Connected(n) =
+        event(&mut events, |e| matches!(e, NodeEvent::Connected(_))).await
     else {
         unreachable!()
     };
@@ -156,10 +162,19 @@ async fn with_refuse_a_second_association_gets_e2_setup_failure() {
         E2apPdu::E2SetupFailure(f) => assert_eq!(f.time_to_wait, Some(3)),
         other => panic!("{other:?}"),
     }
-    assert!(tokio::time::timeout(WAIT, second.recv()).await.unwrap().is_none());
+    assert!(tokio::time::timeout(WAIT, second.recv())
+        .await
+        .unwrap()
+        .is_none());
     let e = event(&mut events, |e| matches!(e, NodeEvent::Disconnected { .. })).await;
     assert!(
-        matches!(&e, NodeEvent::Disconnected { cause: CloseCause::SetupRefused(_), .. }),
+        matches!(
+            &e,
+            NodeEvent::Disconnected {
+                cause: CloseCause::SetupRefused(_),
+                ..
+            }
+        ),
         "{e:?}"
     );
     let nodes = x.nodes();
