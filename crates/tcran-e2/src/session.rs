@@ -226,8 +226,10 @@ impl Session {
                         "connect"
                     };
                     let retry_in = self.retry_in(now);
+                    // Without Rust's "(os error N)": the words say it.
+                    let why = tcran_core::text_file::without_os_code(&e.to_string()).to_string();
                     self.log
-                        .failed(kind, &format!("cannot reach the RIC: {e}"), retry_in);
+                        .failed(kind, &format!("cannot reach the RIC: {why}"), retry_in);
                 }
                 LinkEvent::Pdu(pdu) => {
                     self.agent.handle(&pdu, node, now);
