@@ -132,22 +132,9 @@ pub fn write_report(dir: &Path, report: &tcran_emu::Report) -> Result<(), CliErr
 /// The emulator's own figures, for the end of the table.
 pub fn to_text(r: &tcran_emu::Report) -> String {
     let l = &r.relay;
-    let e2 = r.e2.as_ref().map_or(String::new(), |e| {
-        format!(
-            "E2 node {} ({}): {} connection(s), {} setup(s), {} subscription(s), {} indication(s), \
-             controls {} applied / {} read / {} refused, {} PDU(s) dropped\n",
-            e.gnb_id,
-            e.ric,
-            e.connections,
-            e.setups_done,
-            e.subscriptions,
-            e.indications,
-            e.controls_applied,
-            e.controls_read,
-            e.controls_refused,
-            e.pdus_dropped
-        )
-    });
+    let e2 =
+        r.e2.as_ref()
+            .map_or(String::new(), |e| format!("{}\n", e.line()));
     format!(
         "emulator: ran {:.1} s (ended by {}); packets in {} down / {} up, out {} down / {} up, \
          lost at the hosts' devices {}; wake-up lateness p50/p99/max {:.0}/{:.0}/{:.0} us; \

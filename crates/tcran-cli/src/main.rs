@@ -242,6 +242,12 @@ enum Command {
         /// Keep idle CPUs' wake-up latency at or below D while running (Linux PM QoS, /dev/cpu_dma_latency; needs root), e.g. 0s: control round trips without the cost of leaving a deep idle state (docs/xapps.md).
         #[arg(long, value_name = "D")]
         cpu_latency: Option<String>,
+        /// Associations open at once (set up or not); connections beyond are closed at once and counted.
+        #[arg(long, default_value_t = tcran_xapp::server::DEFAULT_MAX_CONNECTIONS, value_name = "N")]
+        max_connections: usize,
+        /// A second association claiming a connected node's GlobalE2node-ID: replace the old one (a node that reconnected) or refuse it (E2 Setup Failure, TimeToWait 10 s).
+        #[arg(long, value_enum, default_value = "replace", value_name = "POLICY")]
+        duplicate_node: xapp::DuplicateArg,
     },
     /// Panics on purpose, to test the panic hook.
     #[command(name = "internal-panic", hide = true)]
@@ -497,7 +503,11 @@ fn run(cli: Cli) -> Result<(), CliError> {
             duration,
             json,
             cpu_latency,
+            max_connections,
+            duplicate_node,
         } => xapp::run(&xapp::Args {
+            max_connections,
+            duplicate: duplicate_node,
             name,
             listen: ric_listen,
             tls: match (tls_ca, tls_cert, tls_key) {
@@ -694,9 +704,29 @@ fn survive_file_size_limit() {
     let _ = signal_hook::flag::register(signal_hook::consts::SIGXFSZ, flag);
 }
 
+/// Sends the libraries' `log` lines (E2 failures, refused connections) to
+/// stderr as `warning: ...`, so that a user sees failures without a flag;
+/// RUST_LOG changes the level (`RUST_LOG=info`, `RUST_LOG=off`).
+fn attach_logger() {
+    use std::io::Write;
+    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn"))
+        .format(|buf, r| {
+            let level = match r.level() {
+                log::Level::Error => "error",
+                log::Level::Warn => "warning",
+                log::Level::Info => "info",
+                log::Level::Debug => "debug",
+                log::Level::Trace => "trace",
+            };
+            writeln!(buf, "{level}: {}", r.args())
+        })
+        .init();
+}
+
 fn main() {
     install_panic_hook();
     survive_file_size_limit();
+    attach_logger();
     let result = parse_args().and_then(run);
     if let Err(e) = result {
         eprintln!("error: {}", e.one_line());

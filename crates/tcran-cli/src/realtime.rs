@@ -191,20 +191,7 @@ pub fn to_text(reports: &[realtime::Report]) -> String {
             r.variant, r.ran_s, r.stopped_by, l.p50, l.p99, l.max
         ));
         if let Some(e) = &r.e2 {
-            out.push_str(&format!(
-                "  E2 node {} ({}): {} connection(s), {} setup(s), {} subscription(s), {} indication(s), \
-                 controls {} applied / {} read / {} refused, {} PDU(s) dropped\n",
-                e.gnb_id,
-                e.ric,
-                e.connections,
-                e.setups_done,
-                e.subscriptions,
-                e.indications,
-                e.controls_applied,
-                e.controls_read,
-                e.controls_refused,
-                e.pdus_dropped
-            ));
+            out.push_str(&format!("  {}\n", e.line()));
         }
     }
     out

@@ -15,32 +15,63 @@ pub enum TextFileError {
     /// Missing, a directory, no permission, ...: the OS reason.
     #[error("{0}")]
     Io(String),
-    /// More than the caller's limit.
-    #[error("larger than {max_mib} MiB, the largest {what} accepted")]
-    TooLarge { what: &'static str, max_mib: u64 },
+    /// More than the caller's limit; `size` when the file says it (a
+    /// regular file; a device or a pipe has none).
+    #[error("{}larger than {}, the largest {what} accepted", size.map_or(String::new(), |s| format!("{s} bytes, ")), bytes_text(*max_bytes))]
+    TooLarge {
+        what: &'static str,
+        max_bytes: u64,
+        size: Option<u64>,
+    },
     /// Not UTF-8; `line` (1-based) holds the first bad byte.
     #[error("not UTF-8 text (line {line}): a binary file?")]
     NotUtf8 { line: usize },
 }
 
-/// Reads `path` as UTF-8 text of at most `max_bytes` bytes; `what` names
-/// the kind of file in the too-large message ("trace file").
+/// A limit for a message: whole MiB as MiB, else bytes.
+fn bytes_text(n: u64) -> String {
+    if n >= 1 << 20 && n.is_multiple_of(1 << 20) {
+        format!("{} MiB", n >> 20)
+    } else {
+        format!("{n} bytes")
+    }
+}
+
+/// Reads at most `max_bytes` of `path`: the one bounded read of every
+/// file a user names (scenarios, traces, TLS certificates and keys), so
+/// that `/dev/zero`, a FIFO that never ends or a huge file fails at the
+/// limit instead of filling memory. `what` names the kind of file in the
+/// too-large message ("trace file"). Reads only `max_bytes + 1` bytes
+/// whatever the file's size.
+pub fn read_bounded(
+    path: &Path,
+    what: &'static str,
+    max_bytes: u64,
+) -> Result<Vec<u8>, TextFileError> {
+    let mut bytes = Vec::new();
+    let f = std::fs::File::open(path).map_err(|e| TextFileError::Io(io_reason(&e)))?;
+    let size = f.metadata().ok().filter(|m| m.is_file()).map(|m| m.len());
+    // One byte past the limit tells "exactly at the limit" from "more".
+    f.take(max_bytes + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| TextFileError::Io(io_reason(&e)))?;
+    if bytes.len() as u64 > max_bytes {
+        return Err(TextFileError::TooLarge {
+            what,
+            max_bytes,
+            size,
+        });
+    }
+    Ok(bytes)
+}
+
+/// [`read_bounded`] as UTF-8 text.
 pub fn read_text_file(
     path: &Path,
     what: &'static str,
     max_bytes: u64,
 ) -> Result<String, TextFileError> {
-    let mut bytes = Vec::new();
-    // One byte past the limit tells "exactly at the limit" from "more".
-    std::fs::File::open(path)
-        .and_then(|f| f.take(max_bytes + 1).read_to_end(&mut bytes))
-        .map_err(|e| TextFileError::Io(io_reason(&e)))?;
-    if bytes.len() as u64 > max_bytes {
-        return Err(TextFileError::TooLarge {
-            what,
-            max_mib: max_bytes >> 20,
-        });
-    }
+    let bytes = read_bounded(path, what, max_bytes)?;
     String::from_utf8(bytes).map_err(|e| {
         let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
         TextFileError::NotUtf8 {
@@ -76,7 +107,7 @@ mod tests {
             read_text_file(&good, "test file", 3)
                 .unwrap_err()
                 .to_string(),
-            "larger than 0 MiB, the largest test file accepted"
+            "4 bytes, larger than 3 bytes, the largest test file accepted"
         );
         let binary = dir.join("binary.txt");
         std::fs::write(&binary, b"ok\nok\n\xff\n").unwrap();
@@ -95,6 +126,59 @@ mod tests {
             "Is a directory"
         );
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_file_one_byte_over_the_limit_is_refused_with_its_size() {
+        let dir = std::env::temp_dir().join(format!("tcran-bounded-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let limit = 1 << 20;
+        let at = dir.join("at.pem");
+        std::fs::write(&at, vec![b'a'; limit]).unwrap();
+        assert_eq!(
+            read_bounded(&at, "PEM file", limit as u64).unwrap().len(),
+            limit
+        );
+        let over = dir.join("over.pem");
+        std::fs::write(&over, vec![b'a'; limit + 1]).unwrap();
+        assert_eq!(
+            read_bounded(&over, "PEM file", limit as u64)
+                .unwrap_err()
+                .to_string(),
+            "1048577 bytes, larger than 1 MiB, the largest PEM file accepted"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_huge_sparse_file_is_refused_after_reading_the_limit() {
+        // 64 GiB of holes: reading it whole would take minutes and all
+        // memory; the bounded read stops one byte past the limit.
+        let dir = std::env::temp_dir().join(format!("tcran-sparse-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("sparse");
+        let f = std::fs::File::create(&path).unwrap();
+        f.set_len(64 << 30).unwrap();
+        let e = read_bounded(&path, "trace file", 1 << 20).unwrap_err();
+        assert_eq!(
+            e,
+            TextFileError::TooLarge {
+                what: "trace file",
+                max_bytes: 1 << 20,
+                size: Some(64 << 30)
+            }
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn an_endless_device_is_refused_without_a_size() {
+        // /dev/zero never ends and has no size: `--tls-ca /dev/zero`.
+        let e = read_bounded(Path::new("/dev/zero"), "PEM file", 1 << 20).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "larger than 1 MiB, the largest PEM file accepted"
+        );
     }
 
     #[test]

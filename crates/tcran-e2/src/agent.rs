@@ -11,8 +11,15 @@
 //! Procedures (E2AP clause 8):
 //! - E2 Setup (8.3.1): sent on [`Agent::connected`]: the RAN functions of
 //!   every model, GlobalE2node-ID (gNB), one component configuration (NG,
-//!   never empty: FlexRIC aborts on an empty list). Retried after the
-//!   failure's TimeToWait (1 s without) or after `setup_timeout`.
+//!   never empty: FlexRIC aborts on an empty list). A Setup Failure is
+//!   retried on the same association when [`crate::backoff`] says (never
+//!   before its TimeToWait, exponentially later on each failure); no
+//!   answer is asked again after `setup_timeout`.
+//! - Reconnections: the agent also decides when its driver opens the next
+//!   association ([`Agent::connect_at`]): the driver reports a connection
+//!   that failed ([`Agent::connect_failed`]) or ended
+//!   ([`Agent::disconnected`]), and the same backoff, which only a
+//!   successful E2 Setup resets, spaces the attempts.
 //! - RIC Subscription / Subscription Delete (8.2.1, 8.2.2): each REPORT
 //!   action the model accepts becomes a timed job (period from 1 ms); the
 //!   others are "not admitted" with the model's cause; none admitted is a
@@ -29,6 +36,7 @@
 //! logged and counted), RIC Service Update, Reset or Error Indication, and
 //! leaves the SN out of indications.
 
+use crate::backoff::{self, Backoff, BackoffConfig};
 use crate::e2ap::{
     self, E2apPdu, ErrorIndication, GlobalE2node_ID, RanFunction, RanFunctionRevision, RicRequestId,
 };
@@ -56,6 +64,8 @@ pub struct AgentConfig {
     pub models: Vec<AnyModel>,
     /// Time to wait for an E2 Setup Response before asking again.
     pub setup_timeout: Duration,
+    /// When to ask again after a failure (E2 Setup, connection).
+    pub backoff: BackoffConfig,
 }
 
 impl AgentConfig {
@@ -66,6 +76,7 @@ impl AgentConfig {
             profile,
             models,
             setup_timeout: Duration::from_secs(5),
+            backoff: BackoffConfig::default(),
         }
     }
 }
@@ -94,6 +105,8 @@ pub struct AgentStats {
     pub decode_errors: u64,
     pub setups_sent: u64,
     pub setups_done: u64,
+    /// E2 Setup Failures received.
+    pub setup_failures: u64,
     pub subscriptions: u64,
     pub subscription_failures: u64,
     pub indications: u64,
@@ -186,11 +199,14 @@ pub struct Agent {
     announced: BTreeMap<u16, RanFunction>,
     /// Outstanding RIC Service Update, if any.
     update_pending: Option<u8>,
+    backoff: Backoff,
 }
 
 impl Agent {
     pub fn new(config: AgentConfig) -> Agent {
+        let backoff = Backoff::new(config.backoff, &e2ap::node_id_string(&config.node_id));
         Agent {
+            backoff,
             config,
             state: AgentState::Disconnected,
             jobs: Vec::new(),
@@ -244,13 +260,36 @@ impl Agent {
         self.send_setup(node, now);
     }
 
-    /// The transport is gone. Subscriptions end with it (E2AP: they belong
-    /// to the association); the node keeps everything else.
-    pub fn disconnected(&mut self) {
+    /// The transport is gone at `now`. Subscriptions end with it (E2AP:
+    /// they belong to the association); the node keeps everything else.
+    /// Counts as a failure for the backoff, unless the association ended
+    /// after an E2 Setup Failure that already did (its TimeToWait holds).
+    pub fn disconnected(&mut self, now: Instant) {
+        if !matches!(self.state, AgentState::SetupBackoff { .. }) {
+            self.backoff.failed(now, None);
+        }
         self.jobs.clear();
         self.outbox.clear();
         self.update_pending = None;
         self.state = AgentState::Disconnected;
+    }
+
+    /// The driver could not open an association at `now` (refused,
+    /// unreachable, TLS handshake failed).
+    pub fn connect_failed(&mut self, now: Instant) {
+        self.backoff.failed(now, None);
+    }
+
+    /// When the driver should open the next association: `Some` only while
+    /// disconnected, at once ([`Instant::ZERO`]) before any failure.
+    pub fn connect_at(&self) -> Option<Instant> {
+        (self.state == AgentState::Disconnected)
+            .then(|| self.backoff.retry_at().unwrap_or(Instant::ZERO))
+    }
+
+    /// Failures (connections, E2 Setup) since the last successful E2 Setup.
+    pub fn failures(&self) -> u32 {
+        self.backoff.failures()
     }
 
     fn transaction(&mut self) -> u8 {
@@ -444,23 +483,19 @@ impl Agent {
                 AgentState::SetupPending { transaction, .. } if transaction == r.transaction => {
                     self.state = AgentState::Ready;
                     self.stats.setups_done += 1;
+                    self.backoff.succeeded();
                     self.events.push_back(AgentEvent::SetupDone);
                 }
                 _ => self.unexpected("E2 Setup Response"),
             },
             E2apPdu::E2SetupFailure(f) => match self.state {
                 AgentState::SetupPending { transaction, .. } if transaction == f.transaction => {
-                    let retry_in = Duration::from_secs(match f.time_to_wait {
-                        Some(0) | None => 1,
-                        Some(1) => 2,
-                        Some(2) => 5,
-                        Some(3) => 10,
-                        Some(4) => 20,
-                        Some(_) => 60,
-                    });
-                    self.state = AgentState::SetupBackoff {
-                        retry_at: now + retry_in,
-                    };
+                    self.stats.setup_failures += 1;
+                    let retry_at = self
+                        .backoff
+                        .failed(now, f.time_to_wait.map(backoff::time_to_wait));
+                    let retry_in = retry_at.saturating_since(now);
+                    self.state = AgentState::SetupBackoff { retry_at };
                     self.events.push_back(AgentEvent::SetupFailed {
                         cause: f.cause,
                         retry_in,

@@ -16,6 +16,7 @@
 //! | [`asn`] | Rust types generated from the project's ASN.1 (`asn1/`): E2AP v02.03, E2SM-KPM v02.03, E2SM-TCRAN v1 |
 //! | [`e2ap`] | E2AP messages as plain values, APER encode/decode |
 //! | [`agent`] | the E2 node procedures, sans-IO, time as a parameter |
+//! | [`backoff`] | when to ask again: E2 Setup retries and reconnections (TimeToWait, exponential, jitter) |
 //! | [`sm`] | service models: FlexRIC TC (146), E2SM-TCRAN (tcran's own), E2SM-KPM (2) |
 //! | `transport` | framed TCP (+ TLS), in-process channels, SCTP detection, the reconnecting driver |
 //! | `sctp` | E2AP over SCTP (one-to-one socket, PPID 70) where the kernel has it |
@@ -52,6 +53,7 @@
 
 pub mod agent;
 pub mod asn;
+pub mod backoff;
 pub mod cpu_latency;
 pub mod e2ap;
 pub mod fake;

@@ -19,9 +19,9 @@
 //! that want channels.
 //!
 //! [`run`] connects, runs E2 Setup, serves the RIC, and on a lost
-//! connection (a RIC restart) reconnects with exponential backoff (100 ms
-//! doubling to 5 s) and sets up again; the node, and so every pipeline,
-//! is untouched meanwhile.
+//! connection (a RIC restart) reconnects when the agent's backoff says
+//! ([`crate::backoff`]) and sets up again; the node, and so every
+//! pipeline, is untouched meanwhile.
 
 use crate::agent::{Agent, AgentEvent, AgentState, AgentStats};
 use std::net::SocketAddr;
@@ -49,8 +49,14 @@ pub enum TransportError {
     Unavailable(String),
 }
 
-/// Bytes of received frames buffered per association.
+/// Bytes of received frames buffered per association, at most: frames
+/// that arrived together are read at once.
 const READ_BUFFER: usize = 128 * 1024;
+/// The read buffer's first size: it grows (doubling) only while the peer
+/// sends more than it holds.
+const INITIAL_READ_BUFFER: usize = 4 * 1024;
+/// Before E2 Setup, a buffer grows only to what one frame needs.
+const SETUP_READ_BUFFER: usize = MAX_FRAME + 4;
 /// Frames are gathered into one write up to about this many bytes.
 const WRITE_BATCH: usize = 256 * 1024;
 
@@ -260,11 +266,17 @@ const MAX_QUEUED: usize = 1024 * 1024;
 ///   1 MiB stays queued. Within an association PDUs leave in the order
 ///   they were queued.
 /// - Frames are as in [`read_frame`]: zero-length frames are skipped, a
-///   length above [`MAX_FRAME`] is an error, the buffer never grows
-///   (128 KiB holds any frame).
+///   length above [`MAX_FRAME`] is an error.
+/// - The read buffer starts at 4 KiB and doubles only while the peer has
+///   sent more than it holds, up to 128 KiB ([`Framed::new`]) or, for a
+///   peer not trusted yet ([`Framed::before_setup`]: a RIC's connection
+///   before E2 Setup), up to one frame until [`Framed::after_setup`]: an
+///   idle connection costs 4 KiB.
 pub struct Framed {
     io: Box<dyn ByteStream>,
-    rbuf: Box<[u8]>,
+    rbuf: Vec<u8>,
+    /// The size `rbuf` may grow to.
+    rmax: usize,
     /// Unconsumed received bytes are `rbuf[rpos..rend]`.
     rpos: usize,
     rend: usize,
@@ -292,8 +304,18 @@ impl std::fmt::Debug for Framed {
 impl Framed {
     pub fn new<S: ByteStream + 'static>(stream: S) -> Framed {
         Framed {
+            rmax: READ_BUFFER,
+            ..Framed::before_setup(stream)
+        }
+    }
+
+    /// A stream whose buffer grows only to what one frame needs until
+    /// [`Framed::after_setup`].
+    pub fn before_setup<S: ByteStream + 'static>(stream: S) -> Framed {
+        Framed {
             io: Box::new(stream),
-            rbuf: vec![0u8; READ_BUFFER].into_boxed_slice(),
+            rbuf: vec![0u8; INITIAL_READ_BUFFER],
+            rmax: SETUP_READ_BUFFER,
             rpos: 0,
             rend: 0,
             eof: false,
@@ -302,6 +324,16 @@ impl Framed {
             wpos: 0,
             unflushed: false,
         }
+    }
+
+    /// The peer completed E2 Setup: its frames may be read in batches.
+    pub fn after_setup(&mut self) {
+        self.rmax = READ_BUFFER;
+    }
+
+    /// The read buffer's size now (tests, memory accounting).
+    pub fn read_buffer_len(&self) -> usize {
+        self.rbuf.len()
     }
 
     /// The next PDU; `None` at a clean end of stream, `Err` (once) when
@@ -328,11 +360,18 @@ impl Framed {
                 return Poll::Ready(None);
             }
             if self.rend == self.rbuf.len() {
-                // A frame (at most MAX_FRAME + 4 bytes, half the buffer)
-                // is incomplete at the end: move it to the front.
-                self.rbuf.copy_within(self.rpos..self.rend, 0);
-                self.rend -= self.rpos;
-                self.rpos = 0;
+                if self.rpos > 0 {
+                    // An incomplete frame at the end: move it to the front.
+                    self.rbuf.copy_within(self.rpos..self.rend, 0);
+                    self.rend -= self.rpos;
+                    self.rpos = 0;
+                } else {
+                    // Full of one incomplete frame (or of frames at the
+                    // batch limit, impossible: they were taken): grow. The
+                    // limit is at least MAX_FRAME + 4, so a frame fits.
+                    let len = (self.rbuf.len() * 2).min(self.rmax);
+                    self.rbuf.resize(len, 0);
+                }
             }
             let mut rb = tokio::io::ReadBuf::new(&mut self.rbuf[self.rend..]);
             match std::pin::Pin::new(&mut self.io).poll_read(cx, &mut rb) {
@@ -531,6 +570,42 @@ pub struct TlsPem {
     pub key: String,
 }
 
+/// The largest PEM file read: a certificate is a few KiB, a CA bundle of
+/// a few hundred certificates (Mozilla's: about 220 KiB) well under this.
+pub const MAX_PEM_FILE_BYTES: u64 = 1 << 20;
+
+/// A PEM file that could not be read: its path, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("{file}: {error}")]
+pub struct PemFileError {
+    pub file: String,
+    pub error: tcran_core::text_file::TextFileError,
+}
+
+impl TlsPem {
+    /// Reads the CA, certificate and key files, each at most
+    /// [`MAX_PEM_FILE_BYTES`] (`/dev/zero` fails at the limit).
+    pub fn read(
+        ca: &std::path::Path,
+        cert: &std::path::Path,
+        key: &std::path::Path,
+    ) -> Result<TlsPem, PemFileError> {
+        let read = |p: &std::path::Path| {
+            tcran_core::text_file::read_text_file(p, "PEM file", MAX_PEM_FILE_BYTES).map_err(
+                |error| PemFileError {
+                    file: p.display().to_string(),
+                    error,
+                },
+            )
+        };
+        Ok(TlsPem {
+            ca: read(ca)?,
+            cert: read(cert)?,
+            key: read(key)?,
+        })
+    }
+}
+
 fn certs(pem: &str) -> Result<Vec<rustls::pki_types::CertificateDer<'static>>, TransportError> {
     use rustls::pki_types::pem::PemObject;
     let v: Result<Vec<_>, _> =
@@ -610,6 +685,27 @@ pub enum Connector {
     Channel(ChannelConnector),
 }
 
+impl std::fmt::Display for Connector {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Connector::Tcp { addr, tls: None } => write!(f, "{addr}"),
+            Connector::Tcp { addr, tls: Some(_) } => write!(f, "{addr} (TLS)"),
+            Connector::Sctp { addr } => write!(f, "{addr} (SCTP)"),
+            Connector::Channel(_) => f.write_str("the in-process RIC"),
+        }
+    }
+}
+
+/// A failed TLS handshake: [`TransportError::Tls`] when TLS refused it
+/// (a certificate that does not verify, no common protocol), the I/O
+/// error when the connection broke.
+fn handshake_error(e: std::io::Error) -> TransportError {
+    match e.get_ref().and_then(|i| i.downcast_ref::<rustls::Error>()) {
+        Some(tls) => TransportError::Tls(format!("handshake: {tls}")),
+        None => TransportError::Io(e),
+    }
+}
+
 impl Connector {
     /// Opens one association.
     pub async fn connect(&self) -> Result<Link, TransportError> {
@@ -629,7 +725,8 @@ impl Connector {
                     .map_err(|e| TransportError::Tls(format!("server name {name:?}: {e}")))?;
                 let tls = tokio_rustls::TlsConnector::from(cfg.clone())
                     .connect(name, s)
-                    .await?;
+                    .await
+                    .map_err(handshake_error)?;
                 Ok(link_of_stream(tls))
             }
             Connector::Sctp { addr } => crate::sctp::connect(*addr).await,
@@ -657,7 +754,8 @@ impl Connector {
                     .map_err(|e| TransportError::Tls(format!("server name {name:?}: {e}")))?;
                 let tls = tokio_rustls::TlsConnector::from(cfg.clone())
                     .connect(name, s)
-                    .await?;
+                    .await
+                    .map_err(handshake_error)?;
                 Ok(Association::Framed(Framed::new(tls)))
             }
             Connector::Sctp { .. } | Connector::Channel(_) => {
@@ -714,14 +812,10 @@ fn lock<N>(n: &Mutex<N>) -> std::sync::MutexGuard<'_, N> {
     n.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-/// Reconnection backoff: 100 ms, doubling, at most 5 s.
-pub fn backoff(attempt: u32) -> std::time::Duration {
-    std::time::Duration::from_millis((100u64 << attempt.min(6)).min(5000))
-}
-
 /// Runs `agent` against the RIC reached by `connector` until `shutdown`
-/// becomes true or the RIC removes the node (E2 Removal). Reconnects with
-/// [`backoff`] whenever the association is lost and redoes E2 Setup; the
+/// becomes true or the RIC removes the node (E2 Removal). Reconnects when
+/// the agent's backoff says ([`Agent::connect_at`]: TimeToWait honoured,
+/// exponential, reset by a successful E2 Setup) and redoes E2 Setup; the
 /// node is locked only while the agent uses it. `on_event` sees every
 /// [`AgentEvent`] (logging, metrics). Returns the agent's counters.
 pub async fn run<N, F>(
@@ -736,26 +830,29 @@ where
     N: RanNode + Send + 'static,
     F: FnMut(&AgentEvent) + Send,
 {
-    let mut attempt = 0u32;
     while !*shutdown.borrow() {
+        if let Some(at) = agent.connect_at() {
+            tokio::select! {
+                _ = tokio::time::sleep_until(clock.at(at)) => {}
+                r = shutdown.changed() => {
+                    if r.is_err() {
+                        break;
+                    }
+                    continue;
+                }
+            }
+        }
         let mut link = match connector.open().await {
             Ok(l) => l,
             Err(e) => {
-                log::warn!(
-                    "E2: cannot reach the RIC: {e}; retrying in {:?}",
-                    backoff(attempt)
-                );
                 if matches!(e, TransportError::Unavailable(_))
                     && matches!(connector, Connector::Sctp { .. })
                 {
                     log::error!("E2: {e}");
                     break;
                 }
-                tokio::select! {
-                    _ = tokio::time::sleep(backoff(attempt)) => {}
-                    _ = shutdown.changed() => {}
-                }
-                attempt = attempt.saturating_add(1);
+                agent.connect_failed(clock.now());
+                log::warn!("E2: cannot reach the RIC {connector}: {e}");
                 continue;
             }
         };
@@ -776,9 +873,6 @@ where
                 break false;
             }
             while let Some(ev) = agent.poll_event() {
-                if ev == AgentEvent::SetupDone {
-                    attempt = 0;
-                }
                 on_event(&ev);
             }
             if agent.state() == AgentState::Removed {
@@ -812,12 +906,7 @@ where
         if stop {
             break;
         }
-        agent.disconnected();
-        tokio::select! {
-            _ = tokio::time::sleep(backoff(attempt)) => {}
-            _ = shutdown.changed() => {}
-        }
-        attempt = attempt.saturating_add(1);
+        agent.disconnected(clock.now());
     }
     agent.stats()
 }

@@ -13,8 +13,11 @@
 //!   reconfigurations (`by = "e2"`) like theirs.
 //! - Transports: framed TCP (FLEXRIC-INTEROP.md), TLS over it, or SCTP
 //!   where the kernel has it (refused in one line where it has not).
-//! - A lost association is reconnected with backoff and set up again; the
-//!   engine and its pipelines run on unchanged meanwhile.
+//! - A lost association is reconnected with backoff and set up again
+//!   (`tcran_e2::backoff`: TimeToWait honoured, exponential with jitter);
+//!   the engine and its pipelines run on unchanged meanwhile. Failures are
+//!   counted in [`E2Report`] and logged by the session (`log`, once per
+//!   kind and run of failures); `verbose` adds every association event.
 
 use crate::error::EmuError;
 use serde::Serialize;
@@ -79,8 +82,19 @@ pub struct E2Report {
     /// The RIC's address and the node's gNB id.
     pub ric: String,
     pub gnb_id: u32,
+    /// Associations opened.
     pub connections: u64,
+    /// Connections that failed (refused, unreachable), TLS apart.
+    pub connect_failures: u64,
+    /// TLS handshakes that failed (e.g. the RIC's certificate).
+    pub tls_failures: u64,
+    /// Associations that ended (closed by the RIC, or failed).
+    pub drops: u64,
+    /// Of those, ended by a frame length out of 1..=65536.
+    pub framing_errors: u64,
     pub setups_done: u64,
+    /// E2 Setup Failures from the RIC.
+    pub setup_failures: u64,
     pub subscriptions: u64,
     pub indications: u64,
     pub periods_skipped: u64,
@@ -95,6 +109,33 @@ pub struct E2Report {
     /// PDUs dropped because the RIC read slower than the node sent.
     pub pdus_dropped: u64,
     pub error_indications_received: u64,
+}
+
+impl E2Report {
+    /// One line for the end of a run's table (`tcran run --realtime`,
+    /// `tcran emulate`).
+    pub fn line(&self) -> String {
+        format!(
+            "E2 node {} ({}): {} connection(s), {} setup(s), {} subscription(s), {} indication(s), \
+             controls {} applied / {} read / {} refused, {} PDU(s) dropped; failures: {} connect, \
+             {} TLS, {} E2 Setup, {} association(s) lost ({} framing)",
+            self.gnb_id,
+            self.ric,
+            self.connections,
+            self.setups_done,
+            self.subscriptions,
+            self.indications,
+            self.controls_applied,
+            self.controls_read,
+            self.controls_refused,
+            self.pdus_dropped,
+            self.connect_failures,
+            self.tls_failures,
+            self.setup_failures,
+            self.drops,
+            self.framing_errors,
+        )
+    }
 }
 
 /// Parses `--e2-tc-drb RNTI:DRB` (decimal, or hexadecimal with `0x`).
@@ -150,18 +191,16 @@ pub fn check(opts: &E2Options, sim: &Sim) -> Result<Connector, EmuError> {
         }
         E2Transport::Tcp => Connector::Tcp { addr, tls: None },
         E2Transport::Tls => {
-            let read = |flag: &str, p: &Option<PathBuf>| -> Result<String, EmuError> {
-                let p = p
-                    .as_ref()
-                    .ok_or_else(|| usage(format!("--e2-transport tls needs {flag} FILE (PEM)")))?;
-                std::fs::read_to_string(p)
-                    .map_err(|e| usage(format!("{flag} {}: {e}", p.display())))
+            let file = |flag: &str, p: &Option<PathBuf>| -> Result<PathBuf, EmuError> {
+                p.clone()
+                    .ok_or_else(|| usage(format!("--e2-transport tls needs {flag} FILE (PEM)")))
             };
-            let pem = TlsPem {
-                ca: read("--e2-tls-ca", &opts.tls.ca)?,
-                cert: read("--e2-tls-cert", &opts.tls.cert)?,
-                key: read("--e2-tls-key", &opts.tls.key)?,
-            };
+            let pem = TlsPem::read(
+                &file("--e2-tls-ca", &opts.tls.ca)?,
+                &file("--e2-tls-cert", &opts.tls.cert)?,
+                &file("--e2-tls-key", &opts.tls.key)?,
+            )
+            .map_err(|e| usage(format!("--e2-tls-ca/--e2-tls-cert/--e2-tls-key: {e}")))?;
             let cfg = transport::tls_client_config(&pem).map_err(|e| usage(e.to_string()))?;
             let host = opts
                 .tls
@@ -300,9 +339,10 @@ impl E2Link {
         let verbose = self.opts.verbose;
         let who = format!("E2 node {} -> {}", self.gnb_id, self.opts.addr);
         for e in s.drain_events() {
+            // Failures are logged by the session, once per kind.
             let line = match &e {
-                SessionEvent::Connected => Some("connected".to_string()),
-                SessionEvent::Disconnected(why) => Some(format!("disconnected: {why}")),
+                SessionEvent::Connected if verbose => Some("connected".to_string()),
+                SessionEvent::Disconnected(why) if verbose => Some(format!("disconnected: {why}")),
                 SessionEvent::Agent(AgentEvent::SetupDone) => Some("E2 Setup done".into()),
                 SessionEvent::Agent(AgentEvent::ControlRefused {
                     function,
@@ -339,8 +379,13 @@ impl E2Link {
         if let Some(s) = self.session.take() {
             let (a, st) = s.stop();
             r.connections = st.connections;
+            r.connect_failures = st.connect_failures;
+            r.tls_failures = st.tls_failures;
+            r.drops = st.disconnections;
+            r.framing_errors = st.framing_errors;
             r.pdus_dropped = st.pdus_dropped;
             r.setups_done = a.setups_done;
+            r.setup_failures = a.setup_failures;
             r.subscriptions = a.subscriptions;
             r.indications = a.indications;
             r.periods_skipped = a.periods_skipped;

@@ -22,7 +22,17 @@
 //!   the kernel's reason when it has no SCTP.
 //! - A node is listed once its E2 Setup is done, under a fresh
 //!   [`NodeId`] per association (a node that reconnects is a new
-//!   association; its name, the GlobalE2node-ID, stays the same).
+//!   association; its name, the GlobalE2node-ID, stays the same). One
+//!   node per GlobalE2node-ID: a second association that claims the id of
+//!   a listed node replaces it (the old one closes with
+//!   [`CloseCause::Replaced`]: the node reconnected) or, with
+//!   [`DuplicatePolicy::Refuse`], gets E2 Setup Failure (TimeToWait 10 s).
+//! - At most [`XappConfig::max_connections`] associations at once (set up
+//!   or not): a connection beyond is closed at once, counted
+//!   ([`Xapp::connections_refused`]) and logged (the first, then at the
+//!   2nd, 4th, 8th, ...). Before its E2 Setup an association reads into a
+//!   4 KiB buffer that grows only as far as the bytes the node sent (at
+//!   most one frame, 64 KiB); after it, up to 128 KiB for batched reads.
 //! - A node that sends what the SDK cannot decode (E2AP or a service
 //!   model's payload), breaks a procedure, or sends no E2 Setup within
 //!   [`XappConfig::setup_timeout`] is disconnected with a [`CloseCause`]
@@ -39,7 +49,8 @@
 
 use crate::report::{self, DrbStatus, TcIndication};
 use crate::termination::{
-    CloseCause, ControlAnswer, Event, RequestError, State, SubscriptionAnswer, Termination,
+    CloseCause, ControlAnswer, Event, RequestError, SetupRefusal, State, SubscriptionAnswer,
+    Termination,
 };
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
@@ -159,6 +170,10 @@ impl Listen {
     }
 }
 
+/// [`XappConfig::max_connections`] by default: below the usual 1,024 file
+/// descriptors of a process, far above the nodes of one xApp.
+pub const DEFAULT_MAX_CONNECTIONS: usize = 512;
+
 /// How the termination runs.
 #[derive(Debug, Clone)]
 pub struct XappConfig {
@@ -171,6 +186,25 @@ pub struct XappConfig {
     pub setup_timeout: std::time::Duration,
     /// Indications buffered per subscription before they are dropped.
     pub subscription_buffer: usize,
+    /// Associations open at once, set up or not; connections beyond are
+    /// closed at once.
+    pub max_connections: usize,
+    /// What a second association claiming a listed node's GlobalE2node-ID
+    /// gets.
+    pub duplicate: DuplicatePolicy,
+}
+
+/// What happens when an association claims the GlobalE2node-ID of a node
+/// already listed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum DuplicatePolicy {
+    /// The new association replaces the old one, which closes: a node that
+    /// reconnected before the xApp saw its old connection go.
+    #[default]
+    Replace,
+    /// The new association gets E2 Setup Failure (cause misc/unspecified,
+    /// TimeToWait 10 s) and closes; the listed node stays.
+    Refuse,
 }
 
 impl XappConfig {
@@ -185,6 +219,8 @@ impl XappConfig {
             answer_timeout: std::time::Duration::from_secs(5),
             setup_timeout: std::time::Duration::from_secs(5),
             subscription_buffer: 4096,
+            max_connections: DEFAULT_MAX_CONNECTIONS,
+            duplicate: DuplicatePolicy::Replace,
         }
     }
 }
@@ -269,6 +305,10 @@ enum Cmd {
         reply: oneshot::Sender<Result<RicRequestId, XappError>>,
     },
     Unsubscribe(RicRequestId),
+    /// Another association of the same node took this one's place.
+    Replaced {
+        by: NodeId,
+    },
     Control {
         function: u16,
         header: Vec<u8>,
@@ -284,8 +324,30 @@ struct Entry {
     conn: Arc<Conn>,
 }
 
+/// Counts something that may happen at a flood's rate and says when to
+/// log it: the first time, then at the 2nd, 4th, 8th, ... (a log line per
+/// doubling, never one per event).
+#[derive(Debug, Default)]
+struct Throttle(std::sync::atomic::AtomicU64);
+
+impl Throttle {
+    /// Counts one; `Some(count)` when this one should be logged.
+    fn hit(&self) -> Option<u64> {
+        let n = self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+        n.is_power_of_two().then_some(n)
+    }
+    fn count(&self) -> u64 {
+        self.0.load(std::sync::atomic::Ordering::Relaxed)
+    }
+}
+
 struct Shared {
     config: XappConfig,
+    /// One permit per open association ([`XappConfig::max_connections`]).
+    slots: Arc<tokio::sync::Semaphore>,
+    refused: Throttle,
+    accept_errors: Throttle,
+    closed_before_setup: Throttle,
     nodes: Mutex<BTreeMap<NodeId, Entry>>,
     next_id: Mutex<NodeId>,
     events: broadcast::Sender<NodeEvent>,
@@ -344,6 +406,7 @@ impl std::fmt::Debug for Cmd {
             Cmd::Unsubscribe(_) => "Unsubscribe",
             Cmd::Control { .. } => "Control",
             Cmd::Close => "Close",
+            Cmd::Replaced { .. } => "Replaced",
         })
     }
 }
@@ -376,6 +439,10 @@ impl Xapp {
         let (events, _) = broadcast::channel(1024);
         let (shutdown, _) = tokio::sync::watch::channel(false);
         let shared = Arc::new(Shared {
+            slots: Arc::new(tokio::sync::Semaphore::new(config.max_connections)),
+            refused: Throttle::default(),
+            accept_errors: Throttle::default(),
+            closed_before_setup: Throttle::default(),
             config,
             nodes: Mutex::new(BTreeMap::new()),
             next_id: Mutex::new(1),
@@ -387,6 +454,17 @@ impl Xapp {
             tokio::spawn(accept_loop(listener, t, shared.clone()));
         }
         Ok(Xapp { shared })
+    }
+
+    /// Associations open now (set up or not).
+    pub fn open_connections(&self) -> usize {
+        self.shared.config.max_connections - self.shared.slots.available_permits()
+    }
+
+    /// Connections closed at once because [`XappConfig::max_connections`]
+    /// associations were open.
+    pub fn connections_refused(&self) -> u64 {
+        self.shared.refused.count()
     }
 
     /// The addresses listened on (with the port the OS chose for port 0).
@@ -688,12 +766,25 @@ async fn accept_loop(listener: tokio::net::TcpListener, t: ListenTransport, shar
                 Ok(s) => s,
                 Err(e) => {
                     // EMFILE and the like: keep listening.
-                    log::warn!("E2: accept failed: {e}");
+                    if let Some(n) = shared.accept_errors.hit() {
+                        log::warn!("E2: cannot accept connections ({n} time(s) so far): {e}");
+                    }
                     tokio::time::sleep(std::time::Duration::from_millis(50)).await;
                     continue;
                 }
             },
             _ = stop.changed() => return,
+        };
+        let Ok(slot) = shared.slots.clone().try_acquire_owned() else {
+            // Closed at once (dropped): no task, no buffer.
+            if let Some(n) = shared.refused.hit() {
+                log::warn!(
+                    "E2: refused {peer} and {} more connection(s) so far: {} associations are open (max_connections)",
+                    n - 1,
+                    shared.config.max_connections
+                );
+            }
+            continue;
         };
         let _ = stream.set_nodelay(true);
         let shared = shared.clone();
@@ -701,10 +792,11 @@ async fn accept_loop(listener: tokio::net::TcpListener, t: ListenTransport, shar
             ListenTransport::Tls(cfg) => {
                 let acceptor = tokio_rustls::TlsAcceptor::from(cfg.clone());
                 tokio::spawn(async move {
+                    let _slot = slot;
                     let timeout = shared.config.setup_timeout;
                     match tokio::time::timeout(timeout, acceptor.accept(stream)).await {
                         Ok(Ok(tls)) => {
-                            association(Framed::new(tls), None, peer, true, shared).await
+                            association(Framed::before_setup(tls), None, peer, true, shared).await
                         }
                         Ok(Err(e)) => refused(&shared, peer, e.to_string()),
                         Err(_) => refused(&shared, peer, "TLS handshake timed out".into()),
@@ -712,7 +804,10 @@ async fn accept_loop(listener: tokio::net::TcpListener, t: ListenTransport, shar
                 });
             }
             _ => {
-                tokio::spawn(tcp_association(stream, peer, shared));
+                tokio::spawn(async move {
+                    let _slot = slot;
+                    tcp_association(stream, peer, shared).await
+                });
             }
         }
     }
@@ -874,7 +969,14 @@ impl tokio::io::AsyncWrite for ReadHalf {
 /// its lock ([`Conn`]).
 async fn tcp_association(stream: tokio::net::TcpStream, peer: SocketAddr, shared: Arc<Shared>) {
     let (r, w) = stream.into_split();
-    association(Framed::new(ReadHalf(r)), Some(w), peer, false, shared).await
+    association(
+        Framed::before_setup(ReadHalf(r)),
+        Some(w),
+        peer,
+        false,
+        shared,
+    )
+    .await
 }
 
 /// One node's association. Its task reads the socket itself
@@ -946,6 +1048,9 @@ async fn association(
             link.close(std::time::Duration::from_secs(1)).await;
             return;
         };
+        if !awaiting {
+            link.after_setup();
+        }
         if conn.tcp.is_none() {
             if let Err(e) = link.flush().await {
                 lock(&conn.core)
@@ -965,7 +1070,10 @@ async fn association(
             frame = link.recv() => {
                 let mut c = lock(&conn.core);
                 match frame {
-                    Some(Ok(pdu)) => c.a.term.handle(&pdu),
+                    Some(Ok(pdu)) => {
+                        let policy = shared.config.duplicate;
+                        c.a.term.handle_admitting(&pdu, &mut |node| admit(&shared, policy, node))
+                    }
                     Some(Err(e)) => c.a.term.close(CloseCause::Transport(e.to_string())),
                     None => c.a.term.close(CloseCause::Transport("the node closed the connection".into())),
                 }
@@ -1026,6 +1134,7 @@ impl Assoc {
                 }
             },
             Cmd::Close => self.term.close(CloseCause::Local),
+            Cmd::Replaced { by } => self.term.close(CloseCause::Replaced { by }),
         }
     }
 
@@ -1059,7 +1168,34 @@ impl Assoc {
                 };
                 self.name = name;
                 log::info!("E2: node {} ({}) connected from {peer}", info.id, info.name);
-                lock(&shared.nodes).insert(
+                let mut nodes = lock(&shared.nodes);
+                // One node per GlobalE2node-ID (`admit` refused the others
+                // under DuplicatePolicy::Refuse).
+                let old: Vec<NodeId> = nodes
+                    .values()
+                    .filter(|e| e.info.name == info.name)
+                    .map(|e| e.info.id)
+                    .collect();
+                for id in old {
+                    if let Some(e) = nodes.remove(&id) {
+                        log::warn!(
+                            "E2: node {id} ({}) replaced by association {} from {peer}",
+                            info.name,
+                            self.id
+                        );
+                        // Through its queue: its lock may be held by a
+                        // task that waits for the registry's, held here.
+                        let by = self.id;
+                        if let Err(mpsc::error::TrySendError::Full(_)) =
+                            e.cmd.try_send(Cmd::Replaced { by })
+                        {
+                            tokio::spawn(async move {
+                                let _ = e.cmd.send(Cmd::Replaced { by }).await;
+                            });
+                        }
+                    }
+                }
+                nodes.insert(
                     self.id,
                     Entry {
                         info: info.clone(),
@@ -1067,6 +1203,7 @@ impl Assoc {
                         conn: conn.clone(),
                     },
                 );
+                drop(nodes);
                 self.registered = true;
                 let _ = shared.events.send(NodeEvent::Connected(info));
             }
@@ -1179,10 +1316,13 @@ impl Assoc {
                 cause,
             });
         } else {
-            log::warn!(
-                "E2: connection from {} closed before E2 Setup: {cause}",
-                self.name
-            );
+            // A flood of idle or broken connections: a line per doubling.
+            if let Some(n) = shared.closed_before_setup.hit() {
+                log::warn!(
+                    "E2: connection from {} closed before E2 Setup ({n} so far): {cause}",
+                    self.name
+                );
+            }
             let _ = shared.events.send(NodeEvent::Disconnected {
                 id: self.id,
                 name: self.name.clone(),
@@ -1196,6 +1336,28 @@ impl Assoc {
             let _ = r.send(Err(XappError::Disconnected(self.id)));
         }
         self.sinks.clear();
+    }
+}
+
+/// Whether a node may complete E2 Setup: under [`DuplicatePolicy::Refuse`]
+/// not while another association of its GlobalE2node-ID is listed.
+fn admit(
+    shared: &Shared,
+    policy: DuplicatePolicy,
+    node: &e2ap::GlobalE2node_ID,
+) -> Result<(), SetupRefusal> {
+    if policy == DuplicatePolicy::Replace {
+        return Ok(());
+    }
+    let name = e2ap::node_id_string(node);
+    match lock(&shared.nodes).values().find(|e| e.info.name == name) {
+        None => Ok(()),
+        Some(e) => Err(SetupRefusal {
+            cause: e2ap::Cause::Misc(e2ap::CauseMisc(e2ap::CauseMisc::UNSPECIFIED)),
+            // v10s (E2AP 9.2.24).
+            time_to_wait: Some(3),
+            why: format!("node {name} is already connected as node {}", e.info.id),
+        }),
     }
 }
 

@@ -9,7 +9,10 @@
 //! Procedures:
 //! - E2 Setup (8.3.1): the first PDU of the node must be an E2 Setup
 //!   Request; every RAN function is accepted and every component
-//!   configuration acknowledged (the SDK offers whatever the node has).
+//!   configuration acknowledged (the SDK offers whatever the node has),
+//!   unless the application refuses the node ([`Termination::handle_admitting`]:
+//!   E2 Setup Failure with a cause and a TimeToWait, then the association
+//!   closes).
 //! - RIC Subscription / Subscription Delete (8.2.1, 8.2.2) on request,
 //!   answers matched by RIC request id.
 //! - RIC Indication (8.2.3): passed on when it belongs to a live
@@ -46,6 +49,11 @@ pub enum CloseCause {
     Transport(String),
     /// Refused at connection time (TLS authentication).
     Authentication(String),
+    /// E2 Setup refused by the application (E2 Setup Failure sent).
+    SetupRefused(String),
+    /// Another association of the same node (GlobalE2node-ID) took its
+    /// place: the node reconnected.
+    Replaced { by: u64 },
     /// The application closed it.
     Local,
 }
@@ -57,6 +65,10 @@ impl std::fmt::Display for CloseCause {
             CloseCause::Protocol(e) => write!(f, "protocol error: {e}"),
             CloseCause::Transport(e) => write!(f, "transport: {e}"),
             CloseCause::Authentication(e) => write!(f, "authentication failed: {e}"),
+            CloseCause::SetupRefused(e) => write!(f, "E2 Setup refused: {e}"),
+            CloseCause::Replaced { by } => {
+                write!(f, "replaced by association {by} of the same node")
+            }
             CloseCause::Local => write!(f, "closed by the xApp"),
         }
     }
@@ -151,6 +163,16 @@ pub enum RequestError {
     NoSuchFunction(u16),
     #[error("cannot encode the request: {0}")]
     Encode(String),
+}
+
+/// Why the application refuses a node's E2 Setup: the E2 Setup Failure's
+/// cause and TimeToWait, and a reason for the logs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SetupRefusal {
+    pub cause: e2ap::Cause,
+    /// TimeToWait index (E2AP 9.2.24: 0 = 1 s ... 5 = 60 s).
+    pub time_to_wait: Option<u8>,
+    pub why: String,
 }
 
 /// The RIC side of one association (see the module docs).
@@ -323,6 +345,17 @@ impl Termination {
 
     /// Handles one received PDU.
     pub fn handle(&mut self, bytes: &[u8]) {
+        self.handle_admitting(bytes, &mut |_| Ok(()))
+    }
+
+    /// [`Termination::handle`], with `admit` deciding whether an E2 Setup
+    /// Request's node is accepted: a refusal is answered with E2 Setup
+    /// Failure and closes the association ([`CloseCause::SetupRefused`]).
+    pub fn handle_admitting(
+        &mut self,
+        bytes: &[u8],
+        admit: &mut dyn FnMut(&GlobalE2node_ID) -> Result<(), SetupRefusal>,
+    ) {
         if matches!(self.state, State::Closed(_)) {
             return;
         }
@@ -333,7 +366,10 @@ impl Termination {
         };
         if self.state == State::AwaitingSetup {
             return match pdu {
-                E2apPdu::E2SetupRequest(r) => self.setup(r),
+                E2apPdu::E2SetupRequest(r) => match admit(&r.node) {
+                    Ok(()) => self.setup(r),
+                    Err(refusal) => self.refuse_setup(r.transaction, refusal),
+                },
                 other => self.protocol_error(format!(
                     "{} before E2 Setup (E2AP 8.3.1: E2 Setup comes first)",
                     other.name()
@@ -443,6 +479,23 @@ impl Termination {
             }
             other => self.protocol_error(format!("{} is not sent by an E2 node", other.name())),
         }
+    }
+
+    fn refuse_setup(&mut self, transaction: u8, refusal: SetupRefusal) {
+        let failure = E2apPdu::E2SetupFailure(e2ap::E2SetupFailure {
+            transaction,
+            cause: refusal.cause,
+            time_to_wait: refusal.time_to_wait,
+            diagnostics: None,
+        });
+        if let Err(e) = self.send(&failure) {
+            return self.protocol_error(format!("E2 Setup Failure: {e}"));
+        }
+        // Closed with the failure still in the outbox: the transport
+        // sends it, then closes.
+        let cause = CloseCause::SetupRefused(refusal.why);
+        self.state = State::Closed(cause.clone());
+        self.events.push_back(Event::Closed(cause));
     }
 
     fn setup(&mut self, r: e2ap::E2SetupRequest) {

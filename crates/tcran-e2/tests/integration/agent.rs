@@ -473,7 +473,11 @@ fn reset_and_removal_end_subscriptions() {
 #[test]
 fn setup_failure_waits_the_time_to_wait_then_retries() {
     let mut n = node();
-    let mut a = Agent::new(AgentConfig::new(models(), RicProfile::Standard));
+    let mut cfg = AgentConfig::new(models(), RicProfile::Standard);
+    // Without jitter the retry comes exactly at the TimeToWait (E2AP
+    // 8.3.1), the first failure's delay being below it.
+    cfg.backoff.jitter = 0.0;
+    let mut a = Agent::new(cfg);
     a.connected(&n, t(0));
     let [E2apPdu::E2SetupRequest(req)] = one(&mut a) else {
         panic!()
@@ -495,8 +499,71 @@ fn setup_failure_waits_the_time_to_wait_then_retries() {
     ));
     // No answer: asked again after the setup timeout (5 s).
     a.on_timeout(&n, t(7100));
-    assert!(matches!(
-        out(&mut a).as_slice(),
-        [E2apPdu::E2SetupRequest(_)]
-    ));
+    let [E2apPdu::E2SetupRequest(req)] = one(&mut a) else {
+        panic!()
+    };
+    assert_eq!(a.stats().setup_failures, 1);
+    // The RIC fails it without a TimeToWait and closes the association:
+    // the level stays at 2 s (never below what the RIC asked), doubled to
+    // 4 s, and the drop that follows is not a second failure.
+    let fail = E2apPdu::E2SetupFailure(e2ap::E2SetupFailure {
+        transaction: req.transaction,
+        cause: e2ap::protocol_cause(6),
+        time_to_wait: None,
+        diagnostics: None,
+    });
+    a.handle(&e2ap::encode(&fail).unwrap(), &mut n, t(8000));
+    a.disconnected(t(8001));
+    assert_eq!(a.connect_at(), Some(t(12000)));
+    // The next connection fails too: 8 s.
+    a.connect_failed(t(12000));
+    assert_eq!(a.connect_at(), Some(t(20000)));
+    assert_eq!(a.failures(), 3);
+}
+
+#[test]
+fn only_a_successful_setup_resets_the_backoff() {
+    let mut n = node();
+    let mut cfg = AgentConfig::new(models(), RicProfile::Standard);
+    cfg.backoff.jitter = 0.0;
+    let mut a = Agent::new(cfg);
+    assert_eq!(a.connect_at(), Some(t(0)));
+    // A RIC that accepts TCP and closes at once: 100, 200, 400 ms, the
+    // successful connects in between reset nothing.
+    let mut now = 0;
+    for expect in [100, 200, 400] {
+        a.connected(&n, t(now));
+        out(&mut a);
+        a.disconnected(t(now));
+        now += expect;
+        assert_eq!(a.connect_at(), Some(t(now)));
+    }
+    a.connected(&n, t(now));
+    let [E2apPdu::E2SetupRequest(req)] = one(&mut a) else {
+        panic!()
+    };
+    let ok = E2apPdu::E2SetupResponse(e2ap::E2SetupResponse {
+        transaction: req.transaction,
+        ric: e2ap::GlobalRicId {
+            plmn: [0, 0xf1, 0x10],
+            ric_id: 1,
+        },
+        accepted: None,
+        rejected: None,
+        components: req
+            .components
+            .iter()
+            .map(|c| e2ap::ComponentConfigAck {
+                interface: c.interface,
+                id: c.id.clone(),
+                success: true,
+                failure_cause: None,
+            })
+            .collect(),
+    });
+    a.handle(&e2ap::encode(&ok).unwrap(), &mut n, t(now));
+    assert_eq!(a.state(), AgentState::Ready);
+    assert_eq!(a.connect_at(), None);
+    a.disconnected(t(now));
+    assert_eq!(a.connect_at(), Some(t(now + 100)));
 }

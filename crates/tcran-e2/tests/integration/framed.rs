@@ -174,3 +174,35 @@ async fn oversized_pdus_are_refused_when_queued() {
     b.read_exact(&mut got).await.unwrap();
     assert_eq!(got, [0, 0, 0, 1, b'x'], "only the valid PDU went out");
 }
+
+#[tokio::test]
+async fn before_setup_the_buffer_grows_only_with_what_the_peer_sent() {
+    let (mut w, r) = tokio::io::duplex(1 << 20);
+    let mut f = Framed::before_setup(r);
+    // A header that announces the largest frame, and a few bytes of it:
+    // the peer has sent 14 bytes, the buffer stays at its first 4 KiB.
+    w.write_all(&(MAX_FRAME as u32).to_be_bytes())
+        .await
+        .unwrap();
+    w.write_all(&[7; 10]).await.unwrap();
+    assert!(tokio::time::timeout(Duration::from_millis(50), f.recv())
+        .await
+        .is_err());
+    assert_eq!(f.read_buffer_len(), 4096);
+    // The rest of it: the buffer holds exactly one frame, no more.
+    w.write_all(&vec![7; MAX_FRAME - 10]).await.unwrap();
+    let got = f.recv().await.unwrap().unwrap();
+    assert_eq!(got.len(), MAX_FRAME);
+    assert_eq!(f.read_buffer_len(), MAX_FRAME + 4);
+    // After E2 Setup frames may be read in batches of up to 128 KiB.
+    f.after_setup();
+    let mut batch = Vec::new();
+    for _ in 0..3 {
+        append_frame(&mut batch, &vec![1; MAX_FRAME - 100]).unwrap();
+    }
+    w.write_all(&batch).await.unwrap();
+    for _ in 0..3 {
+        assert_eq!(f.recv().await.unwrap().unwrap().len(), MAX_FRAME - 100);
+    }
+    assert!(f.read_buffer_len() <= 128 * 1024, "{}", f.read_buffer_len());
+}

@@ -5,5 +5,6 @@
 mod adapter;
 mod docs;
 mod fuzz_xapp;
+mod hostile;
 mod sdk;
 mod support;
