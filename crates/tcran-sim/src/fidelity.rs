@@ -540,7 +540,10 @@ impl Fidelity {
                 yes_no(r.within_2x),
                 r.ordering_kept.map_or("-", yes_no)
             );
-            let last = self.rows.get(i + 1).is_none_or(|n| n.scenario != r.scenario);
+            let last = self
+                .rows
+                .get(i + 1)
+                .is_none_or(|n| n.scenario != r.scenario);
             if last {
                 let outside: Vec<&Row> = self
                     .rows

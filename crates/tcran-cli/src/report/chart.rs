@@ -823,7 +823,10 @@ pub fn tag_svg(svg: &str, title: &str) -> String {
 pub fn texts_outside(svg: &str) -> Vec<String> {
     use svg2pdf::usvg::{Group, Node};
     let fonts = system_fonts();
-    assert!(!fonts.is_empty(), "no system fonts to lay the text out with");
+    assert!(
+        !fonts.is_empty(),
+        "no system fonts to lay the text out with"
+    );
     let opt = svg2pdf::usvg::Options {
         fontdb: fonts,
         ..svg2pdf::usvg::Options::default()

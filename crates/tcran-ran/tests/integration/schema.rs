@@ -62,7 +62,13 @@ fn mac_schema_lists_scheduler_kinds_and_mcs_tables() {
     assert_eq!(s["additionalProperties"], false, "deny_unknown_fields");
     assert_eq!(
         enum_values(&s, prop(&s, "scheduler")),
-        ["round_robin", "proportional_fair", "fixed_partition", "eqp", "delay_based"]
+        [
+            "round_robin",
+            "proportional_fair",
+            "fixed_partition",
+            "eqp",
+            "delay_based"
+        ]
     );
     assert_eq!(
         enum_values(&s, prop(&s, "mcs_table")),
