@@ -59,12 +59,7 @@ fn ready(profile: RicProfile, models: Vec<AnyModel>, n: &mut FakeNode) -> Agent 
         components: req
             .components
             .iter()
-            .map(|c| e2ap::ComponentConfigAck {
-                interface: c.interface,
-                id: c.id.clone(),
-                success: true,
-                failure_cause: None,
-            })
+            .map(e2ap::ComponentConfigAck::accept)
             .collect(),
     });
     a.handle(&e2ap::encode(&resp).unwrap(), n, Instant::ZERO);

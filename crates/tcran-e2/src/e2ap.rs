@@ -156,6 +156,18 @@ pub struct ComponentConfigAck {
     pub failure_cause: Option<Cause>,
 }
 
+impl ComponentConfigAck {
+    /// The RIC's acceptance of one of the node's component configurations.
+    pub fn accept(c: &ComponentConfig) -> ComponentConfigAck {
+        ComponentConfigAck {
+            interface: c.interface,
+            id: c.id.clone(),
+            success: true,
+            failure_cause: None,
+        }
+    }
+}
+
 /// Global RIC ID (E2AP 9.2.4): PLMN identity (3 octets, TS 38.413
 /// 9.3.3.5 BCD) and a 20-bit RIC id.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

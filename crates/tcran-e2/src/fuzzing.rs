@@ -257,12 +257,7 @@ pub fn agent(data: &[u8]) {
             components: req
                 .components
                 .iter()
-                .map(|c| e2ap::ComponentConfigAck {
-                    interface: c.interface,
-                    id: c.id.clone(),
-                    success: true,
-                    failure_cause: None,
-                })
+                .map(e2ap::ComponentConfigAck::accept)
                 .collect(),
         });
         a.handle(

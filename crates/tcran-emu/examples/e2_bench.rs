@@ -77,12 +77,7 @@ fn setup(s: &mut TcpStream) {
             components: req
                 .components
                 .iter()
-                .map(|c| e2ap::ComponentConfigAck {
-                    interface: c.interface,
-                    id: c.id.clone(),
-                    success: true,
-                    failure_cause: None,
-                })
+                .map(e2ap::ComponentConfigAck::accept)
                 .collect(),
         }),
     );

@@ -391,28 +391,9 @@ fn every_pacer_gets_the_same_report_and_none_for_uplink_slots() {
             })
             .collect();
         let until = Instant::ZERO + Duration::from_millis(40);
-        let mut next_input = 0;
         let mut seen = Vec::new();
-        let mut last = None;
-        loop {
-            let t_in = inputs.get(next_input).map(|(t, _)| *t);
-            let Some(tn) = gnb.next_wakeup() else { break };
-            if t_in.is_some_and(|ti| ti <= tn) {
-                gnb.downlink(inputs[next_input].1.clone(), t_in.unwrap());
-                next_input += 1;
-            } else if tn <= until {
-                gnb.on_timeout(tn);
-            } else {
-                break;
-            }
-            while gnb.poll_output().is_some() {}
-            let rec = *gnb.drb(Rnti(1), tcran_core::DrbId(1)).unwrap().last_tti();
-            if rec.report.tti.is_zero() || last == Some(rec.at) {
-                continue;
-            }
-            last = Some(rec.at);
-            let r = rec.report;
-            let idx = rec.at.as_nanos() / slot.as_nanos();
+        for (at, r) in reports(&mut gnb, &inputs, until) {
+            let idx = at.as_nanos() / slot.as_nanos();
             assert_ne!(idx % 5, 4, "{pacer}: a report in the U slot {idx}");
             let gap = if idx % 5 == 3 { 2 } else { 1 };
             assert_eq!(
@@ -422,13 +403,7 @@ fn every_pacer_gets_the_same_report_and_none_for_uplink_slots() {
             );
             assert_eq!(r.pulls_per_pattern, 4, "{pacer}");
             assert_eq!(r.tti, slot, "{pacer}");
-            seen.push((
-                rec.at,
-                r.tti,
-                r.next_pull_in,
-                r.pulls_per_pattern,
-                r.max_bytes,
-            ));
+            seen.push((at, r.tti, r.next_pull_in, r.pulls_per_pattern, r.max_bytes));
         }
         // Slots 0..=80 (the one starting at 40 ms included), U slots out.
         let dl = (0..=80u64).filter(|i| i % 5 != 4).count();

@@ -510,12 +510,7 @@ impl Termination {
         let components = r
             .components
             .iter()
-            .map(|c| e2ap::ComponentConfigAck {
-                interface: c.interface,
-                id: c.id.clone(),
-                success: true,
-                failure_cause: None,
-            })
+            .map(e2ap::ComponentConfigAck::accept)
             .collect();
         let response = E2apPdu::E2SetupResponse(e2ap::E2SetupResponse {
             transaction: r.transaction,

@@ -82,12 +82,7 @@ fn ready(profile: RicProfile, node: &mut FakeNode) -> Agent {
         components: req
             .components
             .iter()
-            .map(|c| e2ap::ComponentConfigAck {
-                interface: c.interface,
-                id: c.id.clone(),
-                success: true,
-                failure_cause: None,
-            })
+            .map(e2ap::ComponentConfigAck::accept)
             .collect(),
     });
     a.handle(&e2ap::encode(&resp).unwrap(), node, t(1));
@@ -553,12 +548,7 @@ fn only_a_successful_setup_resets_the_backoff() {
         components: req
             .components
             .iter()
-            .map(|c| e2ap::ComponentConfigAck {
-                interface: c.interface,
-                id: c.id.clone(),
-                success: true,
-                failure_cause: None,
-            })
+            .map(e2ap::ComponentConfigAck::accept)
             .collect(),
     });
     a.handle(&e2ap::encode(&ok).unwrap(), &mut n, t(now));

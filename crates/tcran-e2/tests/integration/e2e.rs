@@ -68,12 +68,7 @@ impl Ric {
         let components = req
             .components
             .iter()
-            .map(|c| e2ap::ComponentConfigAck {
-                interface: c.interface,
-                id: c.id.clone(),
-                success: true,
-                failure_cause: None,
-            })
+            .map(e2ap::ComponentConfigAck::accept)
             .collect();
         self.send(E2apPdu::E2SetupResponse(e2ap::E2SetupResponse {
             transaction: req.transaction,

@@ -275,12 +275,7 @@ fn the_agent_controls_the_node() {
         components: req
             .components
             .iter()
-            .map(|c| e2ap::ComponentConfigAck {
-                interface: c.interface,
-                id: c.id.clone(),
-                success: true,
-                failure_cause: None,
-            })
+            .map(e2ap::ComponentConfigAck::accept)
             .collect(),
     });
     agent.handle(&e2ap::encode(&resp).unwrap(), &mut gnb, Instant::ZERO);
