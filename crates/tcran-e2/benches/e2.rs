@@ -48,20 +48,10 @@ fn ready(profile: RicProfile, models: Vec<AnyModel>, n: &mut FakeNode) -> Agent 
     let Ok(E2apPdu::E2SetupRequest(req)) = e2ap::decode(&a.poll_transmit().unwrap()) else {
         panic!()
     };
-    let resp = E2apPdu::E2SetupResponse(e2ap::E2SetupResponse {
-        transaction: req.transaction,
-        ric: e2ap::GlobalRicId {
-            plmn: [0, 0xf1, 0x10],
-            ric_id: 1,
-        },
-        accepted: None,
-        rejected: None,
-        components: req
-            .components
-            .iter()
-            .map(e2ap::ComponentConfigAck::accept)
-            .collect(),
-    });
+    let resp = E2apPdu::E2SetupResponse(req.accept(e2ap::GlobalRicId {
+        plmn: [0, 0xf1, 0x10],
+        ric_id: 1,
+    }));
     a.handle(&e2ap::encode(&resp).unwrap(), n, Instant::ZERO);
     a
 }

@@ -218,6 +218,32 @@ pub struct E2SetupRequest {
     pub components: Vec<ComponentConfig>,
 }
 
+impl E2SetupRequest {
+    /// The RIC `ric`'s response accepting every RAN function and component
+    /// configuration of this request (E2AP 8.3.1.2).
+    pub fn accept(&self, ric: GlobalRicId) -> E2SetupResponse {
+        let accepted: Vec<RanFunctionRevision> = self
+            .functions
+            .iter()
+            .map(|f| RanFunctionRevision {
+                id: f.id,
+                revision: f.revision,
+            })
+            .collect();
+        E2SetupResponse {
+            transaction: self.transaction,
+            ric,
+            accepted: (!accepted.is_empty()).then_some(accepted),
+            rejected: None,
+            components: self
+                .components
+                .iter()
+                .map(ComponentConfigAck::accept)
+                .collect(),
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct E2SetupResponse {
     pub transaction: u8,

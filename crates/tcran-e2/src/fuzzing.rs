@@ -246,20 +246,10 @@ pub fn agent(data: &[u8]) {
     if let Some(Ok(e2ap::E2apPdu::E2SetupRequest(req))) =
         a.poll_transmit().map(|b| e2ap::decode(&b))
     {
-        let resp = e2ap::E2apPdu::E2SetupResponse(e2ap::E2SetupResponse {
-            transaction: req.transaction,
-            ric: e2ap::GlobalRicId {
-                plmn: [0, 0xf1, 0x10],
-                ric_id: 1,
-            },
-            accepted: None,
-            rejected: None,
-            components: req
-                .components
-                .iter()
-                .map(e2ap::ComponentConfigAck::accept)
-                .collect(),
-        });
+        let resp = e2ap::E2apPdu::E2SetupResponse(req.accept(e2ap::GlobalRicId {
+            plmn: [0, 0xf1, 0x10],
+            ric_id: 1,
+        }));
         a.handle(
             &e2ap::encode(&resp).expect("encodes"),
             &mut n,

@@ -66,20 +66,10 @@ fn setup(s: &mut TcpStream) {
     };
     send(
         s,
-        &E2apPdu::E2SetupResponse(e2ap::E2SetupResponse {
-            transaction: req.transaction,
-            ric: e2ap::GlobalRicId {
-                plmn: [0, 0xf1, 0x10],
-                ric_id: 1,
-            },
-            accepted: None,
-            rejected: None,
-            components: req
-                .components
-                .iter()
-                .map(e2ap::ComponentConfigAck::accept)
-                .collect(),
-        }),
+        &E2apPdu::E2SetupResponse(req.accept(e2ap::GlobalRicId {
+            plmn: [0, 0xf1, 0x10],
+            ric_id: 1,
+        })),
     );
 }
 

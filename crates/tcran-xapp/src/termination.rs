@@ -499,26 +499,7 @@ impl Termination {
     }
 
     fn setup(&mut self, r: e2ap::E2SetupRequest) {
-        let accepted = r
-            .functions
-            .iter()
-            .map(|f| RanFunctionRevision {
-                id: f.id,
-                revision: f.revision,
-            })
-            .collect::<Vec<_>>();
-        let components = r
-            .components
-            .iter()
-            .map(e2ap::ComponentConfigAck::accept)
-            .collect();
-        let response = E2apPdu::E2SetupResponse(e2ap::E2SetupResponse {
-            transaction: r.transaction,
-            ric: self.ric_id,
-            accepted: (!accepted.is_empty()).then_some(accepted),
-            rejected: None,
-            components,
-        });
+        let response = E2apPdu::E2SetupResponse(r.accept(self.ric_id));
         if let Err(e) = self.send(&response) {
             return self.protocol_error(format!("E2 Setup Request: {e}"));
         }

@@ -71,20 +71,10 @@ fn ready(profile: RicProfile, node: &mut FakeNode) -> Agent {
         !req.components.is_empty(),
         "FlexRIC aborts on an empty component list"
     );
-    let resp = E2apPdu::E2SetupResponse(e2ap::E2SetupResponse {
-        transaction: req.transaction,
-        ric: e2ap::GlobalRicId {
-            plmn: [0, 0xf1, 0x10],
-            ric_id: 7,
-        },
-        accepted: None,
-        rejected: None,
-        components: req
-            .components
-            .iter()
-            .map(e2ap::ComponentConfigAck::accept)
-            .collect(),
-    });
+    let resp = E2apPdu::E2SetupResponse(req.accept(e2ap::GlobalRicId {
+        plmn: [0, 0xf1, 0x10],
+        ric_id: 7,
+    }));
     a.handle(&e2ap::encode(&resp).unwrap(), node, t(1));
     assert_eq!(a.state(), AgentState::Ready);
     a
@@ -537,20 +527,10 @@ fn only_a_successful_setup_resets_the_backoff() {
     let [E2apPdu::E2SetupRequest(req)] = one(&mut a) else {
         panic!()
     };
-    let ok = E2apPdu::E2SetupResponse(e2ap::E2SetupResponse {
-        transaction: req.transaction,
-        ric: e2ap::GlobalRicId {
-            plmn: [0, 0xf1, 0x10],
-            ric_id: 1,
-        },
-        accepted: None,
-        rejected: None,
-        components: req
-            .components
-            .iter()
-            .map(e2ap::ComponentConfigAck::accept)
-            .collect(),
-    });
+    let ok = E2apPdu::E2SetupResponse(req.accept(e2ap::GlobalRicId {
+        plmn: [0, 0xf1, 0x10],
+        ric_id: 1,
+    }));
     a.handle(&e2ap::encode(&ok).unwrap(), &mut n, t(now));
     assert_eq!(a.state(), AgentState::Ready);
     assert_eq!(a.connect_at(), None);

@@ -264,20 +264,10 @@ fn the_agent_controls_the_node() {
     let Ok(E2apPdu::E2SetupRequest(req)) = e2ap::decode(&agent.poll_transmit().unwrap()) else {
         panic!("E2 Setup first")
     };
-    let resp = E2apPdu::E2SetupResponse(e2ap::E2SetupResponse {
-        transaction: req.transaction,
-        ric: e2ap::GlobalRicId {
-            plmn: [0, 0xf1, 0x10],
-            ric_id: 1,
-        },
-        accepted: None,
-        rejected: None,
-        components: req
-            .components
-            .iter()
-            .map(e2ap::ComponentConfigAck::accept)
-            .collect(),
-    });
+    let resp = E2apPdu::E2SetupResponse(req.accept(e2ap::GlobalRicId {
+        plmn: [0, 0xf1, 0x10],
+        ric_id: 1,
+    }));
     agent.handle(&e2ap::encode(&resp).unwrap(), &mut gnb, Instant::ZERO);
     let control = |message: Vec<u8>| {
         e2ap::encode(&E2apPdu::ControlRequest(e2ap::ControlRequest {
