@@ -3,36 +3,11 @@
 //! as many nodes.
 
 use crate::support::*;
-use std::net::SocketAddr;
 use tcran_e2::e2ap::{self, E2apPdu};
 use tcran_e2::transport::{self, Framed};
 use tcran_xapp::server::DuplicatePolicy;
-use tcran_xapp::{CloseCause, NodeEvent, Xapp, XappConfig};
+use tcran_xapp::{CloseCause, NodeEvent};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-
-async fn start(cfg: impl FnOnce(&mut XappConfig)) -> (Xapp, SocketAddr) {
-    let mut c = XappConfig::tcp("127.0.0.1:0".parse().unwrap());
-    cfg(&mut c);
-    let x = Xapp::start(c).await.unwrap();
-    let addr = x.local_addrs()[0];
-    (x, addr)
-}
-
-/// Waits for an event matching `f`.
-async fn event(
-    rx: &mut tokio::sync::broadcast::Receiver<NodeEvent>,
-    f: impl Fn(&NodeEvent) -> bool,
-) -> NodeEvent {
-    loop {
-        let e = tokio::time::timeout(WAIT, rx.recv())
-            .await
-            .expect("the event comes in time")
-            .expect("events flow");
-        if f(&e) {
-            return e;
-        }
-    }
-}
 
 /// Whether the server closed `s`: it reads end of stream (or a reset).
 async fn closed(s: &mut tokio::net::TcpStream) -> bool {
@@ -57,7 +32,7 @@ fn setup_frame(gnb: u32) -> Vec<u8> {
 async fn connections_beyond_the_cap_are_closed_and_counted() {
     const CAP: usize = 4;
     const EXTRA: usize = 3;
-    let (x, addr) = start(|c| {
+    let (x, addr) = start_xapp(|c| {
         c.max_connections = CAP;
         // Idle sockets must stay until the test is done with them.
         c.setup_timeout = std::time::Duration::from_secs(600);
@@ -93,7 +68,7 @@ async fn connections_beyond_the_cap_are_closed_and_counted() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn one_node_per_global_id_the_newest_replaces_the_others() {
-    let (x, addr) = start(|_| {}).await;
+    let (x, addr) = start_xapp(|_| {}).await;
     let mut events = x.events();
     let mut socks = Vec::new();
     let mut last = None;
@@ -139,7 +114,7 @@ async fn one_node_per_global_id_the_newest_replaces_the_others() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn with_refuse_a_second_association_gets_e2_setup_failure() {
-    let (x, addr) = start(|c| c.duplicate = DuplicatePolicy::Refuse).await;
+    let (x, addr) = start_xapp(|c| c.duplicate = DuplicatePolicy::Refuse).await;
     let mut events = x.events();
     let mut first = tokio::net::TcpStream::connect(addr).await.unwrap();
     first.write_all(&setup_frame(5)).await.unwrap();

@@ -19,33 +19,9 @@ use tcran_xapp::{
 };
 use tokio::io::AsyncWriteExt;
 
-async fn start() -> (Xapp, SocketAddr) {
-    let x = Xapp::start(XappConfig::tcp("127.0.0.1:0".parse().unwrap()))
-        .await
-        .unwrap();
-    let addr = x.local_addrs()[0];
-    (x, addr)
-}
-
-/// Waits for an event matching `f`.
-async fn event(
-    rx: &mut tokio::sync::broadcast::Receiver<NodeEvent>,
-    f: impl Fn(&NodeEvent) -> bool,
-) -> NodeEvent {
-    loop {
-        let e = tokio::time::timeout(WAIT, rx.recv())
-            .await
-            .expect("the event comes in time")
-            .expect("events flow");
-        if f(&e) {
-            return e;
-        }
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn subscribe_indications_and_control_outcomes() {
-    let (x, addr) = start().await;
+    let (x, addr) = start_xapp(|_| {}).await;
     let node = fake(2);
     let d1 = DrbKey::new(1, 1);
     let d2 = DrbKey::new(2, 1);
@@ -194,7 +170,7 @@ async fn subscribe_indications_and_control_outcomes() {
 async fn concurrent_callers_each_get_their_own_outcome() {
     const CALLERS: u32 = 4;
     const EACH: u32 = 25;
-    let (x, addr) = start().await;
+    let (x, addr) = start_xapp(|_| {}).await;
     let tn = spawn_node(addr, 21, fake(1), None);
     let id = x.wait_for_nodes(1, WAIT).await.unwrap()[0].id;
     let drb = DrbKey::new(1, 1);
@@ -252,7 +228,7 @@ fn setup_frame(gnb: u32) -> Vec<u8> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn nodes_join_leave_come_back_and_garbage_is_cut_off() {
-    let (x, addr) = start().await;
+    let (x, addr) = start_xapp(|_| {}).await;
     let mut events = x.events();
     let a = spawn_node(addr, 1, fake(1), None);
     let b = spawn_node(addr, 2, fake(1), None);

@@ -86,3 +86,30 @@ pub fn spawn_node(
 mod tls;
 #[allow(unused_imports)] // not every test binary has TLS nodes
 pub use tls::pem_set;
+
+/// An xApp on a free loopback port, configured by `cfg`, and its address.
+pub async fn start_xapp(
+    cfg: impl FnOnce(&mut tcran_xapp::XappConfig),
+) -> (tcran_xapp::Xapp, SocketAddr) {
+    let mut c = tcran_xapp::XappConfig::tcp("127.0.0.1:0".parse().unwrap());
+    cfg(&mut c);
+    let x = tcran_xapp::Xapp::start(c).await.unwrap();
+    let addr = x.local_addrs()[0];
+    (x, addr)
+}
+
+/// Waits for an event matching `f`.
+pub async fn event(
+    rx: &mut tokio::sync::broadcast::Receiver<tcran_xapp::NodeEvent>,
+    f: impl Fn(&tcran_xapp::NodeEvent) -> bool,
+) -> tcran_xapp::NodeEvent {
+    loop {
+        let e = tokio::time::timeout(WAIT, rx.recv())
+            .await
+            .expect("the event comes in time")
+            .expect("events flow");
+        if f(&e) {
+            return e;
+        }
+    }
+}
