@@ -345,10 +345,10 @@ impl MacView {
 /// pipeline's queues or in its RLC buffer (the queues Brunello's DBS
 /// looks at sit in PDCP, which the TC pipeline replaces here).
 fn oldest_packet_age(d: &crate::drb::Drb, now: Instant) -> Duration {
-    let oldest = match (d.pipeline.oldest_enqueued_at(), d.tx.head_of_line_arrival()) {
-        (Some(a), Some(b)) => Some(a.min(b)),
-        (a, b) => a.or(b),
-    };
+    let oldest = [d.pipeline.oldest_enqueued_at(), d.tx.head_of_line_arrival()]
+        .into_iter()
+        .flatten()
+        .min();
     age(oldest, now)
 }
 

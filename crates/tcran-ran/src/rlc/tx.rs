@@ -255,10 +255,7 @@ impl RlcTx {
             .filter(|s| !s.acked)
             .map(|s| s.arrived)
             .min();
-        match (new, retx) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        [new, retx].into_iter().flatten().min()
     }
 
     /// Sizes (payload + header estimate) of the next `max` SDUs or SDU
