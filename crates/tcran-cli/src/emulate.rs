@@ -113,6 +113,7 @@ pub fn run(path: &Path, sets: &[Override], opts: &Options) -> Result<Emulated, C
             output,
             runs: vec![(o.variant, o.config)],
             clock: crate::simulate::Clock::Emulated,
+            streamed: false,
         },
         report: o.report,
         exit_code: o.exit_code,

@@ -306,6 +306,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
             let staged = outdir::stage(&out, "demo")?;
             let opts = Options {
                 progress: show_progress(json),
+                series_dir: Some(staged.path()),
                 ..Options::default()
             };
             let mut o = simulate::run_text(
@@ -361,6 +362,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
                     sets: &sets,
                     progress: show_progress(json),
                     jobs,
+                    series_dir: Some(staged.path()),
                 };
                 let mut o = simulate::run_file(&file, opts)?;
                 return finish_run(&mut o, json, &out, staged, |_| Ok(()));
@@ -378,6 +380,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
                 sets: &sets,
                 progress: false,
                 jobs: None,
+                series_dir: None,
             };
             let mut r = realtime::run(&file, opts, e2.as_ref())?;
             let reports = &r.reports;

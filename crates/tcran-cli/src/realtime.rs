@@ -166,6 +166,7 @@ pub fn run(path: &Path, opts: Options, e2: Option<&E2Options>) -> Result<Realtim
             },
             runs: configs,
             clock: crate::simulate::Clock::Realtime,
+            streamed: false,
         },
         reports,
     })

@@ -5,7 +5,8 @@
 //! without a sample is an empty field, never a made-up zero.
 
 use serde::Serialize;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use tcran_sim::series::{EventCount, FlowSeries, SeriesSink, SlotSeries};
 use tcran_sim::RunSeries;
 
 /// File-system-safe, distinct directory names for the variants: letters,
@@ -85,14 +86,235 @@ pub const FILES: [&str; 6] = [
     "reconfigurations",
 ];
 
+/// The files a streaming run writes as it goes ([`CsvSink`]).
+pub const STREAMED: [&str; 3] = ["slots", "flows", "events"];
+
+const SLOT_HEADER: [&str; 5] = [
+    "t_s",
+    "rlc_bytes",
+    "capacity_bytes",
+    "prbs_used",
+    "prbs_available",
+];
+const FLOW_HEADER: [&str; 7] = [
+    "flow",
+    "kind",
+    "t_s",
+    "goodput_mbps",
+    "delay_ms",
+    "cwnd_bytes",
+    "srtt_ms",
+];
+const EVENT_HEADER: [&str; 5] = ["t_s", "what", "layer", "reason", "count"];
+
 /// Writes the CSV files of one variant into `dir` (created if needed).
 pub fn write(dir: &Path, s: &RunSeries) -> Result<(), csv::Error> {
+    write_except(dir, s, &[])
+}
+
+/// [`write`] but for the files named in `skip` (written elsewhere, e.g.
+/// by a [`CsvSink`]).
+pub fn write_except(dir: &Path, s: &RunSeries, skip: &[&str]) -> Result<(), csv::Error> {
     std::fs::create_dir_all(dir)?;
-    for stem in FILES {
+    for stem in FILES.iter().filter(|f| !skip.contains(f)) {
         let file = std::fs::File::create(dir.join(format!("{stem}.csv")))?;
         write_one(stem, s, file)?;
     }
     Ok(())
+}
+
+fn slot_rows<W: std::io::Write>(w: &mut csv::Writer<W>, sl: &SlotSeries) -> csv::Result<()> {
+    for i in 0..sl.t_s.len() {
+        w.serialize(SlotRow {
+            t_s: sl.t_s[i],
+            rlc_bytes: sl.rlc_bytes.get(i).copied().unwrap_or(0),
+            capacity_bytes: sl.capacity_bytes.get(i).copied().unwrap_or(0),
+            prbs_used: sl.prbs_used.get(i).copied().unwrap_or(0),
+            prbs_available: sl.prbs_available.get(i).copied().unwrap_or(0),
+        })?;
+    }
+    Ok(())
+}
+
+fn flow_rows<W: std::io::Write>(w: &mut csv::Writer<W>, f: &FlowSeries) -> csv::Result<()> {
+    for (i, t) in f.t_s.iter().enumerate() {
+        let at = |v: &Vec<Option<f64>>| v.get(i).copied().flatten();
+        w.serialize(FlowRow {
+            flow: &f.name,
+            kind: &f.kind,
+            t_s: *t,
+            goodput_mbps: f.goodput_mbps.get(i).copied(),
+            delay_ms: at(&f.delay_ms),
+            cwnd_bytes: at(&f.cwnd_bytes),
+            srtt_ms: at(&f.srtt_ms),
+        })?;
+    }
+    Ok(())
+}
+
+type FileWriter = csv::Writer<std::io::BufWriter<std::fs::File>>;
+
+/// The first error of a [`CsvSink`]: the file and why.
+pub type SinkError = std::sync::Arc<std::sync::Mutex<Option<(PathBuf, String)>>>;
+
+/// Writes what a streaming run hands on ([`tcran_sim::Sim::stream_series`])
+/// as it comes: `slots.csv` and `events.csv` row by row, each flow's bins
+/// into a part file of its own, joined into `flows.csv` at the end (grouped
+/// by flow, as [`write_one`] orders it). The bytes are those [`write`]
+/// gives for the same series. Its first error goes to `error` and stops
+/// the writing; the caller reports it after the run.
+pub struct CsvSink {
+    dir: PathBuf,
+    slots: Option<FileWriter>,
+    events: Option<FileWriter>,
+    flows: Vec<Option<FileWriter>>,
+    error: SinkError,
+}
+
+impl std::fmt::Debug for CsvSink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CsvSink").field("dir", &self.dir).finish()
+    }
+}
+
+impl CsvSink {
+    /// A sink writing into `dir` (created if needed).
+    pub fn new(dir: &Path, error: SinkError) -> CsvSink {
+        let mut sink = CsvSink {
+            dir: dir.to_path_buf(),
+            slots: None,
+            events: None,
+            flows: Vec::new(),
+            error,
+        };
+        if let Err(e) = std::fs::create_dir_all(dir) {
+            sink.fail(dir.to_path_buf(), e.to_string());
+        }
+        sink
+    }
+
+    fn failed(&self) -> bool {
+        self.error.lock().map_or(true, |e| e.is_some())
+    }
+
+    fn fail(&mut self, path: PathBuf, reason: String) {
+        if let Ok(mut e) = self.error.lock() {
+            e.get_or_insert((path, reason));
+        }
+        self.slots = None;
+        self.events = None;
+        self.flows.clear();
+    }
+
+    fn path(&self, file: &str) -> PathBuf {
+        self.dir.join(file)
+    }
+
+    fn part(&self, flow: usize) -> PathBuf {
+        self.path(&format!("flows.csv.{flow}.part"))
+    }
+
+    /// `slot`'s writer, opened on first use (`headers`: written before the
+    /// first row).
+    fn open<'w>(
+        slot: &'w mut Option<FileWriter>,
+        path: &Path,
+        headers: bool,
+    ) -> Result<&'w mut FileWriter, csv::Error> {
+        if slot.is_none() {
+            let file = std::fs::File::create(path)?;
+            *slot = Some(
+                csv::WriterBuilder::new()
+                    .has_headers(headers)
+                    .from_writer(std::io::BufWriter::new(file)),
+            );
+        }
+        Ok(slot.as_mut().expect("opened"))
+    }
+
+    fn check(&mut self, file: PathBuf, r: csv::Result<()>) {
+        if let Err(e) = r {
+            self.fail(file, e.to_string());
+        }
+    }
+
+    fn finish(&mut self) -> csv::Result<()> {
+        // A writer opens at its first row: one still closed has none, and
+        // its file gets the header alone.
+        for (w, file, header) in [
+            (self.slots.take(), "slots.csv", &SLOT_HEADER[..]),
+            (self.events.take(), "events.csv", &EVENT_HEADER[..]),
+        ] {
+            let mut w = w;
+            let empty = w.is_none();
+            let w = Self::open(&mut w, &self.path(file), true)?;
+            if empty {
+                w.write_record(header)?;
+            }
+            w.flush()?;
+        }
+        let path = self.path("flows.csv");
+        let mut out = std::io::BufWriter::new(std::fs::File::create(&path)?);
+        {
+            let mut w = csv::Writer::from_writer(&mut out);
+            w.write_record(FLOW_HEADER)?;
+            w.flush()?;
+        }
+        for (k, part) in std::mem::take(&mut self.flows).into_iter().enumerate() {
+            if let Some(mut w) = part {
+                w.flush()?;
+                drop(w);
+                let part = self.part(k);
+                std::io::copy(&mut std::fs::File::open(&part)?, &mut out)?;
+                std::fs::remove_file(&part)?;
+            }
+        }
+        std::io::Write::flush(&mut out)?;
+        Ok(())
+    }
+}
+
+impl SeriesSink for CsvSink {
+    fn slots(&mut self, chunk: &SlotSeries) {
+        if self.failed() {
+            return;
+        }
+        let path = self.path("slots.csv");
+        let r = Self::open(&mut self.slots, &path, true).and_then(|w| slot_rows(w, chunk));
+        self.check(path, r);
+    }
+
+    fn flow_bins(&mut self, flow: usize, chunk: &FlowSeries) {
+        if self.failed() {
+            return;
+        }
+        if self.flows.len() <= flow {
+            self.flows.resize_with(flow + 1, || None);
+        }
+        let path = self.part(flow);
+        let r = Self::open(&mut self.flows[flow], &path, false).and_then(|w| flow_rows(w, chunk));
+        self.check(path, r);
+    }
+
+    fn events(&mut self, chunk: &[EventCount]) {
+        if self.failed() {
+            return;
+        }
+        let path = self.path("events.csv");
+        let r = Self::open(&mut self.events, &path, true)
+            .and_then(|w| chunk.iter().try_for_each(|e| w.serialize(e)));
+        self.check(path, r);
+    }
+
+    fn end(&mut self) {
+        if self.failed() {
+            return;
+        }
+        if let Err(e) = self.finish() {
+            let dir = self.dir.clone();
+            self.fail(dir, e.to_string());
+        }
+    }
 }
 
 /// Writes the series `stem` (one of [`FILES`]) of one variant as CSV into
@@ -103,53 +325,17 @@ pub fn write_one<W: std::io::Write>(stem: &str, s: &RunSeries, out: W) -> Result
     let mut w = csv::Writer::from_writer(out);
     match stem {
         "slots" => {
-            let sl = &s.slots;
-            if sl.t_s.is_empty() {
-                w.write_record([
-                    "t_s",
-                    "rlc_bytes",
-                    "capacity_bytes",
-                    "prbs_used",
-                    "prbs_available",
-                ])?;
+            if s.slots.t_s.is_empty() {
+                w.write_record(SLOT_HEADER)?;
             }
-            for i in 0..sl.t_s.len() {
-                w.serialize(SlotRow {
-                    t_s: sl.t_s[i],
-                    rlc_bytes: sl.rlc_bytes.get(i).copied().unwrap_or(0),
-                    capacity_bytes: sl.capacity_bytes.get(i).copied().unwrap_or(0),
-                    prbs_used: sl.prbs_used.get(i).copied().unwrap_or(0),
-                    prbs_available: sl.prbs_available.get(i).copied().unwrap_or(0),
-                })?;
-            }
+            slot_rows(&mut w, &s.slots)?;
         }
         "flows" => {
-            let mut any = false;
-            for f in &s.flows {
-                for (i, t) in f.t_s.iter().enumerate() {
-                    any = true;
-                    let at = |v: &Vec<Option<f64>>| v.get(i).copied().flatten();
-                    w.serialize(FlowRow {
-                        flow: &f.name,
-                        kind: &f.kind,
-                        t_s: *t,
-                        goodput_mbps: f.goodput_mbps.get(i).copied(),
-                        delay_ms: at(&f.delay_ms),
-                        cwnd_bytes: at(&f.cwnd_bytes),
-                        srtt_ms: at(&f.srtt_ms),
-                    })?;
-                }
+            if s.flows.iter().all(|f| f.t_s.is_empty()) {
+                w.write_record(FLOW_HEADER)?;
             }
-            if !any {
-                w.write_record([
-                    "flow",
-                    "kind",
-                    "t_s",
-                    "goodput_mbps",
-                    "delay_ms",
-                    "cwnd_bytes",
-                    "srtt_ms",
-                ])?;
+            for f in &s.flows {
+                flow_rows(&mut w, f)?;
             }
         }
         "delay_cdf" => {
@@ -190,7 +376,7 @@ pub fn write_one<W: std::io::Write>(stem: &str, s: &RunSeries, out: W) -> Result
         }
         "events" => {
             if s.events.is_empty() {
-                w.write_record(["t_s", "what", "layer", "reason", "count"])?;
+                w.write_record(EVENT_HEADER)?;
             }
             for e in &s.events {
                 w.serialize(e)?;
@@ -368,6 +554,56 @@ mod tests {
             read(&dir.join("layer_delay_cdf.csv")),
             "flow,layer,delay_ms,fraction\n"
         );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A run that streams its series writes the very bytes a run that
+    /// keeps them writes at the end: the demo for 12 s at 1 ms bins (12 000
+    /// slots and bins per flow, chunks of 4 096), every variant.
+    #[test]
+    fn streamed_files_are_the_kept_series_files() {
+        let dir = std::env::temp_dir().join(format!("tcran-stream-test-{}", std::process::id()));
+        let sets = [
+            crate::set::Override::parse("duration=12s").unwrap(),
+            crate::set::Override::parse("series_bin=1ms").unwrap(),
+        ];
+        let run = |series_dir: Option<&Path>| {
+            let opts = crate::simulate::Options {
+                sets: &sets,
+                series_dir,
+                ..Default::default()
+            };
+            crate::simulate::run_text(
+                "demo",
+                "demo.toml",
+                crate::simulate::DEMO,
+                Path::new("."),
+                opts,
+            )
+            .unwrap()
+        };
+        let streamed = run(Some(&dir.join("streamed")));
+        assert!(streamed.streamed);
+        let kept = run(None);
+        let names = dir_names(kept.runs.iter().map(|(n, _)| n.as_str()));
+        assert_eq!(names.len(), 6);
+        for (name, series) in names.iter().zip(&kept.output.series) {
+            assert_eq!(series.slots.t_s.len(), 12_000);
+            write(&dir.join("kept").join(name), series).unwrap();
+            for stem in STREAMED {
+                let file = format!("{name}/{stem}.csv");
+                let a = std::fs::read(dir.join("streamed").join(&file)).unwrap();
+                let b = std::fs::read(dir.join("kept").join(&file)).unwrap();
+                assert!(a == b, "{file}: {} vs {} bytes", a.len(), b.len());
+            }
+            assert!(
+                !dir.join("streamed")
+                    .join(name)
+                    .join("flows.csv.0.part")
+                    .exists(),
+                "no part file left"
+            );
+        }
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -19,6 +19,8 @@ pub struct Outcome {
     pub runs: Vec<(String, SimConfig)>,
     /// Whose time the run's seconds are.
     pub clock: Clock,
+    /// The time series are already in `Options::series_dir`.
+    pub streamed: bool,
 }
 
 /// Whose time a run's seconds are: what the table and the report say ran.
@@ -75,6 +77,14 @@ pub struct Options<'a> {
     /// Runs (a variant under one seed) simulated at a time; `None`: one
     /// per core. The output does not depend on it.
     pub jobs: Option<std::num::NonZeroUsize>,
+    /// Write each variant's time series ([`series_csv::STREAMED`]) into
+    /// `DIR/<variant>/` as the run goes, keeping only a display copy in
+    /// memory: the run's memory does not grow with its duration
+    /// (docs/performance.md#memory). The files are those
+    /// [`write_outputs`] writes otherwise.
+    ///
+    /// [`series_csv::STREAMED`]: crate::series_csv::STREAMED
+    pub series_dir: Option<&'a Path>,
 }
 
 /// Runs a scenario given as text; `base` resolves relative trace paths.
@@ -166,11 +176,27 @@ pub fn run_source(
         std::thread::available_parallelism().unwrap_or(std::num::NonZeroUsize::MIN)
     });
     let started = std::time::Instant::now();
-    let result = tcran_sim::run_scenario_with_progress(name, &cfg, base, jobs, &|p| {
-        if let Some(b) = &bar {
-            b.update(p);
-        }
-    });
+    let dirs = crate::series_csv::dir_names(runs.iter().map(|(n, _)| n.as_str()));
+    let sink_error = crate::series_csv::SinkError::default();
+    let sinks = |i: usize| -> Option<Box<dyn tcran_sim::series::SeriesSink>> {
+        let dir = opts.series_dir?.join(dirs.get(i)?);
+        Some(Box::new(crate::series_csv::CsvSink::new(
+            &dir,
+            sink_error.clone(),
+        )))
+    };
+    let result = tcran_sim::run_scenario_streaming(
+        name,
+        &cfg,
+        base,
+        jobs,
+        &|p| {
+            if let Some(b) = &bar {
+                b.update(p);
+            }
+        },
+        &sinks,
+    );
     if let Some(b) = bar {
         b.finish();
     }
@@ -178,12 +204,20 @@ pub fn run_source(
         file: src.name.clone(),
         error,
     })?;
+    let failed = sink_error.lock().ok().and_then(|mut e| e.take());
+    if let Some((path, reason)) = failed {
+        return Err(CliError::Write {
+            file: path.display().to_string(),
+            reason,
+        });
+    }
     output.summary.wall_s = started.elapsed().as_secs_f64();
     output.summary.made_with = Some(provenance(src, opts.sets, &cfg));
     Ok(Outcome {
         output,
         runs,
         clock: Clock::Simulated,
+        streamed: opts.series_dir.is_some(),
     })
 }
 
@@ -474,7 +508,12 @@ impl Writing {
     fn variant(&mut self, o: &Outcome, i: usize) -> Result<(), CliError> {
         if let (Some(name), Some(series)) = (self.names.get(i), o.output.series.get(i)) {
             let d = self.dir.join(name);
-            crate::series_csv::write(&d, series).map_err(|e| csv_error(&d, e))?;
+            let streamed: &[&str] = if o.streamed {
+                &crate::series_csv::STREAMED
+            } else {
+                &[]
+            };
+            crate::series_csv::write_except(&d, series, streamed).map_err(|e| csv_error(&d, e))?;
         }
         let section = crate::report::variant_section(&self.report(o), i, &mut |id, c| {
             self.figures.write(id, c)

@@ -189,7 +189,7 @@ impl Sim {
             outputs: Vec::new(),
             live: live::Live::default(),
         };
-        let first_bin = Instant::ZERO + sim.series.bin();
+        let first_bin = Instant::ZERO + sim.series.tick();
         sim.events.schedule(first_bin.min(end), Ev::Bin);
         for i in 0..sim.flows.len() {
             sim.wake_server(i, sim.flows[i].start);
@@ -228,6 +228,22 @@ impl Sim {
             return Sim::build(&live, base);
         }
         Sim::new(cfg, base)
+    }
+
+    /// Hands the run's time series at full resolution to `sink` as the run
+    /// goes (every MAC step, every `series_bin`, in chunks of a few
+    /// thousand), keeping for [`RunOutput::series`] only a display copy of
+    /// bounded size ([`crate::recorder::PLOT_BINS`] bins per flow,
+    /// [`crate::recorder::PLOT_SLOT_SAMPLES`] slot samples): a front end that
+    /// writes the sink's rows to files holds a bounded amount of series
+    /// whatever the duration. Call before the run starts.
+    pub fn stream_series(&mut self, sink: Box<dyn crate::series::SeriesSink>) {
+        let names = self
+            .flows
+            .iter()
+            .map(|f| (f.name.clone(), f.kind.to_string()))
+            .collect();
+        self.series.stream_to(sink, self.gnb.period(), names);
     }
 
     /// Runs to the end; returns the summary and the time series.
@@ -443,7 +459,7 @@ impl Sim {
     /// and each DRB's RLC occupancy after the MAC pulled.
     fn on_slot(&mut self, r: &SlotRecord) {
         let now = r.at;
-        if self.series.samples_slot(r.slot / self.gnb.period_slots()) && now < self.end {
+        if now < self.end {
             self.series.slot(
                 now,
                 r.rlc_bytes,
@@ -481,7 +497,7 @@ impl Sim {
         }
         self.gnb.collect_marks(now);
         if now < self.end {
-            let next = (now + self.series.bin()).min(self.end);
+            let next = (now + self.series.tick()).min(self.end);
             self.events.schedule(next, Ev::Bin);
         }
     }

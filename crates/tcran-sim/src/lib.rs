@@ -24,7 +24,7 @@ pub mod fidelity;
 /// The deterministic event queue, now in `tcran-core`.
 pub use tcran_core::event;
 pub mod metrics;
-mod recorder;
+pub mod recorder;
 pub mod report;
 pub mod scenario;
 pub mod seeds;
@@ -141,6 +141,21 @@ pub fn run_scenario_with_progress(
     jobs: std::num::NonZeroUsize,
     progress: &(dyn Fn(Progress) + Sync),
 ) -> Result<ScenarioOutput, ConfigError> {
+    run_scenario_streaming(name, cfg, base, jobs, progress, &|_| None)
+}
+
+/// [`run_scenario_with_progress`], where the first seed's run of variant
+/// `i` hands its series at full resolution to `sinks(i)`, if that gives
+/// one, as it goes ([`Sim::stream_series`]); [`ScenarioOutput::series`]
+/// then holds that run's bounded display copy.
+pub fn run_scenario_streaming(
+    name: &str,
+    cfg: &SimConfig,
+    base: &Path,
+    jobs: std::num::NonZeroUsize,
+    progress: &(dyn Fn(Progress) + Sync),
+    sinks: &(dyn Fn(usize) -> Option<Box<dyn series::SeriesSink>> + Sync),
+) -> Result<ScenarioOutput, ConfigError> {
     let seeds = cfg.seed_list();
     let duration_s = cfg.duration.as_secs_f64();
     let per_seed: Vec<SimConfig> = seeds
@@ -172,13 +187,16 @@ pub fn run_scenario_with_progress(
                     .take()
             })
             .flatten();
-        let sim = match (built, c.variants.get(i)) {
+        let mut sim = match (built, c.variants.get(i)) {
             (Some(sim), _) => sim,
             (None, Some(v)) => {
                 Sim::new(&c.for_variant(v), base).map_err(|e| e.within(format!("variants[{i}]")))?
             }
             (None, None) => Sim::new(c, base)?,
         };
+        if let Some(sink) = (k == 0).then(|| sinks(i)).flatten() {
+            sim.stream_series(sink);
+        }
         let out = sim.run_with_progress(&mut |sim_s| {
             progress(Progress {
                 seed: k,

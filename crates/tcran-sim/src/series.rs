@@ -4,9 +4,10 @@
 //! sRTT), the drop/mark timeline and every reconfiguration.
 //!
 //! Memory is bounded whatever the duration (`recorder` in this crate):
-//! long runs get wider bins ([`RunSeries::bin_s`] against
-//! [`RunSeries::requested_bin_s`]) and sample every n-th slot
-//! ([`SlotSeries::stride`]).
+//! long runs keep wider bins ([`RunSeries::bin_s`] against
+//! [`RunSeries::requested_bin_s`]) and slot samples that aggregate several
+//! slots ([`SlotSeries::stride`]); a [`SeriesSink`] gets the full
+//! resolution as the run goes.
 //!
 //! Contract: every vector of a group has the same length; times are seconds
 //! since the start of the run (warm-up included, so plots show it); a bin
@@ -36,6 +37,11 @@ pub struct RunSeries {
     /// Reconfigurations not listed above: each list keeps the first 10 000
     /// (the summary counts them all).
     pub reconfigurations_omitted: u64,
+    /// Updates a streaming run could not pass on because their bin had
+    /// already gone to its sink (a drop withdrawn, or a sample timed, more
+    /// than the run holds back: 30 s and 2 s): what the sink got misses
+    /// them. 0 unless something reports events far out of time order.
+    pub late_updates: u64,
 }
 
 impl RunSeries {
@@ -66,6 +72,11 @@ impl RunSeries {
 /// scheduling period (`cell.scheduling_period`), one sample per period
 /// instead: a "slot" below is then the whole period, and PRBs are PRB·slots
 /// (the PRBs of each DL slot of the period, summed).
+///
+/// With `stride` > 1 (a long run's kept series) each sample aggregates
+/// `stride` consecutive slots: `t_s` is the first one's start, `rlc_bytes`
+/// their maximum, `capacity_bytes` the mean over those with downlink PRBs
+/// (0 if none), `prbs_used` and `prbs_available` their sums.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct SlotSeries {
     /// Slot start, seconds.
@@ -81,9 +92,9 @@ pub struct SlotSeries {
     pub prbs_used: Vec<u32>,
     /// PRBs available for the downlink in this slot (0 in UL slots).
     pub prbs_available: Vec<u32>,
-    /// One sample every `stride` slots: 1 unless the run has more than
-    /// 200 000 slots (memory bound), then the smallest stride that keeps
-    /// 200 000 samples. Each sample is one whole slot, never an average.
+    /// Slots per sample: 1 unless the run has more slots than the series
+    /// may keep (200 000; 65 536 in a streaming run's display copy), then
+    /// the smallest stride that fits.
     pub stride: u64,
 }
 
@@ -137,6 +148,25 @@ impl LayerCdfs {
         .into_iter()
         .map(|(n, v)| (n, v.as_slice()))
     }
+}
+
+/// Where a streaming run ([`crate::Sim::stream_series`]) hands its series
+/// at full resolution as it goes: every MAC step, every `series_bin`,
+/// whatever the duration. Each call continues the previous one of its kind
+/// (slots and each flow's bins in time order, events in order of bin, then
+/// `what`, layer and reason); the chunks are at most a few thousand long.
+/// A sink keeps its own errors (e.g. a full disk) and reports them when its
+/// owner asks, after [`SeriesSink::end`].
+pub trait SeriesSink: Send {
+    /// Consecutive slot samples (`stride` 1).
+    fn slots(&mut self, chunk: &SlotSeries);
+    /// Consecutive bins of flow `flow` (scenario order; live flows after),
+    /// name and kind set, no CDFs.
+    fn flow_bins(&mut self, flow: usize, chunk: &FlowSeries);
+    /// Drop and mark counts of whole bins.
+    fn events(&mut self, chunk: &[EventCount]);
+    /// The run ended: nothing follows.
+    fn end(&mut self) {}
 }
 
 /// Packets dropped or marked in one bin for one reason.

@@ -857,7 +857,10 @@ fn rlc_chart(slots: &SlotSeries) -> Chart {
         ));
     }
     if slots.stride > 1 {
-        note.push(format!("One slot in {} sampled.", slots.stride));
+        note.push(format!(
+            "Each sample covers {} slots (their largest RLC occupancy, the mean capacity of their DL slots).",
+            slots.stride
+        ));
     }
     if c.y_log {
         note.push("Log axis (the buffer and one slot's capacity differ by decades); empty buffers are not drawn.".into());
@@ -996,7 +999,7 @@ fn bin_note(s: &RunSeries) -> Option<String> {
     (s.bin_s > 0.0).then(|| {
         if s.requested_bin_s > 0.0 && s.bin_s > s.requested_bin_s * 1.000001 {
             format!(
-                "Bins of {} (series_bin {} widened for this long run).",
+                "Bins of {} (series_bin {} widened in the plots of this long run).",
                 duration_text(s.bin_s),
                 duration_text(s.requested_bin_s)
             )

@@ -182,3 +182,139 @@ fn drop_and_mark_timelines_add_up_to_the_summary() {
     assert_eq!(marks, out.summary.marks["tc"]["codel"]);
     assert!(out.series.events.windows(2).all(|w| w[0].t_s <= w[1].t_s));
 }
+
+/// What a streaming run's sink received, concatenated.
+#[derive(Default)]
+struct Received {
+    slots: tcran_sim::series::SlotSeries,
+    flows: Vec<tcran_sim::series::FlowSeries>,
+    events: Vec<tcran_sim::series::EventCount>,
+    chunks: usize,
+    largest_chunk: usize,
+    ended: bool,
+}
+
+struct Collect(std::sync::Arc<std::sync::Mutex<Received>>);
+
+impl tcran_sim::series::SeriesSink for Collect {
+    fn slots(&mut self, c: &tcran_sim::series::SlotSeries) {
+        let mut r = self.0.lock().unwrap();
+        assert!(!r.ended);
+        r.chunks += 1;
+        r.largest_chunk = r.largest_chunk.max(c.t_s.len());
+        let s = &mut r.slots;
+        s.t_s.extend(&c.t_s);
+        s.rlc_bytes.extend(&c.rlc_bytes);
+        s.capacity_bytes.extend(&c.capacity_bytes);
+        s.prbs_used.extend(&c.prbs_used);
+        s.prbs_available.extend(&c.prbs_available);
+    }
+    fn flow_bins(&mut self, flow: usize, c: &tcran_sim::series::FlowSeries) {
+        let mut r = self.0.lock().unwrap();
+        r.chunks += 1;
+        r.largest_chunk = r.largest_chunk.max(c.t_s.len());
+        if r.flows.len() <= flow {
+            r.flows.resize_with(flow + 1, Default::default);
+        }
+        let f = &mut r.flows[flow];
+        f.name.clone_from(&c.name);
+        f.kind.clone_from(&c.kind);
+        f.t_s.extend(&c.t_s);
+        f.goodput_mbps.extend(&c.goodput_mbps);
+        f.delay_ms.extend(&c.delay_ms);
+        f.cwnd_bytes.extend(&c.cwnd_bytes);
+        f.srtt_ms.extend(&c.srtt_ms);
+    }
+    fn events(&mut self, c: &[tcran_sim::series::EventCount]) {
+        let mut r = self.0.lock().unwrap();
+        r.chunks += 1;
+        r.events.extend_from_slice(c);
+    }
+    fn end(&mut self) {
+        self.0.lock().unwrap().ended = true;
+    }
+}
+
+/// `got == want`, or a failure naming the first bin that differs.
+fn same<T: PartialEq + std::fmt::Debug>(what: &str, got: &[T], want: &[T]) {
+    let first = got.iter().zip(want).position(|(a, b)| a != b);
+    assert!(
+        got.len() == want.len() && first.is_none(),
+        "{what}: {} vs {} bins, first difference at {first:?}: {:?} vs {:?}",
+        got.len(),
+        want.len(),
+        first.map(|k| &got[k]),
+        first.map(|k| &want[k]),
+    );
+}
+
+/// The demo's CoDel variant (drops every few seconds) for 12 s at 1 ms
+/// bins: 12 000 slots and bins per flow, three times the chunk a
+/// streaming run hands on at once.
+fn streaming_case() -> SimConfig {
+    let text = std::fs::read_to_string("../../scenarios/demo.toml").expect("the demo scenario");
+    let mut cfg: SimConfig = toml::from_str(&text).expect("parses");
+    cfg.duration = tcran_core::Duration::from_secs(12);
+    cfg.warmup = tcran_core::Duration::from_secs(1);
+    cfg.series_bin = tcran_core::Duration::from_millis(1);
+    let v = cfg.variants[1].clone();
+    assert_eq!(v.name, "codel@rlc");
+    cfg.for_variant(&v)
+}
+
+/// A streaming run hands its sink exactly the series a run that keeps
+/// everything keeps (every slot, every bin, every drop), in chunks of at
+/// most 4 096, and keeps for itself a display copy within its caps:
+/// 12 000 one-ms bins become 4 000 bins of 3 ms.
+#[test]
+fn a_streaming_run_hands_on_the_whole_series_and_keeps_a_bounded_copy() {
+    let cfg = streaming_case();
+    let kept = Sim::new(&cfg, Path::new("../..")).unwrap().run();
+    let got = std::sync::Arc::new(std::sync::Mutex::new(Received::default()));
+    let mut sim = Sim::new(&cfg, Path::new("../..")).unwrap();
+    sim.stream_series(Box::new(Collect(got.clone())));
+    let streamed = sim.run();
+    let r = got.lock().unwrap();
+    assert!(r.ended);
+    let k = &kept.series;
+    assert_eq!(k.slots.t_s.len(), 12_000);
+    assert_eq!(r.slots.t_s, k.slots.t_s);
+    assert_eq!(r.slots.rlc_bytes, k.slots.rlc_bytes);
+    assert_eq!(r.slots.capacity_bytes, k.slots.capacity_bytes);
+    assert_eq!(r.slots.prbs_used, k.slots.prbs_used);
+    assert_eq!(r.slots.prbs_available, k.slots.prbs_available);
+    assert_eq!(r.flows.len(), 3);
+    for (got, want) in r.flows.iter().zip(&k.flows) {
+        assert_eq!(got.name, want.name);
+        assert_eq!(got.kind, want.kind);
+        assert_eq!(got.t_s, want.t_s);
+        same(&want.name, &got.goodput_mbps, &want.goodput_mbps);
+        same(&want.name, &got.delay_ms, &want.delay_ms);
+        same(&want.name, &got.cwnd_bytes, &want.cwnd_bytes);
+        same(&want.name, &got.srtt_ms, &want.srtt_ms);
+    }
+    assert!(
+        k.events.iter().any(|e| e.what == "drop"),
+        "the case drops packets"
+    );
+    assert_eq!(r.events, k.events);
+    assert!(r.largest_chunk <= 4_096, "{}", r.largest_chunk);
+    assert!(r.chunks > 3 * 4, "handed on as the run went: {}", r.chunks);
+    // The same run either way; only what is kept differs.
+    assert_eq!(
+        serde_json::to_value(&streamed.summary).unwrap(),
+        serde_json::to_value(&kept.summary).unwrap()
+    );
+    let s = &streamed.series;
+    assert_eq!((s.requested_bin_s, s.bin_s), (0.001, 0.003));
+    assert!(s
+        .flows
+        .iter()
+        .all(|f| f.t_s.len() == 4_000 && f.goodput_mbps.len() == 4_000));
+    // 12 000 slots fit the display copy's 65 536.
+    assert_eq!(s.slots.t_s, k.slots.t_s);
+    assert_eq!(s.events.iter().map(|e| e.count).sum::<u64>(), {
+        k.events.iter().map(|e| e.count).sum::<u64>()
+    });
+    assert_eq!(s.late_updates, 0);
+}
