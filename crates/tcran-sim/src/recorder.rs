@@ -294,10 +294,14 @@ impl Stream {
     /// Hands bins `first..upto` of every flow to the sink; `last` is the
     /// run's end when `upto` is its last bin (which the end may cut short).
     fn hand_on_bins(&mut self, upto: usize, last: Option<Instant>) {
-        let n = upto.saturating_sub(self.first);
-        if n == 0 {
-            return;
+        while self.first < upto {
+            self.hand_on_chunk((self.first + CHUNK).min(upto), last);
         }
+    }
+
+    /// [`Stream::hand_on_bins`] for at most [`CHUNK`] bins.
+    fn hand_on_chunk(&mut self, upto: usize, last: Option<Instant>) {
+        let n = upto - self.first;
         let bin_ns = self.bin.as_nanos();
         let t_s: Vec<f64> = (self.first..upto)
             .map(|i| (i as u64 * bin_ns) as f64 / 1e9)
@@ -842,5 +846,59 @@ mod tests {
         assert_eq!(s.flows[1].cwnd_bytes.len(), 10);
         assert_eq!(s.flows[1].cwnd_bytes[0], Some(14_600.0));
         assert_eq!((s.bin_s, s.requested_bin_s), (0.1, 0.1));
+    }
+
+    /// Counts what a sink is handed.
+    struct Count(std::sync::Arc<std::sync::atomic::AtomicU64>);
+    impl SeriesSink for Count {
+        fn slots(&mut self, chunk: &SlotSeries) {
+            assert!(chunk.t_s.len() <= CHUNK);
+            self.0
+                .fetch_add(chunk.t_s.len() as u64, std::sync::atomic::Ordering::Relaxed);
+        }
+        fn flow_bins(&mut self, _: usize, chunk: &FlowSeries) {
+            assert!(chunk.t_s.len() <= CHUNK);
+        }
+        fn events(&mut self, _: &[EventCount]) {}
+    }
+
+    /// A streaming run of two hours at 1 ms slots and bins: the sink gets
+    /// all 7.2 million slots; the display copy holds at most
+    /// PLOT_SLOT_SAMPLES samples (each covering 110 slots: the largest RLC
+    /// occupancy, the summed PRBs) and PLOT_BINS bins, whatever the
+    /// duration.
+    #[test]
+    fn a_streaming_run_keeps_a_display_copy_within_its_caps() {
+        let end = Instant::ZERO + Duration::from_secs(7_200);
+        let slot = Duration::from_millis(1);
+        let mut r = SeriesRecorder::new(Duration::from_millis(1), end, slot, 1, |_| true);
+        let got = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+        r.stream_to(
+            Box::new(Count(got.clone())),
+            slot,
+            vec![("f".into(), "tcp".into())],
+        );
+        for ms in 0..7_200_000u64 {
+            r.slot(Instant::from_millis(ms), ms % 1000, 100, 1, 2);
+            if ms % 10 == 0 {
+                r.delivered(0, Instant::from_millis(ms), 1500, Duration::from_millis(5));
+            }
+        }
+        let label = FlowLabel {
+            name: "f".into(),
+            kind: "tcp".into(),
+            delay_cdf: Vec::new(),
+            rtt_cdf: Vec::new(),
+            layer_delay_cdf: LayerCdfs::default(),
+        };
+        let s = r.finish(vec![label]);
+        assert_eq!(got.load(std::sync::atomic::Ordering::Relaxed), 7_200_000);
+        assert_eq!(s.slots.stride, 7_200_000u64.div_ceil(PLOT_SLOT_SAMPLES));
+        assert!(s.slots.t_s.len() as u64 <= PLOT_SLOT_SAMPLES);
+        assert_eq!(s.slots.t_s.capacity(), s.slots.t_s.len());
+        assert_eq!(s.slots.rlc_bytes[0], 109, "the largest of slots 0..110");
+        assert_eq!(s.slots.prbs_used[0], 110);
+        assert!(s.flows[0].t_s.len() as u64 <= PLOT_BINS);
+        assert_eq!(s.late_updates, 0);
     }
 }
