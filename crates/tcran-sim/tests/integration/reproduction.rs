@@ -3,10 +3,13 @@
 //! papers' numbers next to ours and every difference explained).
 //!
 //! Each test loads a shipped scenario, keeps only the variants a claim needs
-//! and usually shortens the run; it asserts orderings and rough factors taken
-//! from the paper (the factor the paper reports, with a margin), never our
-//! own output pasted back. Claims we do not reproduce are listed in
-//! docs/reproduction.md and not asserted.
+//! and usually shortens the run; it asserts the paper's orderings and its
+//! numbers two-sided: within 2x of the paper's ([`paper_value`],
+//! [`paper_range`], [`paper_ratio`], the rule of the fidelity table), or,
+//! where a file's `gap` explains a larger difference, within bounds
+//! computed from that cause ([`bounded`]), never our own output pasted
+//! back. Claims we do not reproduce are listed in docs/reproduction.md and
+//! in the files' gaps, and not asserted.
 
 use std::path::{Path, PathBuf};
 use tcran_core::Duration;
@@ -82,6 +85,53 @@ fn ran_delay_of(s: &RunSummary, prefix: &str) -> f64 {
     d.iter().sum::<f64>() / d.len() as f64
 }
 
+/// A ratio the paper reports, checked two-sided: ours within 2x of it
+/// (the rule of `tcran reproduce`'s fidelity table). `TCRAN_PRINT_RATIOS=1`
+/// prints every check instead of stopping at the first miss.
+fn paper_ratio(what: &str, ours: f64, paper: f64) {
+    bounded(
+        what,
+        ours,
+        paper / 2.0,
+        paper * 2.0,
+        &format!("the paper's {paper} within 2x"),
+    );
+}
+
+/// A value the paper gives, checked two-sided: ours within 2x of it.
+fn paper_value(what: &str, ours: f64, paper: f64) {
+    bounded(
+        what,
+        ours,
+        paper / 2.0,
+        paper * 2.0,
+        &format!("the paper's {paper} within 2x"),
+    );
+}
+
+/// A value the paper gives as a range over its runs, checked two-sided:
+/// ours within 2x of the range.
+fn paper_range(what: &str, ours: f64, lo: f64, hi: f64) {
+    bounded(
+        what,
+        ours,
+        lo / 2.0,
+        hi * 2.0,
+        &format!("the paper's {lo}..{hi} within 2x"),
+    );
+}
+
+/// `ours` within `lo..=hi`, bounds that come from `why` (a cause the
+/// fidelity table's gap names and measured, not from our own output).
+fn bounded(what: &str, ours: f64, lo: f64, hi: f64, why: &str) {
+    let ok = (lo..=hi).contains(&ours);
+    if std::env::var_os("TCRAN_PRINT_RATIOS").is_some() {
+        eprintln!("RATIO {what}: {ours:.3} in {lo:.3}..={hi:.3} ({why}): {ok}");
+        return;
+    }
+    assert!(ok, "{what}: {ours:.3}, outside {lo:.3}..={hi:.3} ({why})");
+}
+
 fn total_mbps(s: &RunSummary) -> f64 {
     s.flows.iter().map(|f| f.throughput_mbps).sum()
 }
@@ -139,11 +189,49 @@ fn thesis_ch3_emulator_pacers_cut_the_game_delay_and_codel_and_bbr_sit_between()
     let [vanilla, codel, bbr, drql, bdp] =
         [vanilla, codel, bbr, drql, bdp].map(|s| enb_delay(&s, "gaming"));
     assert!(bdp >= 5.0, "half the 10 ms MAC period: {bdp}");
-    assert!(vanilla > 5.0 * bdp, "vanilla {vanilla} vs 5G-BDP {bdp}");
     assert!(vanilla > bbr && vanilla > codel, "{vanilla} {bbr} {codel}");
-    assert!(bbr > 2.0 * bdp, "BBR {bbr} vs 5G-BDP {bdp}");
-    assert!(codel > 1.5 * bdp, "CoDel {codel} vs 5G-BDP {bdp}");
-    assert!(drql > 1.2 * bdp, "DRQL {drql} vs 5G-BDP {bdp}");
+    // BBR / 5G-BDP (thesis 3.5x) is about 7x here: BBR's delay is above
+    // the thesis' range (Linux 5.1's ACK-aggregation allowance, fed by the
+    // 10 ms MAC's ACK bursts) and 5G-BDP's below it; each within 2x.
+    paper_range("BBR game delay (ms)", bbr, 33.40, 42.50);
+    paper_range("5G-BDP game delay (ms)", bdp, 9.12, 9.43);
+    paper_range("CoDel game delay (ms)", codel, 25.66, 26.69);
+    paper_range("DRQL game delay (ms)", drql, 15.92, 16.11);
+    paper_ratio("CoDel / 5G-BDP", codel / bdp, 2.7);
+    paper_ratio("DRQL / 5G-BDP", drql / bdp, 1.7);
+    vanilla_drains_the_emulators_queue(vanilla, "packets_pedestrian.txt");
+}
+
+/// Vanilla's game delay in the thesis emulator's files: not the thesis'
+/// 75-85 ms (its sender held a standing queue of ~40 packets, not
+/// isolated; see the gap in the file) but the emulator's own 1024-packet
+/// RLC queue (`MAX_NUM_PACK_DRB`) draining at the trace's packet rate over
+/// the thesis' first 200 s (the trace file's own numbers: packets per
+/// 10 ms). The queue is full only part of the time: between a quarter and
+/// twice its drain time.
+fn vanilla_drains_the_emulators_queue(vanilla_ms: f64, trace: &str) {
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../data/traces/dynamic-buffer-tmc")
+            .join(trace),
+    )
+    .expect("the thesis trace");
+    // The first line counts the entries; then one per 10 ms.
+    let per_10ms: Vec<f64> = text
+        .lines()
+        .skip(1)
+        .take(20_000)
+        .map(|l| l.trim().parse().expect("a packet count"))
+        .collect();
+    let per_s = per_10ms.iter().sum::<f64>() / per_10ms.len() as f64 * 100.0;
+    let full_queue_ms = 1024.0 / per_s * 1e3;
+    bounded(
+        &format!("vanilla game delay (ms), {trace} at {per_s:.0} packets/s"),
+        vanilla_ms,
+        full_queue_ms / 4.0,
+        full_queue_ms * 2.0,
+        "the emulator's 1024-packet queue at the trace's rate",
+    );
 }
 
 /// Thesis Figs. 3.10-3.11: the ordering holds for the game's other rates
@@ -154,9 +242,12 @@ fn thesis_ch3_emulator_ordering_holds_for_a_slower_game() {
     let d = Some(secs(60));
     let [vanilla, bbr, drql, bdp] = ["vanilla/70ms", "bbr/70ms", "drql/70ms", "5g-bdp/70ms"]
         .map(|v| enb_delay(&run(&cfg, v, d), "gaming"));
-    assert!(vanilla > 5.0 * bdp, "vanilla {vanilla} vs 5G-BDP {bdp}");
-    assert!(bbr > 2.0 * bdp, "BBR {bbr} vs 5G-BDP {bdp}");
-    assert!(drql > 1.2 * bdp, "DRQL {drql} vs 5G-BDP {bdp}");
+    // Figs. 3.10-3.11 give the ordering, no numbers.
+    assert!(
+        vanilla > bbr && bbr > drql && drql > bdp,
+        "{vanilla} {bbr} {drql} {bdp}"
+    );
+    vanilla_drains_the_emulators_queue(vanilla, "packets_train.txt");
 }
 
 /// Thesis Figs. 3.14-3.15 (second scenario, one shared SDAP queue):
@@ -192,11 +283,10 @@ fn thesis_ch3_shared_sdap_is_cured_best_by_usp_above_5g_bdp() {
             delay[i]
         );
     }
-    // The paper's factors with a margin (about half of each).
-    assert!(delay[0] > 3.5 * usp, "vanilla {} vs {usp}", delay[0]);
-    assert!(delay[1] > 1.5 * usp, "BBR {} vs {usp}", delay[1]);
-    assert!(delay[2] > 1.3 * usp, "CoDel@DynRLC {} vs {usp}", delay[2]);
-    assert!(delay[4] > 1.1 * usp, "CoDel@5G-BDP {} vs {usp}", delay[4]);
+    for (i, paper) in [(1, 3.1), (2, 1.9), (3, 2.1), (4, 1.5), (6, 1.3)] {
+        paper_ratio(&format!("{} / USP@5G-BDP", names[i]), delay[i] / usp, paper);
+    }
+    vanilla_drains_the_emulators_queue(delay[0], "packets_train.txt");
     assert!(delay[8] > 10.0 * delay[4], "FIFO@5G-BDP {}", delay[8]);
     for (i, name) in names.iter().enumerate().take(5).skip(2) {
         assert!(
@@ -226,10 +316,12 @@ fn thesis_ch3_testbed_orders_vanilla_codel_bbr_and_the_rlc_pacers() {
     let [vanilla, codel, bbr, dynrlc, drql, e5g] = delay[..] else {
         unreachable!()
     };
-    // Table 3.2: vanilla/BBR about 30x, BBR/e5G-BDP about 40x.
-    assert!(vanilla > 5.0 * bbr, "vanilla {vanilla} BBR {bbr}");
-    assert!(bbr > 3.0 * e5g, "BBR {bbr} e5G-BDP {e5g}");
-    assert!(codel > e5g && vanilla > 5.0 * codel, "CoDel {codel}");
+    // Fig. 3.21 gives the ordering at MCS 28 (its numbers are Table 3.2's,
+    // on the traces, checked below).
+    assert!(
+        vanilla > bbr && vanilla > codel && bbr > e5g && codel > e5g,
+        "{vanilla} {codel} {bbr} {e5g}"
+    );
     // Fig. 3.22: e5G-BDP delivers within a TTI what DRQL and DynRLC need two for.
     assert!(e5g < drql && e5g < dynrlc, "{e5g} {drql} {dynrlc}");
     let rlc = |i: usize| runs[i].rlc.mean_bytes;
@@ -272,6 +364,15 @@ fn thesis_ch3_testbed_orders_vanilla_codel_bbr_and_the_rlc_pacers() {
         e_thr > 0.9 * v_thr,
         "e5G-BDP {e_thr} vanilla {v_thr} Mbit/s"
     );
+    // Fig. 3.23's throughputs, Fig. 3.22's RLC delay of the call.
+    paper_value("vanilla bulk (Mbit/s)", v_thr, 16.58);
+    paper_value("e5G-BDP bulk (Mbit/s)", e_thr, 16.20);
+    paper_range(
+        "e5G-BDP call's RLC delay (ms)",
+        layers(5).rlc.mean,
+        0.5,
+        1.0,
+    );
 }
 
 /// Thesis Fig. 3.24: with 8 calls DynRLC, counting SDUs, falls behind the
@@ -298,26 +399,36 @@ fn thesis_ch3_testbed_traces_order_the_variants_and_dynrlc_wastes_prbs() {
     let [vanilla, codel, bbr, dynrlc, drql, e5g] =
         ["vanilla", "codel@rlc", "bbr", "dynrlc", "drql", "e5g-bdp"].map(|v| run(&cfg, v, d));
     let delay = |s: &RunSummary| ran_delay(s, "voip1");
-    assert!(delay(&vanilla) > 10.0 * delay(&bbr));
+    // Table 3.2 (pedestrian): the order, and each delay within 2x, but
+    // CoDel's: 0.3x of the thesis' 31.6 ms, a gap the file explains (not
+    // isolated), so only its place in the order is checked.
     assert!(
-        delay(&bbr) > 1.5 * delay(&codel),
-        "Table 3.2: 85.6 vs 31.6 ms"
+        delay(&vanilla) > delay(&bbr)
+            && delay(&bbr) > delay(&codel)
+            && delay(&codel) > delay(&drql)
+            && delay(&drql) > delay(&e5g),
+        "Table 3.2's order"
     );
-    assert!(delay(&codel) > delay(&e5g));
-    let unused_dynrlc = 1.0 - dynrlc.prb_utilization;
-    let unused_e5g = 1.0 - e5g.prb_utilization;
-    assert!(unused_dynrlc > 0.05, "DynRLC leaves {unused_dynrlc}");
+    for (name, s, paper) in [
+        ("vanilla", &vanilla, 2842.0),
+        ("BBR", &bbr, 85.6),
+        ("DynRLC", &dynrlc, 2.92),
+        ("DRQL", &drql, 5.59),
+        ("e5G-BDP", &e5g, 2.19),
+    ] {
+        paper_value(&format!("{name} call delay (ms)"), delay(s), paper);
+    }
+    // Table 3.4: DynRLC, counting SDUs, leaves RBs unused (19.1 %) where
+    // e5G-BDP and DRQL use nearly all (99.3 %, 100 %). A 2x band on a
+    // share near 100 % says nothing, and one on e5G-BDP's 0.7 % unused is
+    // a ratio of near-zero numbers (the file's gap): the order is checked.
     assert!(
-        unused_dynrlc > 3.0 * unused_e5g,
-        "DynRLC {unused_dynrlc} e5G-BDP {unused_e5g}"
-    );
-    // Tables 3.2 and 3.4: e5G-BDP ahead of DRQL (2.19 vs 5.59 ms, pedestrian),
-    // and DRQL at 100 % of the RBs (DQL's admission rule with the MTU floor).
-    assert!(
-        delay(&drql) > 1.3 * delay(&e5g),
-        "DRQL {} e5G-BDP {}",
-        delay(&drql),
-        delay(&e5g)
+        1.0 - dynrlc.prb_utilization > 0.05
+            && dynrlc.prb_utilization < e5g.prb_utilization.min(drql.prb_utilization),
+        "DynRLC {} e5G-BDP {} DRQL {}",
+        dynrlc.prb_utilization,
+        e5g.prb_utilization,
+        drql.prb_utilization
     );
     assert!(drql.prb_utilization > 0.97, "DRQL {}", drql.prb_utilization);
 }
@@ -427,8 +538,20 @@ fn tcran_dynamic_mcs_cubic_bloats_and_the_others_do_not() {
     let cfg = load("tcran-fig15-dynamic-mcs.toml");
     let cubic = run(&cfg, "cubic", None);
     let c_delay = flow(&cubic, "flow1").delay_ms.mean;
-    for v in ["bbr", "prague+l4s-mark+5g-bdp", "fq_codel+5g-bdp"] {
+    paper_value("CUBIC ping RTT (ms)", rtt(&cubic), 210.0);
+    // Fig. 15's ping RTTs; FQ-CoDel + 5G-BDP's 21 ms is 0.44x here, a gap
+    // the file explains (our no-load path is shorter), so it is held to the
+    // order only.
+    for (v, paper) in [
+        ("bbr", Some(30.0)),
+        ("prague+l4s-mark+5g-bdp", Some(20.0)),
+        ("fq_codel+5g-bdp", None),
+    ] {
         let s = run(&cfg, v, None);
+        if let Some(paper) = paper {
+            paper_value(&format!("{v} ping RTT (ms)"), rtt(&s), paper);
+        }
+        assert!(rtt(&s) < rtt(&cubic) / 5.0, "{v}: {} ms", rtt(&s));
         let delay = flow(&s, "flow1").delay_ms.mean;
         assert!(c_delay > 5.0 * delay, "{v}: {delay} ms vs CUBIC {c_delay}");
         assert!(cubic.prb_utilization >= s.prb_utilization, "{v}");
@@ -620,7 +743,7 @@ fn student_elephant_bloats_mice_and_bql_fq_codel_cures_it() {
         ns3_rwnd / alone,
         bloated / alone
     );
-    assert!(cured < 2.0 * alone, "alone {alone}, BQL + FQ-CoDel {cured}");
+    paper_ratio("BQL + FQ-CoDel mice / mice alone", cured / alone, 1.12);
     assert!(drql > 5.0 * alone, "DRQL without AQM {drql}");
 }
 
