@@ -64,8 +64,16 @@ for side, d in (('simulator', sim_dir), ('emulator', emu_dir)):
             delivered[s] = delivered.get(s, 0.0) + float(r['goodput_mbps'] or 0)
     silent = [s for s in range(warm, secs) if delivered.get(s, 0.0) == 0.0]
     if silent:
+        why = ''
+        if side == 'emulator':
+            # What the emulator saw in its quiet seconds (emulation.json):
+            # the relay did not run, the cell held the packets, or the
+            # programs sent nothing.
+            quiet = json.load(open(d / 'emulation.json'))['relay']['quiet']['first']
+            causes = {q['second']: q['cause'] for q in quiet}
+            why = ' (' + ', '.join(f"{s}: {causes.get(s, 'moved only one way')}" for s in silent) + ')'
         print(f"warning: {tag}: the {side} delivered no packet in second(s) "
-              f"{', '.join(map(str, silent))} of {secs}: a stall, this row does not "
+              f"{', '.join(map(str, silent))} of {secs}{why}: a stall, this row does not "
               f"measure the model ({d})", file=sys.stderr)
 def pick(v, kind):
     fs = [f for f in v['flows'] if f['kind'] == kind]

@@ -157,5 +157,33 @@ pub fn to_text(r: &tcran_emu::Report) -> String {
         r.cpu_s,
         r.cpu_us_per_packet,
         l.scheduling,
-    ) + &e2
+    ) + &quiet_text(&l.quiet)
+        + &e2
+}
+
+/// A warning line for seconds in which nothing moved, by cause; empty if
+/// there were none.
+fn quiet_text(q: &tcran_emu::relay::QuietSeconds) -> String {
+    if q.count == 0 {
+        return String::new();
+    }
+    let mut causes: Vec<(&str, Vec<u64>)> = Vec::new();
+    for x in &q.first {
+        match causes.iter_mut().find(|(c, _)| *c == x.cause) {
+            Some((_, s)) => s.push(x.second),
+            None => causes.push((x.cause, vec![x.second])),
+        }
+    }
+    let listed: Vec<String> = causes
+        .iter()
+        .map(|(c, s)| {
+            let s: Vec<String> = s.iter().map(u64::to_string).collect();
+            format!("{c}: {}", s.join(", "))
+        })
+        .collect();
+    format!(
+        "warning: {} second(s) in which no packet moved in either direction ({}; relay: the relay thread did not run, model: the cell held the packets, hosts: the programs sent nothing)\n",
+        q.count,
+        listed.join("; ")
+    )
 }

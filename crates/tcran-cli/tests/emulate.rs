@@ -139,6 +139,41 @@ fn no_load_ping_rtt_matches_the_simulator() {
     );
 }
 
+/// A pause of the UE's programs is a quiet second the emulator attributes
+/// to the hosts (nothing to carry), not to the relay or the cell, and the
+/// table says so.
+#[test]
+#[ignore = "needs root and real time: make emu-test"]
+fn a_pause_of_the_programs_is_a_quiet_second_of_the_hosts() {
+    let emu = out_dir("quiet");
+    let out = run(&[
+        "emulate",
+        &scenario(),
+        "--variant",
+        "vanilla",
+        "--out",
+        emu.to_str().unwrap(),
+        "--",
+        "sh",
+        "-c",
+        "ping -n -q -c 5 -i 0.2 198.51.100.1; sleep 2.5; ping -n -q -c 5 -i 0.2 198.51.100.1",
+    ]);
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(emu.join("emulation.json")).unwrap())
+            .unwrap();
+    let quiet = &report["relay"]["quiet"];
+    let count = quiet["count"].as_u64().unwrap();
+    assert!((1..=3).contains(&count), "{quiet}");
+    for q in quiet["first"].as_array().unwrap() {
+        assert_eq!(q["cause"], "hosts", "{quiet}");
+    }
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        table.contains("no packet moved in either direction (hosts: "),
+        "{table}"
+    );
+}
+
 /// One bulk download with the kernel's CUBIC (iperf3 -C cubic: this
 /// kernel defaults to BBR) and a ping sharing the DRB, from the UE.
 fn download(variant: &str, dir: &Path, extra: &[&str]) -> Value {

@@ -67,6 +67,99 @@ pub struct RelayStats {
     pub turns: u64,
     /// The relay thread's scheduling policy (`SCHED_FIFO 50`, or why not).
     pub scheduling: String,
+    /// Whole seconds of the run, after the first packet, in which no
+    /// packet moved in either direction, each with what held things up.
+    pub quiet: QuietSeconds,
+}
+
+/// Seconds in which nothing moved, and why: a stall of the host, of the
+/// relay or of the model is then told apart from a quiet application.
+/// Second `k` is `[k, k + 1)` s of the emulation's clock.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct QuietSeconds {
+    /// How many seconds were quiet (all of them, whatever `first` holds).
+    pub count: u64,
+    /// The first [`QUIET_LISTED`] of them.
+    pub first: Vec<Quiet>,
+    #[serde(skip)]
+    watch: QuietWatch,
+}
+
+/// Quiet seconds listed in `emulation.json` (all are counted).
+pub const QUIET_LISTED: usize = 100;
+
+/// A gap between two turns of the loop this long means the relay itself
+/// did not run (it wakes at least every 10 ms).
+const RELAY_GAP: Duration = Duration::from_millis(500);
+
+/// One quiet second.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Quiet {
+    pub second: u64,
+    /// `relay`: the loop did not run for at least 0.5 s in it (the host
+    /// did not schedule the relay); `model`: the model held downlink
+    /// packets and let none out (a pacer, a queue or the channel holding
+    /// them); `hosts`: nothing to carry, the programs sent nothing (e.g. a
+    /// TCP sender waiting out a retransmission timeout).
+    pub cause: &'static str,
+}
+
+/// The state behind [`QuietSeconds`].
+#[derive(Debug, Clone, Default)]
+struct QuietWatch {
+    /// The second being watched, and the packets moved before it began.
+    second: u64,
+    moved_before: u64,
+    /// The last turn of the loop.
+    last_turn: Option<Instant>,
+    /// Seconds the relay did not run through (from the last long gap).
+    relay_gap: Option<(u64, u64)>,
+}
+
+impl QuietSeconds {
+    /// A turn of the loop at `now`: `moved` packets read and written so
+    /// far, `held` downlink packets inside the model. Closes every second
+    /// that ended since the last turn.
+    pub fn turn(&mut self, now: Instant, moved: u64, held: u64) {
+        let w = &mut self.watch;
+        let now_s = now.as_nanos() / 1_000_000_000;
+        if let Some(last) = w.last_turn {
+            if now.saturating_since(last) >= RELAY_GAP {
+                w.relay_gap = Some((last.as_nanos() / 1_000_000_000, now_s));
+            }
+        }
+        w.last_turn = Some(now);
+        if now_s == w.second {
+            return;
+        }
+        // Seconds w.second..now_s have ended. `moved` counts what moved
+        // before this turn: in the watched second if the relay ran in it
+        // (a turn at least every 10 ms), and nothing in the seconds after
+        // it that had no turn at all (the relay did not run through them).
+        let mut quiet = Vec::new();
+        if moved == w.moved_before && w.moved_before > 0 {
+            quiet.push(w.second);
+        }
+        if moved > 0 {
+            quiet.extend(w.second + 1..now_s);
+        }
+        for k in quiet {
+            let relay = w.relay_gap.is_some_and(|(a, b)| a <= k && k <= b);
+            let cause = if relay {
+                "relay"
+            } else if held > 0 {
+                "model"
+            } else {
+                "hosts"
+            };
+            self.count += 1;
+            if self.first.len() < QUIET_LISTED {
+                self.first.push(Quiet { second: k, cause });
+            }
+        }
+        w.second = now_s;
+        w.moved_before = moved;
+    }
 }
 
 /// A distribution of durations in bounded memory: an HDR histogram from
@@ -216,6 +309,8 @@ pub fn run(
     loop {
         stats.turns += 1;
         let now = clock.now();
+        let moved = stats.downlink_in + stats.uplink_in + stats.downlink_out + stats.uplink_out;
+        stats.quiet.turn(now, moved, sim.downlink_held());
         if let Some(d) = deadline.take() {
             if now >= d {
                 stats.lateness_us.record(now.saturating_since(d).as_nanos());
@@ -405,5 +500,54 @@ mod tests {
             assert!((got - want).abs() <= want * 1e-3, "{got} vs {want}");
         }
         assert_eq!(d.count, 100_000);
+    }
+
+    use super::{Instant, QuietSeconds};
+
+    fn at_ms(ms: u64) -> Instant {
+        Instant::from_millis(ms)
+    }
+
+    /// Turns every 10 ms; packets move in seconds 0-2, none in 3-4 while
+    /// the model holds some (a pacer), none in 5 with the model empty (the
+    /// hosts sent nothing), then the loop does not run from 6.2 s to 9.5 s
+    /// (seconds 6-9 are the relay's), and packets move again from 10 s.
+    #[test]
+    fn quiet_seconds_say_who_held_things_up() {
+        let mut q = QuietSeconds::default();
+        let mut moved = 0;
+        let mut t = 0;
+        while t < 12_000 {
+            if (6_200..9_500).contains(&t) {
+                t = 9_500;
+            }
+            // Sampled when the previous second has just ended.
+            let held = if t <= 5_000 { 3 } else { 0 };
+            q.turn(at_ms(t), moved, held);
+            if !(3_000..10_000).contains(&t) {
+                moved += 1;
+            }
+            t += 10;
+        }
+        let got: Vec<(u64, &str)> = q.first.iter().map(|x| (x.second, x.cause)).collect();
+        assert_eq!(
+            got,
+            [
+                (3, "model"),
+                (4, "model"),
+                (5, "hosts"),
+                (6, "relay"),
+                (7, "relay"),
+                (8, "relay"),
+                (9, "relay"),
+            ]
+        );
+        assert_eq!(q.count, 7);
+        // Nothing moved yet: the seconds before the first packet are not quiet.
+        let mut q = QuietSeconds::default();
+        for t in (0..5_000).step_by(10) {
+            q.turn(at_ms(t), 0, 0);
+        }
+        assert_eq!(q.count, 0);
     }
 }

@@ -114,6 +114,14 @@ impl Sim {
         }
     }
 
+    /// Downlink packets inside the model (the core, the node's queues, on
+    /// the air): created, and neither delivered to the UE side (for a live
+    /// flow: handed out to be written) nor dropped.
+    pub fn downlink_held(&self) -> u64 {
+        let p = &self.packets;
+        p.created.saturating_sub(p.delivered + p.dropped)
+    }
+
     /// The next packet to write out, oldest first.
     pub fn poll_live(&mut self) -> Option<LiveOutput> {
         self.live.out.pop_front()
