@@ -78,6 +78,23 @@ fn leftovers(pid: u32) -> Vec<String> {
     found
 }
 
+/// Emulates the 25-PRB cell's vanilla variant into `dir` with the UE
+/// running the shell command `ue`.
+fn emulate_vanilla(dir: &Path, ue: &str) -> Output {
+    run(&[
+        "emulate",
+        &scenario(),
+        "--variant",
+        "vanilla",
+        "--out",
+        dir.to_str().unwrap(),
+        "--",
+        "sh",
+        "-c",
+        ue,
+    ])
+}
+
 /// With no load the emulator adds nothing to the modelled delays: a ping
 /// through the cell has the RTT the simulator computes for its modelled
 /// ping on the same cell (within 1 ms: the real pings arrive at any phase
@@ -105,18 +122,10 @@ fn no_load_ping_rtt_matches_the_simulator() {
         .unwrap();
     let emu = out_dir("ping-emu");
     let pings = emu.join("ping.txt");
-    run(&[
-        "emulate",
-        &scenario(),
-        "--variant",
-        "vanilla",
-        "--out",
-        emu.to_str().unwrap(),
-        "--",
-        "sh",
-        "-c",
+    emulate_vanilla(
+        &emu,
         &format!("ping -n -c 25 -i 0.2 198.51.100.1 > {}", pings.display()),
-    ]);
+    );
     // What ping itself saw: "rtt min/avg/max/mdev = a/b/c/d ms".
     let text = std::fs::read_to_string(&pings).unwrap();
     let avg: f64 = text
@@ -146,18 +155,10 @@ fn no_load_ping_rtt_matches_the_simulator() {
 #[ignore = "needs root and real time: make emu-test"]
 fn a_pause_of_the_programs_is_a_quiet_second_of_the_hosts() {
     let emu = out_dir("quiet");
-    let out = run(&[
-        "emulate",
-        &scenario(),
-        "--variant",
-        "vanilla",
-        "--out",
-        emu.to_str().unwrap(),
-        "--",
-        "sh",
-        "-c",
+    let out = emulate_vanilla(
+        &emu,
         "ping -n -q -c 5 -i 0.2 198.51.100.1; sleep 2.5; ping -n -q -c 5 -i 0.2 198.51.100.1",
-    ]);
+    );
     let report: Value =
         serde_json::from_str(&std::fs::read_to_string(emu.join("emulation.json")).unwrap())
             .unwrap();
@@ -324,16 +325,7 @@ fn nothing_is_left_behind() {
         !leftovers(pid).is_empty(),
         "a killed run leaves its namespaces"
     );
-    run(&[
-        "emulate",
-        &scenario(),
-        "--variant",
-        "vanilla",
-        "--out",
-        dir.to_str().unwrap(),
-        "--",
-        "true",
-    ]);
+    emulate_vanilla(&dir, "true");
     let report: Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("emulation.json")).unwrap())
             .unwrap();

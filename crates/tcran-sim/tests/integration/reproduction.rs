@@ -5,7 +5,7 @@
 //! Each test loads a shipped scenario, keeps only the variants a claim needs
 //! and usually shortens the run; it asserts the paper's orderings and its
 //! numbers two-sided: within 2x of the paper's ([`paper_value`],
-//! [`paper_range`], [`paper_ratio`], the rule of the fidelity table), or,
+//! [`paper_range`], the rule of the fidelity table), or,
 //! where a file's `gap` explains a larger difference, within bounds
 //! computed from that cause ([`bounded`]), never our own output pasted
 //! back. Claims we do not reproduce are listed in docs/reproduction.md and
@@ -85,20 +85,10 @@ fn ran_delay_of(s: &RunSummary, prefix: &str) -> f64 {
     d.iter().sum::<f64>() / d.len() as f64
 }
 
-/// A ratio the paper reports, checked two-sided: ours within 2x of it
-/// (the rule of `tcran reproduce`'s fidelity table). `TCRAN_PRINT_RATIOS=1`
-/// prints every check instead of stopping at the first miss.
-fn paper_ratio(what: &str, ours: f64, paper: f64) {
-    bounded(
-        what,
-        ours,
-        paper / 2.0,
-        paper * 2.0,
-        &format!("the paper's {paper} within 2x"),
-    );
-}
-
-/// A value the paper gives, checked two-sided: ours within 2x of it.
+/// A value (or ratio) the paper gives, checked two-sided: ours within 2x
+/// of it (the rule of `tcran reproduce`'s fidelity table).
+/// `TCRAN_PRINT_RATIOS=1` prints every check instead of stopping at the
+/// first miss.
 fn paper_value(what: &str, ours: f64, paper: f64) {
     bounded(
         what,
@@ -197,8 +187,8 @@ fn thesis_ch3_emulator_pacers_cut_the_game_delay_and_codel_and_bbr_sit_between()
     paper_range("5G-BDP game delay (ms)", bdp, 9.12, 9.43);
     paper_range("CoDel game delay (ms)", codel, 25.66, 26.69);
     paper_range("DRQL game delay (ms)", drql, 15.92, 16.11);
-    paper_ratio("CoDel / 5G-BDP", codel / bdp, 2.7);
-    paper_ratio("DRQL / 5G-BDP", drql / bdp, 1.7);
+    paper_value("CoDel / 5G-BDP", codel / bdp, 2.7);
+    paper_value("DRQL / 5G-BDP", drql / bdp, 1.7);
     vanilla_drains_the_emulators_queue(vanilla, "packets_pedestrian.txt");
 }
 
@@ -284,7 +274,7 @@ fn thesis_ch3_shared_sdap_is_cured_best_by_usp_above_5g_bdp() {
         );
     }
     for (i, paper) in [(1, 3.1), (2, 1.9), (3, 2.1), (4, 1.5), (6, 1.3)] {
-        paper_ratio(&format!("{} / USP@5G-BDP", names[i]), delay[i] / usp, paper);
+        paper_value(&format!("{} / USP@5G-BDP", names[i]), delay[i] / usp, paper);
     }
     vanilla_drains_the_emulators_queue(delay[0], "packets_train.txt");
     assert!(delay[8] > 10.0 * delay[4], "FIFO@5G-BDP {}", delay[8]);
@@ -743,7 +733,7 @@ fn student_elephant_bloats_mice_and_bql_fq_codel_cures_it() {
         ns3_rwnd / alone,
         bloated / alone
     );
-    paper_ratio("BQL + FQ-CoDel mice / mice alone", cured / alone, 1.12);
+    paper_value("BQL + FQ-CoDel mice / mice alone", cured / alone, 1.12);
     assert!(drql > 5.0 * alone, "DRQL without AQM {drql}");
 }
 
