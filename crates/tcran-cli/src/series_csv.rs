@@ -155,7 +155,7 @@ fn flow_rows<W: std::io::Write>(w: &mut csv::Writer<W>, f: &FlowSeries) -> csv::
 type FileWriter = csv::Writer<std::io::BufWriter<std::fs::File>>;
 
 /// The first error of a [`CsvSink`]: the file and why.
-pub type SinkError = std::sync::Arc<std::sync::Mutex<Option<(PathBuf, String)>>>;
+pub type SinkError = std::sync::Arc<std::sync::Mutex<Option<(PathBuf, csv::Error)>>>;
 
 /// Writes what a streaming run hands on ([`tcran_sim::Sim::stream_series`])
 /// as it comes: `slots.csv` and `events.csv` row by row, each flow's bins
@@ -188,7 +188,7 @@ impl CsvSink {
             error,
         };
         if let Err(e) = std::fs::create_dir_all(dir) {
-            sink.fail(dir.to_path_buf(), e.to_string());
+            sink.fail(dir.to_path_buf(), e.into());
         }
         sink
     }
@@ -197,9 +197,9 @@ impl CsvSink {
         self.error.lock().map_or(true, |e| e.is_some())
     }
 
-    fn fail(&mut self, path: PathBuf, reason: String) {
+    fn fail(&mut self, path: PathBuf, error: csv::Error) {
         if let Ok(mut e) = self.error.lock() {
-            e.get_or_insert((path, reason));
+            e.get_or_insert((path, error));
         }
         self.slots = None;
         self.events = None;
@@ -234,43 +234,52 @@ impl CsvSink {
 
     fn check(&mut self, file: PathBuf, r: csv::Result<()>) {
         if let Err(e) = r {
-            self.fail(file, e.to_string());
+            self.fail(file, e);
         }
     }
 
-    fn finish(&mut self) -> csv::Result<()> {
+    /// Ends every file; an error names the file it happened on.
+    fn finish(&mut self) -> Result<(), (PathBuf, csv::Error)> {
         // A writer opens at its first row: one still closed has none, and
         // its file gets the header alone.
         for (w, file, header) in [
             (self.slots.take(), "slots.csv", &SLOT_HEADER[..]),
             (self.events.take(), "events.csv", &EVENT_HEADER[..]),
         ] {
+            let path = self.path(file);
             let mut w = w;
             let empty = w.is_none();
-            let w = Self::open(&mut w, &self.path(file), true)?;
-            if empty {
-                w.write_record(header)?;
-            }
-            w.flush()?;
+            let r = Self::open(&mut w, &path, true).and_then(|w| {
+                if empty {
+                    w.write_record(header)?;
+                }
+                Ok(w.flush()?)
+            });
+            r.map_err(|e| (path, e))?;
         }
         let path = self.path("flows.csv");
-        let mut out = std::io::BufWriter::new(std::fs::File::create(&path)?);
+        let at = |path: &Path| {
+            let path = path.to_path_buf();
+            move |e: std::io::Error| (path, csv::Error::from(e))
+        };
+        let mut out = std::io::BufWriter::new(std::fs::File::create(&path).map_err(at(&path))?);
         {
             let mut w = csv::Writer::from_writer(&mut out);
-            w.write_record(FLOW_HEADER)?;
-            w.flush()?;
+            w.write_record(FLOW_HEADER)
+                .and_then(|()| Ok(w.flush()?))
+                .map_err(|e| (path.clone(), e))?;
         }
         for (k, part) in std::mem::take(&mut self.flows).into_iter().enumerate() {
             if let Some(mut w) = part {
-                w.flush()?;
-                drop(w);
                 let part = self.part(k);
-                std::io::copy(&mut std::fs::File::open(&part)?, &mut out)?;
-                std::fs::remove_file(&part)?;
+                w.flush().map_err(at(&part))?;
+                drop(w);
+                let mut from = std::fs::File::open(&part).map_err(at(&part))?;
+                std::io::copy(&mut from, &mut out).map_err(at(&path))?;
+                std::fs::remove_file(&part).map_err(at(&part))?;
             }
         }
-        std::io::Write::flush(&mut out)?;
-        Ok(())
+        std::io::Write::flush(&mut out).map_err(at(&path))
     }
 }
 
@@ -310,9 +319,8 @@ impl SeriesSink for CsvSink {
         if self.failed() {
             return;
         }
-        if let Err(e) = self.finish() {
-            let dir = self.dir.clone();
-            self.fail(dir, e.to_string());
+        if let Err((path, e)) = self.finish() {
+            self.fail(path, e);
         }
     }
 }

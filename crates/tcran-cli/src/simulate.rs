@@ -205,11 +205,8 @@ pub fn run_source(
         error,
     })?;
     let failed = sink_error.lock().ok().and_then(|mut e| e.take());
-    if let Some((path, reason)) = failed {
-        return Err(CliError::Write {
-            file: path.display().to_string(),
-            reason,
-        });
+    if let Some((path, e)) = failed {
+        return Err(csv_error(&path, e));
     }
     output.summary.wall_s = started.elapsed().as_secs_f64();
     output.summary.made_with = Some(provenance(src, opts.sets, &cfg));
