@@ -6,8 +6,8 @@
 //! backtrace. See docs/cli.md.
 
 use tcran_cli::{
-    emulate, error, outdir, output, realtime, reproduce, schema, series_csv, set, simulate, stages,
-    sweep, trace, validate, xapp,
+    dashboard, emulate, error, outdir, output, realtime, reproduce, schema, series_csv, set,
+    simulate, stages, sweep, trace, validate, xapp,
 };
 
 use clap::{Parser, Subcommand};
@@ -248,6 +248,41 @@ enum Command {
         /// A second association claiming a connected node's GlobalE2node-ID: replace the old one (a node that reconnected) or refuse it (E2 Setup Failure, TimeToWait 10 s).
         #[arg(long, value_enum, default_value = "replace", value_name = "POLICY")]
         duplicate_node: xapp::DuplicateArg,
+    },
+    /// A live web dashboard of E2 nodes (pipelines, RLC buffers, charts; deploy pipelines from the page), or a finished run's outputs with a time slider (docs/dashboard.md).
+    Dashboard {
+        /// Where E2 nodes connect (framed TCP: a 4-byte length per E2AP PDU), e.g. 127.0.0.1:36421.
+        #[arg(
+            long,
+            value_name = "ADDR",
+            required_unless_present = "replay",
+            conflicts_with = "replay"
+        )]
+        ric_listen: Option<String>,
+        /// TLS with client certificates: the CA that signs the nodes' certificates (PEM).
+        #[arg(long, value_name = "FILE", requires_all = ["tls_cert", "tls_key", "ric_listen"])]
+        tls_ca: Option<PathBuf>,
+        /// TLS: the dashboard's certificate chain (PEM).
+        #[arg(long, value_name = "FILE", requires = "tls_ca")]
+        tls_cert: Option<PathBuf>,
+        /// TLS: the dashboard's private key (PEM).
+        #[arg(long, value_name = "FILE", requires = "tls_ca")]
+        tls_key: Option<PathBuf>,
+        /// Where the page is served (this machine only unless told otherwise).
+        #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8080")]
+        http: String,
+        /// Serve no control at all: the page only shows.
+        #[arg(long)]
+        read_only: bool,
+        /// Show a finished run's outputs (an output directory of run, demo or emulate) instead of live nodes.
+        #[arg(long, value_name = "OUT_DIR")]
+        replay: Option<PathBuf>,
+        /// Stop after this long, e.g. 30s [default: run until interrupted].
+        #[arg(long, value_name = "D")]
+        duration: Option<String>,
+        /// Associations open at once (set up or not); connections beyond are closed at once and counted.
+        #[arg(long, default_value_t = tcran_xapp::server::DEFAULT_MAX_CONNECTIONS, value_name = "N")]
+        max_connections: usize,
     },
     /// Panics on purpose, to test the panic hook.
     #[command(name = "internal-panic", hide = true)]
@@ -524,6 +559,28 @@ fn run(cli: Cli) -> Result<(), CliError> {
             duration,
             json,
             cpu_latency,
+        }),
+        Command::Dashboard {
+            ric_listen,
+            tls_ca,
+            tls_cert,
+            tls_key,
+            http,
+            read_only,
+            replay,
+            duration,
+            max_connections,
+        } => dashboard::run(&dashboard::Args {
+            ric_listen,
+            tls: match (tls_ca, tls_cert, tls_key) {
+                (Some(a), Some(b), Some(c)) => Some((a, b, c)),
+                _ => None,
+            },
+            http,
+            read_only,
+            replay,
+            duration,
+            max_connections,
         }),
         Command::InternalPanic => panic!("deliberate panic (internal-panic)"),
         Command::InternalAllocate { bytes } => {
