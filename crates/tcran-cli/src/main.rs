@@ -69,6 +69,22 @@ enum Command {
         /// Where summary.json, the CSV time series and report.html go.
         #[arg(long, default_value = "tcran-out/demo")]
         out: PathBuf,
+        /// Run the demo's `vanilla` variant in real time as an E2 node of a
+        /// dashboard (served on --http), to watch the RLC buffer bloat and
+        /// deploy the cure from the page.
+        #[arg(long, conflicts_with = "json")]
+        live: bool,
+        /// With --live: where the dashboard is served.
+        #[arg(
+            long,
+            value_name = "ADDR",
+            default_value = "127.0.0.1:8080",
+            requires = "live"
+        )]
+        http: String,
+        /// With --live: how long the demo runs in real time.
+        #[arg(long, value_name = "D", default_value = "300s", requires = "live")]
+        duration: String,
     },
     /// Run every variant of a scenario file (TOML or JSON).
     Run {
@@ -337,7 +353,25 @@ fn run(cli: Cli) -> Result<(), CliError> {
             }
             emit(&format!("ok {}: {}\n", src.name, doc.summary()))
         }
-        Command::Demo { json, out } => {
+        Command::Demo {
+            live: true,
+            out,
+            http,
+            duration,
+            ..
+        } => {
+            let staged = outdir::stage(&out, "demo")?;
+            let mut r = dashboard::demo_live(&http, &duration)?;
+            let reports = &r.reports;
+            finish_run(&mut r.outcome, false, &out, staged, |dir| {
+                realtime::write_report(dir, reports)
+            })?;
+            emit(&format!(
+                "the run again, with a time slider: tcran dashboard --replay {}\n",
+                out.display()
+            ))
+        }
+        Command::Demo { json, out, .. } => {
             let staged = outdir::stage(&out, "demo")?;
             let opts = Options {
                 progress: show_progress(json),

@@ -342,3 +342,80 @@ async fn watch_node(x: Xapp, n: NodeInfo, hub: Arc<Mutex<Hub>>) {
     }
     lock(&hub).disconnected(n.id);
 }
+
+/// `tcran demo --live`: the demo's `vanilla` variant (the bloating
+/// bearer) for `duration` in real time, an E2 node of a dashboard served
+/// on `http`; the user watches the RLC buffer fill and deploys a cure
+/// from the page. Returns the run for `tcran demo`'s outputs.
+pub fn demo_live(http: &str, duration: &str) -> Result<crate::realtime::Realtime, CliError> {
+    use crate::set::Override;
+    let d = crate::emulate::duration("--duration", duration)?;
+    let args = Args {
+        ric_listen: Some("127.0.0.1:0".into()),
+        tls: None,
+        http: http.to_string(),
+        read_only: false,
+        replay: None,
+        duration: None,
+        max_connections: tcran_xapp::server::DEFAULT_MAX_CONNECTIONS,
+    };
+    // The dashboard runs on the runtime's workers while this thread runs
+    // the real-time loop.
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| CliError::Xapp(format!("cannot start the runtime: {e}")))?;
+    let started = rt.block_on(start(&args))?;
+    announce(&args, &started);
+    open_in_browser(&started.url());
+    let e2 = started.e2.expect("a live dashboard listens for E2");
+    let sets = [
+        "variants=[{ name = \"vanilla\" }]".to_string(),
+        format!("duration=\"{}ms\"", d.as_nanos() / 1_000_000),
+        "warmup=\"0s\"".to_string(),
+    ]
+    .iter()
+    .map(|s| Override::parse(s).map_err(|e| CliError::Usage(format!("--set {s}: {e}"))))
+    .collect::<Result<Vec<_>, _>>()?;
+    let src = crate::load::Source {
+        name: "scenarios/demo.toml (embedded)".into(),
+        text: crate::simulate::DEMO.into(),
+        syntax: crate::load::Syntax::Toml,
+    };
+    let e2 = tcran_emu::e2::E2Options {
+        addr: e2.to_string(),
+        transport: tcran_emu::e2::E2Transport::Tcp,
+        tls: tcran_emu::e2::TlsFiles::default(),
+        tc_drb: None,
+        profile: tcran_e2::RicProfile::Standard,
+        verbose: false,
+    };
+    say(&format!(
+        "tcran demo --live: the demo's vanilla bearer for {duration} in real time; \
+         open the page, watch the RLC sojourn climb, press \"Deploy fq_codel+5g-bdp\"; Ctrl-C ends it"
+    ));
+    let opts = crate::simulate::Options {
+        sets: &sets,
+        ..crate::simulate::Options::default()
+    };
+    let r = crate::realtime::run_source("demo", &src, std::path::Path::new("."), opts, Some(&e2));
+    rt.shutdown_background();
+    r
+}
+
+/// Opens `url` in the desktop's browser (`xdg-open`) when there is a
+/// desktop and a person at the terminal; otherwise the printed URL is all.
+fn open_in_browser(url: &str) {
+    use std::io::IsTerminal;
+    let desktop =
+        std::env::var_os("DISPLAY").is_some() || std::env::var_os("WAYLAND_DISPLAY").is_some();
+    if desktop && std::io::stderr().is_terminal() {
+        let _ = std::process::Command::new("xdg-open")
+            .arg(url)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn();
+    }
+}
