@@ -69,6 +69,7 @@ bench:
 	$(CARGO) bench -p tcran-tc --bench pipeline
 	$(CARGO) bench -p tcran-e2 --bench e2
 	$(CARGO) bench -p tcran-xapp --bench xapp
+	$(CARGO) bench -p tcran-cli --bench dashboard
 
 # Simulator speed on the reference and scale scenarios (docs/performance.md),
 # built with the `dist` profile (fat LTO).

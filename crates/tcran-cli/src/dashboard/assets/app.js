@@ -26,7 +26,24 @@ const state = {
 };
 // What the page costs the browser: handling time of each push, for
 // docs/performance.md (read by the browser test over CDP).
-window.tcranStats = { updates: 0, meanMs: 0, maxMs: 0 };
+window.tcranStats = { updates: 0, meanMs: 0, maxMs: 0, frames: 0, frameMeanMs: 0, frameMaxMs: 0 };
+// The time between two frames the browser painted: what a person sees
+// as smooth (about 16.7 ms at 60 Hz) or stuttering.
+(function frames() {
+  const st = window.tcranStats;
+  let last = null;
+  function frame(now) {
+    if (last != null) {
+      const d = now - last;
+      st.frames += 1;
+      st.frameMeanMs += (d - st.frameMeanMs) / st.frames;
+      st.frameMaxMs = Math.max(st.frameMaxMs, d);
+    }
+    last = now;
+    requestAnimationFrame(frame);
+  }
+  requestAnimationFrame(frame);
+})();
 
 function el(tag, attrs, ...children) {
   const e = document.createElement(tag);
