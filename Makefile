@@ -7,7 +7,7 @@ CARGO ?= cargo
 export CARGO_TERM_COLOR ?= never
 
 
-.PHONY: demo test fmt lint unit fuzz-smoke bench speed build browser reproduce generalisation golden golden-record capi capi-header capi-test capi-bench emu-test emu-bench python python-test python-wheel python-bench
+.PHONY: demo test fmt lint unit fuzz-smoke bench speed build browser dashboard-screenshots reproduce generalisation golden golden-record capi capi-header capi-test capi-bench emu-test emu-bench python python-test python-wheel python-bench
 
 build:
 	$(CARGO) build --release --workspace
@@ -43,6 +43,11 @@ unit: browser
 browser:
 	./scripts/ensure-chromium.sh
 
+# The screenshots of docs/dashboard.md, taken by the dashboard's browser
+# test (the same DevTools driver) while it runs the demo live.
+dashboard-screenshots: browser
+	TCRAN_DASHBOARD_SCREENSHOTS=$(CURDIR)/docs/figures/dashboard $(CARGO) test --release -p tcran-cli --test integration dashboard_browser:: -- --nocapture --test-threads=1
+
 # Runs every fuzz target briefly on stable Rust (see fuzz/README.md);
 # libFuzzer itself is C++, built by libfuzzer-sys with the system's g++.
 fuzz-smoke:
@@ -64,6 +69,7 @@ bench:
 	$(CARGO) bench -p tcran-tc --bench pipeline
 	$(CARGO) bench -p tcran-e2 --bench e2
 	$(CARGO) bench -p tcran-xapp --bench xapp
+	$(CARGO) bench -p tcran-cli --bench dashboard
 
 # Simulator speed on the reference and scale scenarios (docs/performance.md),
 # built with the `dist` profile (fat LTO).

@@ -3,6 +3,7 @@
 //! what they produced (summary JSON, CSV time series, `report.html`). The
 //! binary (`src/main.rs`) is the command-line parsing around it.
 
+pub mod dashboard;
 pub mod emulate;
 pub mod error;
 pub mod load;

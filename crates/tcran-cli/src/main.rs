@@ -6,8 +6,8 @@
 //! backtrace. See docs/cli.md.
 
 use tcran_cli::{
-    emulate, error, outdir, output, realtime, reproduce, schema, series_csv, set, simulate, stages,
-    sweep, trace, validate, xapp,
+    dashboard, emulate, error, outdir, output, realtime, reproduce, schema, series_csv, set,
+    simulate, stages, sweep, trace, validate, xapp,
 };
 
 use clap::{Parser, Subcommand};
@@ -69,6 +69,22 @@ enum Command {
         /// Where summary.json, the CSV time series and report.html go.
         #[arg(long, default_value = "tcran-out/demo")]
         out: PathBuf,
+        /// Run the demo's `vanilla` variant in real time as an E2 node of a
+        /// dashboard (served on --http), to watch the RLC buffer bloat and
+        /// deploy the cure from the page.
+        #[arg(long, conflicts_with = "json")]
+        live: bool,
+        /// With --live: where the dashboard is served.
+        #[arg(
+            long,
+            value_name = "ADDR",
+            default_value = "127.0.0.1:8080",
+            requires = "live"
+        )]
+        http: String,
+        /// With --live: how long the demo runs in real time.
+        #[arg(long, value_name = "D", default_value = "300s", requires = "live")]
+        duration: String,
     },
     /// Run every variant of a scenario file (TOML or JSON).
     Run {
@@ -249,6 +265,41 @@ enum Command {
         #[arg(long, value_enum, default_value = "replace", value_name = "POLICY")]
         duplicate_node: xapp::DuplicateArg,
     },
+    /// A live web dashboard of E2 nodes (pipelines, RLC buffers, charts; deploy pipelines from the page), or a finished run's outputs with a time slider (docs/dashboard.md).
+    Dashboard {
+        /// Where E2 nodes connect (framed TCP: a 4-byte length per E2AP PDU), e.g. 127.0.0.1:36421.
+        #[arg(
+            long,
+            value_name = "ADDR",
+            required_unless_present = "replay",
+            conflicts_with = "replay"
+        )]
+        ric_listen: Option<String>,
+        /// TLS with client certificates: the CA that signs the nodes' certificates (PEM).
+        #[arg(long, value_name = "FILE", requires_all = ["tls_cert", "tls_key", "ric_listen"])]
+        tls_ca: Option<PathBuf>,
+        /// TLS: the dashboard's certificate chain (PEM).
+        #[arg(long, value_name = "FILE", requires = "tls_ca")]
+        tls_cert: Option<PathBuf>,
+        /// TLS: the dashboard's private key (PEM).
+        #[arg(long, value_name = "FILE", requires = "tls_ca")]
+        tls_key: Option<PathBuf>,
+        /// Where the page is served (this machine only unless told otherwise).
+        #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8080")]
+        http: String,
+        /// Serve no control at all: the page only shows.
+        #[arg(long)]
+        read_only: bool,
+        /// Show a finished run's outputs (an output directory of run, demo or emulate) instead of live nodes.
+        #[arg(long, value_name = "OUT_DIR")]
+        replay: Option<PathBuf>,
+        /// Stop after this long, e.g. 30s [default: run until interrupted].
+        #[arg(long, value_name = "D")]
+        duration: Option<String>,
+        /// Associations open at once (set up or not); connections beyond are closed at once and counted.
+        #[arg(long, default_value_t = tcran_xapp::server::DEFAULT_MAX_CONNECTIONS, value_name = "N")]
+        max_connections: usize,
+    },
     /// Panics on purpose, to test the panic hook.
     #[command(name = "internal-panic", hide = true)]
     InternalPanic,
@@ -302,7 +353,25 @@ fn run(cli: Cli) -> Result<(), CliError> {
             }
             emit(&format!("ok {}: {}\n", src.name, doc.summary()))
         }
-        Command::Demo { json, out } => {
+        Command::Demo {
+            live: true,
+            out,
+            http,
+            duration,
+            ..
+        } => {
+            let staged = outdir::stage(&out, "demo")?;
+            let mut r = dashboard::demo_live(&http, &duration)?;
+            let reports = &r.reports;
+            finish_run(&mut r.outcome, false, &out, staged, |dir| {
+                realtime::write_report(dir, reports)
+            })?;
+            emit(&format!(
+                "the run again, with a time slider: tcran dashboard --replay {}\n",
+                out.display()
+            ))
+        }
+        Command::Demo { json, out, .. } => {
             let staged = outdir::stage(&out, "demo")?;
             let opts = Options {
                 progress: show_progress(json),
@@ -527,6 +596,28 @@ fn run(cli: Cli) -> Result<(), CliError> {
             duration,
             json,
             cpu_latency,
+        }),
+        Command::Dashboard {
+            ric_listen,
+            tls_ca,
+            tls_cert,
+            tls_key,
+            http,
+            read_only,
+            replay,
+            duration,
+            max_connections,
+        } => dashboard::run(&dashboard::Args {
+            ric_listen,
+            tls: match (tls_ca, tls_cert, tls_key) {
+                (Some(a), Some(b), Some(c)) => Some((a, b, c)),
+                _ => None,
+            },
+            http,
+            read_only,
+            replay,
+            duration,
+            max_connections,
         }),
         Command::InternalPanic => panic!("deliberate panic (internal-panic)"),
         Command::InternalAllocate { bytes } => {

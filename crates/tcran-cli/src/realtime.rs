@@ -116,14 +116,26 @@ pub struct Realtime {
 
 /// Runs the scenario in `path` in real time; Ctrl-C (SIGINT) or SIGTERM
 /// ends it early with the outputs so far.
-#[allow(clippy::disallowed_types, clippy::disallowed_methods)] // wall_s is a wall-clock measurement
 pub fn run(path: &Path, opts: Options, e2: Option<&E2Options>) -> Result<Realtime, CliError> {
     let src = read_config(path)?;
+    let base = path.parent().unwrap_or(Path::new("."));
+    run_source(&crate::simulate::scenario_name(path), &src, base, opts, e2)
+}
+
+/// [`run`] on a scenario already read (`base`: where its relative paths
+/// start); `name` is the scenario's name in the summary.
+#[allow(clippy::disallowed_types, clippy::disallowed_methods)] // wall_s is a wall-clock measurement
+pub fn run_source(
+    name: &str,
+    src: &crate::load::Source,
+    base: &Path,
+    opts: Options,
+    e2: Option<&E2Options>,
+) -> Result<Realtime, CliError> {
     let mut cfg: SimConfig = src.parse_with(opts.sets)?;
     if let Some(s) = opts.seed {
         cfg.seed = s;
     }
-    let base = path.parent().unwrap_or(Path::new("."));
     let stop = Arc::new(AtomicBool::new(false));
     for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
         let _ = signal_hook::flag::register(sig, Arc::clone(&stop));
@@ -132,7 +144,7 @@ pub fn run(path: &Path, opts: Options, e2: Option<&E2Options>) -> Result<Realtim
     let runs = realtime::run(&cfg, base, e2, &stop)
         .map_err(|e| crate::emulate::cli_error(e, &src.name))?;
     let wall_s = started.elapsed().as_secs_f64();
-    let name = crate::simulate::scenario_name(path);
+    let name = name.to_string();
     let mut variants = Vec::new();
     let mut series = Vec::new();
     let mut configs = Vec::new();
@@ -158,7 +170,7 @@ pub fn run(path: &Path, opts: Options, e2: Option<&E2Options>) -> Result<Realtim
             output: ScenarioOutput {
                 summary: ScenarioSummary {
                     wall_s,
-                    made_with: Some(crate::simulate::provenance(&src, opts.sets, &cfg)),
+                    made_with: Some(crate::simulate::provenance(src, opts.sets, &cfg)),
                     ..ScenarioSummary::single(name, cfg.seed, sim_s, variants)
                 },
                 series,

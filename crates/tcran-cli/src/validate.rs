@@ -152,9 +152,7 @@ impl Document {
                     src.parse_checked(sets, |c| tcran_sim::build_scenario(c, &base).map(drop))?;
                 Document::Scenario(Box::new(cfg), base)
             }
-            Kind::Pipeline => Document::Pipeline(
-                src.parse_checked(sets, |p: &PipelineConfig| p.build().map(drop))?,
-            ),
+            Kind::Pipeline => Document::Pipeline(pipeline(&src, sets)?),
         };
         Ok((src, doc))
     }
@@ -212,7 +210,20 @@ impl Document {
     }
 }
 
-fn pipeline_summary(p: &PipelineConfig) -> String {
+/// Reads a pipeline configuration after `sets` and builds it: what `tcran
+/// validate --kind pipeline` checks, with its messages (the dashboard's
+/// editor shows them).
+pub fn pipeline(src: &Source, sets: &[Override]) -> Result<PipelineConfig, CliError> {
+    let p = src.parse_checked(sets, |p: &PipelineConfig| p.build().map(drop))?;
+    p.build().map_err(|error| CliError::Config {
+        file: src.name.clone(),
+        error,
+    })?;
+    Ok(p)
+}
+
+/// One line: the pipeline's stages.
+pub fn pipeline_summary(p: &PipelineConfig) -> String {
     use tcran_tc::classify::ClassifierConfig;
     let classifier = match &p.classifier {
         ClassifierConfig::Filter { rules } => format!(

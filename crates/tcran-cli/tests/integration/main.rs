@@ -2,7 +2,12 @@
 //! each module is one former `tests/NAME.rs`; run one with
 //! `cargo test -p tcran-cli --test integration NAME::`.
 
+/// Debian's headless Chromium (the report and dashboard tests).
+#[path = "support/chromium.rs"]
+mod chromium;
+
 mod cli;
+mod dashboard_browser;
 mod fidelity;
 mod limits;
 mod report_browser;

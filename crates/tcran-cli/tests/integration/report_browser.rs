@@ -4,8 +4,7 @@
 //! hand-built long series (a 200 s run at 0.5 ms slots) that must stay
 //! small, and a control page with a broken script that must be caught.
 
-#[path = "support/chromium.rs"]
-mod chromium;
+use crate::chromium;
 
 use std::path::{Path, PathBuf};
 use tcran_cli::report::{render, Report};

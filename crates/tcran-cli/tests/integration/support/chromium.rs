@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 /// The Chromium binary: `$TCRAN_CHROMIUM`, else Debian's `/usr/bin/chromium`.
-fn chromium() -> PathBuf {
+pub fn chromium() -> PathBuf {
     let path = std::env::var_os("TCRAN_CHROMIUM")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from("/usr/bin/chromium"));
