@@ -307,6 +307,9 @@ pub fn agent(data: &[u8]) {
     let models = models
         .into_iter()
         .chain(flexric_stats::FlexricStats::all(0).map(AnyModel::FlexricStats))
+        .chain([AnyModel::FlexricSlice(
+            crate::sm::flexric_slice::FlexricSlice::new(0),
+        )])
         .collect();
     let mut a = Agent::new(AgentConfig::new(models, profile));
     a.connected(&n, Instant::ZERO);

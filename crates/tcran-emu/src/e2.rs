@@ -98,6 +98,9 @@ pub struct E2Report {
     /// E2 Setup Failures from the RIC.
     pub setup_failures: u64,
     pub subscriptions: u64,
+    /// Subscriptions refused and, under FlexRIC's rules, left unanswered
+    /// (FlexRIC's RIC aborts on RIC Subscription Failure); each is logged.
+    pub subscriptions_unanswered: u64,
     pub indications: u64,
     pub periods_skipped: u64,
     pub controls_applied: u64,
@@ -415,6 +418,7 @@ impl E2Link {
             r.setups_done = a.setups_done;
             r.setup_failures = a.setup_failures;
             r.subscriptions = a.subscriptions;
+            r.subscriptions_unanswered = a.subscriptions_unanswered;
             r.indications = a.indications;
             r.periods_skipped = a.periods_skipped;
             r.controls_applied = a.controls_applied;

@@ -411,3 +411,90 @@ mod slice {
         assert!(sc::decode::<SliceControl>(&longer).is_err());
     }
 }
+
+mod slice_roundtrip {
+    use proptest::prelude::*;
+    use tcran_e2::sm::flexric_slice_codec::{
+        self as sc, Slice, SliceConf, SliceControl, SliceIndication, SliceParams, UeAssoc, UeSlice,
+    };
+
+    fn params() -> impl Strategy<Value = SliceParams> {
+        prop_oneof![
+            Just(SliceParams::None),
+            (any::<u32>(), any::<u32>())
+                .prop_map(|(pos_high, pos_low)| SliceParams::Static { pos_high, pos_low }),
+            (0f32..1e4, 0f32..1e4).prop_map(|(a, b)| SliceParams::NvsRate {
+                mbps_reference: a,
+                mbps_required: b
+            }),
+            (0f32..1.0).prop_map(|p| SliceParams::NvsCapacity { pct_reserved: p }),
+            (0f32..1.0, 0f32..1.0, any::<u32>()).prop_map(|(l, p, t)| {
+                SliceParams::Scn19OnDemand {
+                    log_delta: l,
+                    pct_reserved: p,
+                    tau: t,
+                }
+            }),
+            (
+                any::<u32>(),
+                any::<u32>(),
+                any::<u32>(),
+                prop::collection::vec(any::<u32>(), 0..4)
+            )
+                .prop_map(|(d, g, m, over)| SliceParams::Edf {
+                    deadline: d,
+                    guaranteed_prbs: g,
+                    max_replenish: m,
+                    over
+                }),
+        ]
+    }
+
+    fn conf() -> impl Strategy<Value = SliceConf> {
+        let slice = (
+            any::<u32>(),
+            prop::collection::vec(any::<u8>(), 0..8),
+            prop::collection::vec(any::<u8>(), 0..8),
+            params(),
+        )
+            .prop_map(|(id, label, sched, params)| Slice {
+                id,
+                label,
+                sched,
+                params,
+            });
+        (
+            prop::collection::vec(any::<u8>(), 0..8),
+            prop::collection::vec(slice, 0..4),
+        )
+            .prop_map(|(sched_name, slices)| SliceConf { sched_name, slices })
+    }
+
+    fn assoc() -> impl Strategy<Value = UeAssoc> {
+        prop::collection::vec(
+            (any::<u32>(), any::<u32>(), any::<u16>()).prop_map(|(dl_id, ul_id, rnti)| UeSlice {
+                dl_id,
+                ul_id,
+                rnti,
+            }),
+            0..4,
+        )
+        .prop_map(UeAssoc)
+    }
+
+    proptest! {
+        #[test]
+        fn slice_messages_round_trip(dl in conf(), ul in conf(), ues in assoc(), t in any::<i64>(),
+                                     ids in prop::collection::vec(any::<u32>(), 0..4)) {
+            let ind = SliceIndication { dl: dl.clone(), ul: ul.clone(), ues: ues.clone(), tstamp_us: t };
+            prop_assert_eq!(sc::decode::<SliceIndication>(&sc::encode(&ind)).unwrap(), ind);
+            for c in [
+                SliceControl::AddMod { dl, ul },
+                SliceControl::Del { dl: ids.clone(), ul: ids },
+                SliceControl::UeSliceAssoc(ues),
+            ] {
+                prop_assert_eq!(sc::decode::<SliceControl>(&sc::encode(&c)).unwrap(), c);
+            }
+        }
+    }
+}
