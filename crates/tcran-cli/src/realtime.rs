@@ -29,9 +29,11 @@ pub enum TransportArg {
 /// `--e2-profile`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum ProfileArg {
+    /// FlexRIC's rules (only its RAN functions, no failure ever sent) until the RIC sends a RIC Service Query (tcran's xApp SDK does), then E2AP as specified with E2SM-TCRAN added.
+    Auto,
     /// E2AP as specified: FlexRIC TC (146), E2SM-KPM (2) and E2SM-TCRAN (246); refused controls get RIC Control Failure.
     Standard,
-    /// FlexRIC: FlexRIC TC and E2SM-KPM only; refused controls are acknowledged (FlexRIC asserts on failures), logged and counted.
+    /// FlexRIC: FlexRIC's RAN functions only; refused controls are acknowledged and refused subscriptions left unanswered (FlexRIC asserts on failures), logged and counted.
     Flexric,
 }
 
@@ -48,7 +50,7 @@ pub struct E2Args {
     #[arg(long, value_name = "RNTI:DRB", requires = "e2")]
     pub e2_tc_drb: Option<String>,
     /// Which RIC the node talks to.
-    #[arg(long, value_enum, default_value = "standard")]
+    #[arg(long, value_enum, default_value = "auto")]
     pub e2_profile: ProfileArg,
     /// TLS: the CA certificate (PEM) that signed the RIC's certificate.
     #[arg(long, value_name = "FILE", requires = "e2")]
@@ -99,6 +101,7 @@ impl E2Args {
             },
             tc_drb,
             profile: match self.e2_profile {
+                ProfileArg::Auto => RicProfile::Auto,
                 ProfileArg::Standard => RicProfile::Standard,
                 ProfileArg::Flexric => RicProfile::Flexric,
             },

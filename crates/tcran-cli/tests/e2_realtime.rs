@@ -243,11 +243,13 @@ async fn a_ric_drives_a_realtime_run_over_e2() {
         .unwrap();
 
     let mut ric = accept(&listener).await;
+    // The default profile offers FlexRIC's functions at E2 Setup and adds
+    // E2SM-TCRAN when the RIC queries (tcran's termination does).
     let functions = ric.setup().await;
     assert_eq!(
         functions.iter().map(|f| f.id).collect::<Vec<_>>(),
-        [146, 2, 246],
-        "FlexRIC TC, E2SM-KPM and E2SM-TCRAN"
+        [2, 142, 143, 144, 145, 146, 148, 246],
+        "E2SM-KPM, FlexRIC MAC, RLC, PDCP, SLICE, TC, GTP and E2SM-TCRAN"
     );
 
     // TC every 5 ms, KPM style 1 every 10 ms.

@@ -27,4 +27,4 @@ pub mod controller;
 pub mod node;
 
 pub use controller::{Command, ControlView, Controller, DrbView, FlowView};
-pub use node::{DrbKey, KpmCounters, LowerLayerKpis, RanNode, TcView};
+pub use node::{Bearer, DrbKey, KpmCounters, LowerLayerKpis, RanNode, RlcMode, Slicing, TcView};

@@ -11,6 +11,8 @@
 //! | [`RanNode::tc_view`] | TC models: a DRB's pipeline configuration and statistics, RLC/MAC KPIs |
 //! | [`RanNode::tc_stats_into`] | E2SM-TCRAN reports: the statistics alone, into reused values |
 //! | [`RanNode::kpm_cell`], [`RanNode::kpm_drb`] | E2SM-KPM: monotonic counters (TS 28.552 inputs) |
+//! | [`RanNode::slicing`], [`RanNode::set_slices`] | FlexRIC's SLICE model: the MAC's downlink slices |
+//! | [`RanNode::bearer`] | FlexRIC's MAC, RLC, PDCP and GTP models: the layers below one DRB's pipeline |
 //! | [`RanNode::apply`] | TC models: a [`Change`] (controls, whole-pipeline deploys), all or nothing |
 //!
 //! Counters are cumulative and never decrease; the KPM model differences
@@ -102,6 +104,34 @@ pub struct KpmCounters {
     pub slots: u64,
 }
 
+/// RLC entity mode of a DRB (TS 38.322).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum RlcMode {
+    #[default]
+    Am,
+    Um,
+}
+
+/// What the layers below one DRB's pipeline report, without the
+/// pipeline's own statistics: the input of FlexRIC's MAC, RLC, PDCP and
+/// GTP monitoring models, read for every DRB every millisecond.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Bearer {
+    pub lower: LowerLayerKpis,
+    pub counters: KpmCounters,
+    pub rlc_mode: RlcMode,
+    /// The lowest QoS flow SDAP maps onto the DRB, if any.
+    pub qfi: Option<u8>,
+}
+
+/// The MAC's downlink slicing: the cell's PRBs and each slice's share of
+/// them (a fraction) with its UEs.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Slicing {
+    pub n_prb: u16,
+    pub slices: Vec<(f64, Vec<Rnti>)>,
+}
+
 /// The control surface of a RAN node (one cell).
 pub trait RanNode {
     /// Appends the node's DRBs to `out`, in ascending order.
@@ -140,6 +170,29 @@ pub trait RanNode {
     /// Cumulative counters of one DRB (`None` if it does not exist). The
     /// PRB fields count the PRBs allocated to this DRB.
     fn kpm_drb(&self, drb: DrbKey) -> Option<KpmCounters>;
+    /// The layers below the DRB's pipeline at `now` (`None` if it does not
+    /// exist). The default takes them from [`RanNode::tc_stats`] and
+    /// [`RanNode::kpm_drb`] (AM, no QoS flow known); a node should answer
+    /// without building the pipeline's statistics.
+    fn bearer(&self, drb: DrbKey, now: Instant) -> Option<Bearer> {
+        let (_, lower) = self.tc_stats(drb, now)?;
+        Some(Bearer {
+            lower,
+            counters: self.kpm_drb(drb)?,
+            rlc_mode: RlcMode::Am,
+            qfi: None,
+        })
+    }
+    /// The MAC's downlink slicing, `None` when the node cannot slice.
+    fn slicing(&self) -> Option<Slicing> {
+        None
+    }
+    /// Replaces the MAC's slices (shares and UEs) at `now`, entirely or not
+    /// at all; `Err` says why.
+    fn set_slices(&mut self, slices: Vec<(f64, Vec<Rnti>)>, now: Instant) -> Result<(), String> {
+        let _ = (slices, now);
+        Err("this node has no MAC slicing".into())
+    }
     /// Applies `change` to the DRB's pipeline at `now`, entirely or not at
     /// all; `Err` says why (the models pass it on to the RIC in one line).
     fn apply(&mut self, drb: DrbKey, change: &Change, now: Instant) -> Result<Applied, Refused>;

@@ -6,7 +6,9 @@
 //! - `indication/*`: one RIC Indication from the node's state to bytes
 //!   (view, service model encoding, E2AP encoding): FlexRIC TC for one
 //!   DRB, E2SM-TCRAN for 1,000 DRBs in one indication, KPM style 4 for
-//!   1,000 UEs.
+//!   1,000 UEs, FlexRIC's MAC, RLC, PDCP and GTP monitoring of 1,000 UEs
+//!   with a DRB each (the four models' indications of one period, what
+//!   `xapp_gtp_mac_rlc_pdcp_moni` asks for every 1 ms).
 //! - `breakdown_1000_drbs/*`: the steps of the 1,000-DRB E2SM-TCRAN report.
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
@@ -15,6 +17,7 @@ use tcran_core::{Duration, FiveTuple, Instant};
 use tcran_e2::agent::{Agent, AgentConfig, RicProfile};
 use tcran_e2::e2ap::{self, Action, ActionType, E2apPdu, RicRequestId};
 use tcran_e2::fake::FakeNode;
+use tcran_e2::sm::flexric_stats;
 use tcran_e2::sm::flexric_tc::{self, PlainControl};
 use tcran_e2::sm::{e2sm_tcran as tcsm, kpm, AnyModel, ServiceModel};
 use tcran_tc::PipelineConfig;
@@ -201,8 +204,32 @@ fn indication(c: &mut Criterion) {
     });
 
     let n = node(1000);
+    let mut jobs: Vec<_> = flexric_stats::FlexricStats::all(0)
+        .into_iter()
+        .map(|m| {
+            let job = m.subscribe(&1u32.to_le_bytes(), &action(None), &n).unwrap();
+            (m, job)
+        })
+        .collect();
+    g.throughput(Throughput::Elements(1000));
+    g.bench_function("flexric_mac_rlc_pdcp_gtp_1000_drbs", |b| {
+        b.iter(|| {
+            let mut pdus = Vec::new();
+            for (m, job) in &mut jobs {
+                let id = m.ran_function_id();
+                pdus.extend(
+                    m.indicate(&mut job.state, &n, Instant::ZERO)
+                        .into_iter()
+                        .map(|(h, msg)| wrap(h, msg, id)),
+                );
+            }
+            pdus
+        })
+    });
+
+    let n = node(1000);
     let def = kpm::action_definition(4, &kpm::MEASUREMENTS, 1);
-    let job = kpm::Kpm
+    let job = kpm::Kpm::default()
         .subscribe(&kpm::event_trigger(1), &action(Some(def)), &n)
         .unwrap();
     let mut t = 0u64;
@@ -212,11 +239,11 @@ fn indication(c: &mut Criterion) {
                 let mut j = job.state.clone();
                 t += 2;
                 let t0 = Instant::ZERO + Duration::from_millis(t);
-                assert!(kpm::Kpm.indicate(&mut j, &n, t0).is_empty());
+                assert!(kpm::Kpm::default().indicate(&mut j, &n, t0).is_empty());
                 (j, t0 + Duration::from_millis(1))
             },
             |(mut j, t1)| {
-                let inds = kpm::Kpm.indicate(&mut j, &n, t1);
+                let inds = kpm::Kpm::default().indicate(&mut j, &n, t1);
                 inds.into_iter()
                     .map(|(h, m)| wrap(h, m, 2))
                     .collect::<Vec<_>>()

@@ -77,7 +77,7 @@ fn main() {
                 drb: Some(drb),
                 time_offset_us: clock.unix_offset_us(),
             }),
-            AnyModel::Kpm(kpm::Kpm),
+            AnyModel::Kpm(kpm::Kpm::default()),
         ];
         let profile = if flexric {
             RicProfile::Flexric

@@ -31,10 +31,24 @@
 //!   [`Agent::refresh_functions`] when the RAN functions change), RIC
 //!   Service Query (8.3.5), E2 Removal (8.3.7).
 //!
-//! [`RicProfile::Flexric`] adapts to FlexRIC (shared/e2/FLEXRIC-INTEROP.md):
-//! it never sends RIC Control Failure (a refused control is acknowledged,
-//! logged and counted), RIC Service Update, Reset or Error Indication, and
-//! leaves the SN out of indications.
+//! [`RicProfile::Flexric`] adapts to FlexRIC (shared/e2/FLEXRIC-INTEROP.md,
+//! FLEXRIC-SMS.md section 11, every way its RIC aborts): E2 Setup offers
+//! only RAN functions FlexRIC has a plugin for ([`FLEXRIC_RAN_FUNCTIONS`]),
+//! and the node never sends RIC Subscription Failure (a subscription with
+//! no admitted action is left unanswered, counted and logged: FlexRIC's RIC
+//! times the request out, it does not abort), RIC Control Failure (a
+//! refused control is acknowledged, logged and counted), RIC Service
+//! Update, Reset or Error Indication, and leaves the SN out of indications.
+//!
+//! [`RicProfile::Auto`], the default of the command line, behaves as
+//! `Flexric` until the RIC sends a RIC Service Query (E2AP 8.3.5). FlexRIC
+//! never does; a RIC that does asks for the node's RAN functions and so
+//! takes a RIC Service Update (8.3.4: the node's answer to the query). From
+//! then on, on that association, the agent is `Standard`: it announces the
+//! models it held back (E2SM-TCRAN) by that Service Update and answers with
+//! failures and error indications as E2AP says. tcran's own xApp SDK sends
+//! the query after every E2 Setup, so it reaches every model while FlexRIC
+//! and its stock xApps see only what they can take.
 
 use crate::backoff::{self, Backoff, BackoffConfig};
 use crate::e2ap::{
@@ -48,13 +62,22 @@ use tcran_core::{Duration, Instant};
 /// Which RIC the agent talks to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum RicProfile {
-    /// E2AP as specified.
+    /// FlexRIC's rules until the RIC sends a RIC Service Query, `Standard`
+    /// after it (see the module docs).
     #[default]
+    Auto,
+    /// E2AP as specified, every model offered at E2 Setup.
     Standard,
-    /// FlexRIC: no Control Failure, Service Update, Reset or Error
-    /// Indication is ever sent (its RIC and xApps assert on them).
+    /// FlexRIC: only its RAN function ids at E2 Setup; no Subscription
+    /// Failure, Control Failure, Service Update, Reset or Error Indication
+    /// is ever sent (its RIC and xApps assert on them).
     Flexric,
 }
+
+/// The RAN function ids FlexRIC's RIC has a plugin for (KPM 2, RC 3, MAC
+/// 142, RLC 143, PDCP 144, SLICE 145, TC 146, GTP 148): any other id in E2
+/// Setup aborts it (FLEXRIC-SMS.md sections 1 and 11).
+pub const FLEXRIC_RAN_FUNCTIONS: [u16; 8] = [2, 3, 142, 143, 144, 145, 146, 148];
 
 /// How the agent presents itself.
 #[derive(Debug, Clone)]
@@ -109,6 +132,9 @@ pub struct AgentStats {
     pub setup_failures: u64,
     pub subscriptions: u64,
     pub subscription_failures: u64,
+    /// Subscriptions with no admitted action left unanswered because the
+    /// RIC aborts on RIC Subscription Failure (FlexRIC's rules).
+    pub subscriptions_unanswered: u64,
     pub indications: u64,
     /// Report periods missed because `on_timeout` came late (each job
     /// resumes at the next period instead of sending a burst).
@@ -145,6 +171,8 @@ pub enum AgentEvent {
         request: RicRequestId,
         function: u16,
         why: String,
+        /// Left unanswered (FlexRIC's rules) rather than failed.
+        unanswered: bool,
     },
     Unsubscribed {
         request: RicRequestId,
@@ -200,6 +228,9 @@ pub struct Agent {
     /// Outstanding RIC Service Update, if any.
     update_pending: Option<u8>,
     backoff: Backoff,
+    /// The RIC sent a RIC Service Query on this association
+    /// ([`RicProfile::Auto`] then follows E2AP as specified).
+    queried: bool,
 }
 
 impl Agent {
@@ -216,6 +247,16 @@ impl Agent {
             next_transaction: 0,
             announced: BTreeMap::new(),
             update_pending: None,
+            queried: false,
+        }
+    }
+
+    /// Whether the agent follows FlexRIC's rules now (see [`RicProfile`]).
+    pub fn flexric_rules(&self) -> bool {
+        match self.config.profile {
+            RicProfile::Standard => false,
+            RicProfile::Flexric => true,
+            RicProfile::Auto => !self.queried,
         }
     }
 
@@ -257,6 +298,7 @@ impl Agent {
     pub fn connected(&mut self, node: &dyn RanNode, now: Instant) {
         self.jobs.clear();
         self.update_pending = None;
+        self.queried = false;
         self.send_setup(node, now);
     }
 
@@ -298,10 +340,14 @@ impl Agent {
         t
     }
 
+    /// The RAN functions the RIC may see now: under FlexRIC's rules only
+    /// those with an id FlexRIC has a plugin for.
     fn functions(&self, node: &dyn RanNode) -> Vec<RanFunction> {
+        let flexric = self.flexric_rules();
         self.config
             .models
             .iter()
+            .filter(|m| !flexric || FLEXRIC_RAN_FUNCTIONS.contains(&m.ran_function_id()))
             .map(|m| m.ran_function(node))
             .collect()
     }
@@ -348,7 +394,7 @@ impl Agent {
     }
 
     fn error_indication(&mut self, ind: ErrorIndication) {
-        if self.config.profile == RicProfile::Flexric {
+        if self.flexric_rules() {
             return;
         }
         self.stats.error_indications_sent += 1;
@@ -368,7 +414,7 @@ impl Agent {
     }
 
     fn run_jobs(&mut self, node: &dyn RanNode, now: Instant) {
-        let standard = self.config.profile == RicProfile::Standard;
+        let standard = !self.flexric_rules();
         for i in 0..self.jobs.len() {
             if self.jobs[i].next_due > now {
                 continue;
@@ -405,9 +451,9 @@ impl Agent {
 
     /// Announces changed RAN functions (RIC Service Update, E2AP 8.3.4),
     /// e.g. after DRBs came or went (the E2SM-TCRAN definition lists
-    /// them) or a model was added. Not sent to FlexRIC.
+    /// them) or a model was added. Not sent under FlexRIC's rules.
     pub fn refresh_functions(&mut self, node: &dyn RanNode) {
-        if self.state != AgentState::Ready || self.config.profile == RicProfile::Flexric {
+        if self.state != AgentState::Ready || self.flexric_rules() {
             return;
         }
         let now: BTreeMap<u16, RanFunction> = self
@@ -543,7 +589,10 @@ impl Agent {
                 }));
             }
             E2apPdu::ServiceQuery(_) => {
-                if self.config.profile == RicProfile::Standard {
+                // A RIC that queries takes a Service Update (FlexRIC never
+                // queries); `Flexric` promises never to send one.
+                if self.config.profile != RicProfile::Flexric {
+                    self.queried = true;
                     // Announce everything again.
                     self.announced.clear();
                     self.refresh_functions(node);
@@ -588,12 +637,28 @@ impl Agent {
     fn subscribe(&mut self, s: e2ap::SubscriptionRequest, node: &dyn RanNode, now: Instant) {
         use crate::asn::e2ap::CauseRICrequest as C;
         let fail = |this: &mut Agent, cause: u8, why: String| {
+            let unanswered = this.flexric_rules();
             this.stats.subscription_failures += 1;
+            log::warn!(
+                "RIC subscription {:?} to RAN function {} refused{}: {why}",
+                s.request,
+                s.function,
+                if unanswered {
+                    " (left unanswered: FlexRIC aborts on RIC Subscription Failure)"
+                } else {
+                    ""
+                }
+            );
             this.events.push_back(AgentEvent::SubscriptionRefused {
                 request: s.request,
                 function: s.function,
                 why,
+                unanswered,
             });
+            if unanswered {
+                this.stats.subscriptions_unanswered += 1;
+                return;
+            }
             this.send(&E2apPdu::SubscriptionFailure(e2ap::SubscriptionFailure {
                 request: s.request,
                 function: s.function,
@@ -716,7 +781,7 @@ impl Agent {
             }
             ControlOutcome::Refused { refusal, outcome } => {
                 self.stats.controls_refused += 1;
-                let flexric = self.config.profile == RicProfile::Flexric;
+                let flexric = self.flexric_rules();
                 if flexric {
                     self.stats.controls_refused_acknowledged += 1;
                 }

@@ -157,6 +157,14 @@ impl RanNode for FakeNode {
         self.drbs.get(&drb).map(|d| d.kpm)
     }
 
+    fn bearer(&self, drb: DrbKey, _now: Instant) -> Option<tcran_control::Bearer> {
+        self.drbs.get(&drb).map(|d| tcran_control::Bearer {
+            lower: d.lower,
+            counters: d.kpm,
+            ..Default::default()
+        })
+    }
+
     fn apply(&mut self, drb: DrbKey, change: &Change, now: Instant) -> Result<Applied, Refused> {
         let d = self.drbs.get_mut(&drb).ok_or(Refused::NoSuchDrb)?;
         let r = d.pipeline.apply_change(change, now);

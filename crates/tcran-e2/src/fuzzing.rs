@@ -26,6 +26,8 @@
 use crate::agent::{Agent, AgentConfig, RicProfile};
 use crate::e2ap;
 use crate::fake::FakeNode;
+use crate::sm::flexric_stats::{self, GtpTunnel, MacUe, PdcpBearer, RlcBearer, StatsKind};
+use crate::sm::plain::{PlainList, PlainRecord};
 use crate::sm::{e2sm_tcran, flexric_tc, kpm, tc_status, AnyModel, ServiceModel};
 use asn1_codecs::aper::AperCodec;
 use asn1_codecs::PerCodecData;
@@ -109,6 +111,74 @@ pub fn flexric_tc(data: &[u8]) {
     still_valid(&n);
 }
 
+/// FlexRIC's MAC, RLC, PDCP and GTP models: the first byte picks the
+/// model, the rest is its indication message, then its event trigger and
+/// control; an accepted message re-encodes to exactly its bytes.
+pub fn flexric_stats(data: &[u8]) {
+    let Some((&which, rest)) = data.split_first() else {
+        return;
+    };
+    fn exact<R: PlainRecord>(bytes: &[u8]) {
+        if let Ok(list) = PlainList::<R>::decode("fuzz", bytes) {
+            assert_eq!(list.encode(), bytes, "a PLAIN list re-encodes exactly");
+        }
+    }
+    let kind = StatsKind::ALL[which as usize % 4];
+    match kind {
+        StatsKind::Mac => exact::<MacUe>(rest),
+        StatsKind::Rlc => exact::<RlcBearer>(rest),
+        StatsKind::Pdcp => exact::<PdcpBearer>(rest),
+        StatsKind::Gtp => exact::<GtpTunnel>(rest),
+    }
+    let mut n = node();
+    let mut model = flexric_stats::FlexricStats {
+        kind,
+        time_offset_us: 0,
+    };
+    let split = rest.len().min(4);
+    let action = e2ap::Action {
+        id: 0,
+        kind: e2ap::ActionType::Report,
+        definition: None,
+        subsequent: None,
+    };
+    if let Ok(mut job) = model.subscribe(&rest[..split], &action, &n) {
+        for (header, message) in model.indicate(&mut job.state, &n, Instant::ZERO) {
+            assert_eq!(header, flexric_stats::HEADER);
+            let ok = match kind {
+                StatsKind::Mac => PlainList::<MacUe>::decode("mac", &message).is_ok(),
+                StatsKind::Rlc => PlainList::<RlcBearer>::decode("rlc", &message).is_ok(),
+                StatsKind::Pdcp => PlainList::<PdcpBearer>::decode("pdcp", &message).is_ok(),
+                StatsKind::Gtp => PlainList::<GtpTunnel>::decode("gtp", &message).is_ok(),
+            };
+            assert!(ok, "tcran's own indication decodes");
+        }
+    }
+    let before = n.drb(DRB).expect("DRB kept").pipeline.config();
+    model.control(&rest[..split], &rest[split..], &mut n, Instant::ZERO);
+    assert_eq!(n.drb(DRB).expect("DRB kept").pipeline.config(), before);
+}
+
+/// FlexRIC's SLICE PLAIN codec: an accepted indication or control
+/// re-encodes to exactly its bytes.
+pub fn flexric_slice(data: &[u8]) {
+    use crate::sm::flexric_slice_codec as sc;
+    if let Ok(ind) = sc::decode::<sc::SliceIndication>(data) {
+        assert_eq!(
+            sc::encode(&ind),
+            data,
+            "a SLICE indication re-encodes exactly"
+        );
+    }
+    if let Ok(ctrl) = sc::decode::<sc::SliceControl>(data) {
+        assert_eq!(
+            sc::encode(&ctrl),
+            data,
+            "a SLICE control re-encodes exactly"
+        );
+    }
+}
+
 /// Encodes `v`, or `None` when hampi's encoder refuses it.
 fn enc<T: AperCodec>(v: &T) -> Option<Vec<u8>> {
     let mut d = PerCodecData::new_aper();
@@ -149,9 +219,9 @@ pub fn kpm(data: &[u8]) {
         definition: Some(data[split..].to_vec()),
         subsequent: None,
     };
-    if let Ok(mut job) = kpm::Kpm.subscribe(&data[..split], &action, &n) {
+    if let Ok(mut job) = kpm::Kpm::default().subscribe(&data[..split], &action, &n) {
         for ms in 0..4 {
-            let _ = kpm::Kpm.indicate(
+            let _ = kpm::Kpm::default().indicate(
                 &mut job.state,
                 &n,
                 Instant::ZERO + Duration::from_millis(ms),
@@ -220,10 +290,10 @@ pub fn agent(data: &[u8]) {
     let Some((&ctl, rest)) = data.split_first() else {
         return;
     };
-    let profile = if ctl & 1 == 0 {
-        RicProfile::Standard
-    } else {
-        RicProfile::Flexric
+    let profile = match ctl % 3 {
+        0 => RicProfile::Standard,
+        1 => RicProfile::Flexric,
+        _ => RicProfile::Auto,
     };
     let mut n = node();
     let models = vec![
@@ -231,9 +301,16 @@ pub fn agent(data: &[u8]) {
             drb: None,
             time_offset_us: 0,
         }),
-        AnyModel::Kpm(kpm::Kpm),
+        AnyModel::Kpm(kpm::Kpm::default()),
         AnyModel::TcRan(e2sm_tcran::TcRan::default()),
     ];
+    let models = models
+        .into_iter()
+        .chain(flexric_stats::FlexricStats::all(0).map(AnyModel::FlexricStats))
+        .chain([AnyModel::FlexricSlice(
+            crate::sm::flexric_slice::FlexricSlice::new(0),
+        )])
+        .collect();
     let mut a = Agent::new(AgentConfig::new(models, profile));
     a.connected(&n, Instant::ZERO);
     let check_out = |a: &mut Agent| {

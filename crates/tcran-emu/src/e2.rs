@@ -27,7 +27,7 @@ use tcran_control::{DrbKey, KpmCounters, LowerLayerKpis, RanNode, TcView};
 use tcran_core::{DrbId, Instant, Rnti};
 use tcran_e2::agent::{AgentConfig, AgentEvent, RicProfile};
 use tcran_e2::session::{Session, SessionEvent};
-use tcran_e2::sm::{e2sm_tcran, flexric_tc, kpm, AnyModel};
+use tcran_e2::sm::{e2sm_tcran, flexric_slice, flexric_stats, flexric_tc, kpm, AnyModel};
 use tcran_e2::transport::{self, Connector, TlsPem};
 use tcran_e2::Agent;
 use tcran_sim::Sim;
@@ -67,10 +67,12 @@ pub struct E2Options {
     /// The DRB FlexRIC's TC model reports and controls [default: the
     /// cell's first (RNTI, DRB)].
     pub tc_drb: Option<(u16, u8)>,
-    /// Which RIC: `Standard` E2AP (FlexRIC TC, KPM and E2SM-TCRAN offered,
-    /// refused controls answered with RIC Control Failure) or `Flexric`
-    /// (FlexRIC TC and KPM only, refused controls acknowledged, logged
-    /// and counted: FlexRIC asserts on anything else).
+    /// Which RIC: `Auto` (FlexRIC's rules until the RIC sends a RIC
+    /// Service Query, which adds E2SM-TCRAN and E2AP's failures),
+    /// `Standard` E2AP (every model at E2 Setup, refused controls answered
+    /// with RIC Control Failure) or `Flexric` (FlexRIC's RAN functions
+    /// only, refused controls acknowledged, logged and counted: FlexRIC
+    /// asserts on anything else). See `tcran_e2::agent`.
     pub profile: RicProfile,
     /// Print the association's events on stderr.
     pub verbose: bool,
@@ -96,6 +98,9 @@ pub struct E2Report {
     /// E2 Setup Failures from the RIC.
     pub setup_failures: u64,
     pub subscriptions: u64,
+    /// Subscriptions refused and, under FlexRIC's rules, left unanswered
+    /// (FlexRIC's RIC aborts on RIC Subscription Failure); each is logged.
+    pub subscriptions_unanswered: u64,
     pub indications: u64,
     pub periods_skipped: u64,
     pub controls_applied: u64,
@@ -259,6 +264,16 @@ impl RanNode for SimNode<'_> {
     fn kpm_drb(&self, drb: DrbKey) -> Option<KpmCounters> {
         self.sim.gnb().kpm_drb(drb)
     }
+    fn bearer(&self, drb: DrbKey, now: Instant) -> Option<tcran_control::Bearer> {
+        self.sim.gnb().bearer(drb, now)
+    }
+    fn slicing(&self) -> Option<tcran_control::Slicing> {
+        self.sim.gnb().slicing()
+    }
+    fn set_slices(&mut self, slices: Vec<(f64, Vec<Rnti>)>, now: Instant) -> Result<(), String> {
+        let _ = now; // the engine's own clock: between two of its events
+        self.sim.set_slices("e2", slices)
+    }
     fn apply(&mut self, drb: DrbKey, change: &Change, _now: Instant) -> Result<Applied, Refused> {
         self.sim.apply_control("e2", drb.rnti, drb.drb, change)
     }
@@ -308,10 +323,26 @@ impl E2Link {
             drb: self.opts.tc_drb.map(|(r, d)| DrbKey::new(r, d)),
             time_offset_us: unix_offset_us,
         };
-        let mut models = vec![AnyModel::FlexricTc(flexric), AnyModel::Kpm(kpm::Kpm)];
-        if self.opts.profile == RicProfile::Standard {
-            models.push(AnyModel::TcRan(e2sm_tcran::TcRan::default()));
-        }
+        // The agent offers each model only to a RIC that can take it
+        // (`RicProfile`): E2SM-TCRAN never to FlexRIC.
+        let mut models = vec![
+            AnyModel::FlexricTc(flexric),
+            AnyModel::Kpm(kpm::Kpm {
+                time_offset_us: unix_offset_us,
+                // Only a RIC of the standard profile gets E2SM-KPM as
+                // specified: FlexRIC reads collectStartTime as little-endian
+                // µs and its xApps crash on noValue (kpm::Dialect).
+                dialect: match self.opts.profile {
+                    RicProfile::Standard => kpm::Dialect::Standard,
+                    RicProfile::Auto | RicProfile::Flexric => kpm::Dialect::Flexric,
+                },
+            }),
+            AnyModel::TcRan(e2sm_tcran::TcRan::default()),
+        ];
+        models.extend(flexric_stats::FlexricStats::all(unix_offset_us).map(AnyModel::FlexricStats));
+        models.push(AnyModel::FlexricSlice(flexric_slice::FlexricSlice::new(
+            unix_offset_us,
+        )));
         let mut cfg = AgentConfig::new(models, self.opts.profile);
         cfg.node_id = tcran_e2::e2ap::gnb_node_id([0x00, 0xf1, 0x10], self.gnb_id, 22);
         let session =
@@ -387,6 +418,7 @@ impl E2Link {
             r.setups_done = a.setups_done;
             r.setup_failures = a.setup_failures;
             r.subscriptions = a.subscriptions;
+            r.subscriptions_unanswered = a.subscriptions_unanswered;
             r.indications = a.indications;
             r.periods_skipped = a.periods_skipped;
             r.controls_applied = a.controls_applied;

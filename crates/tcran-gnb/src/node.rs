@@ -689,6 +689,10 @@ impl<'a> DrbRef<'a> {
     pub fn ue_prbs(&self) -> u64 {
         self.ue.prbs
     }
+    /// The lowest QoS flow its UE's SDAP maps onto this DRB, if any.
+    pub fn lowest_qfi(&self) -> Option<tcran_core::Qfi> {
+        self.ue.sdap.qfis_of(self.drb.id).min()
+    }
     /// Whether this is the UE's first DRB (where per-UE quantities such
     /// as [`DrbRef::ue_prbs`] are counted once when summing over DRBs).
     pub fn is_first_of_ue(&self) -> bool {

@@ -16,13 +16,17 @@
 //! | MCS | the UE's MCS at the last scheduling decision (0 for capacity traces and outages) |
 //! | KPM `DRB.*` inputs | `DrbCounters` (PDCP SDU bytes, RLC SDU bytes sent, RLC SDU sojourn sum and count, ThpVolDl/ThpTimeDl) |
 //! | KPM `RRU.*` inputs | `CellCounters` (PRB·slots used and available, DL slots) |
+//! | slicing | the MAC's downlink slices; set at run time by `Mac::set_slices` |
+//! | bearer (FlexRIC MAC/RLC/PDCP/GTP) | the two rows above without the pipeline's statistics, the RLC mode, the lowest QFI SDAP maps onto the DRB |
 //!
 //! Changes go through [`Gnb::apply`], the node's control surface: all or
 //! nothing, with the same refusals as the simulator's in-process
 //! controllers.
 
 use crate::{DrbRef, Gnb};
-use tcran_control::{DrbKey, KpmCounters, LowerLayerKpis, RanNode, TcView};
+use tcran_control::{
+    Bearer, DrbKey, KpmCounters, LowerLayerKpis, RanNode, RlcMode, Slicing, TcView,
+};
 use tcran_core::{Duration, Instant};
 use tcran_ran::ChannelSample;
 use tcran_tc::{Applied, Change, Refused};
@@ -133,6 +137,34 @@ impl RanNode for Gnb {
     fn kpm_drb(&self, drb: DrbKey) -> Option<KpmCounters> {
         let d = self.drb(drb.rnti, drb.drb)?;
         Some(drb_kpm(self, &d))
+    }
+
+    fn slicing(&self) -> Option<Slicing> {
+        Some(Slicing {
+            n_prb: self.mac.n_prb(),
+            slices: self.mac.params().slices.clone(),
+        })
+    }
+
+    fn set_slices(
+        &mut self,
+        slices: Vec<(f64, Vec<tcran_core::Rnti>)>,
+        _now: Instant,
+    ) -> Result<(), String> {
+        self.mac.set_slices(slices)
+    }
+
+    fn bearer(&self, drb: DrbKey, now: Instant) -> Option<Bearer> {
+        let d = self.drb(drb.rnti, drb.drb)?;
+        Some(Bearer {
+            lower: lower_layer_kpis(&d, now),
+            counters: drb_kpm(self, &d),
+            rlc_mode: match d.rlc_tx().params().mode {
+                tcran_ran::rlc::RlcMode::Am => RlcMode::Am,
+                tcran_ran::rlc::RlcMode::Um => RlcMode::Um,
+            },
+            qfi: d.lowest_qfi().map(|q| q.0),
+        })
     }
 
     fn apply(&mut self, drb: DrbKey, change: &Change, now: Instant) -> Result<Applied, Refused> {

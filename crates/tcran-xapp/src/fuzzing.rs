@@ -77,6 +77,7 @@ pub fn termination(data: &[u8]) {
         ric_id: 1,
     });
     t.handle(&setup_request());
+    t.query_unanswered();
     let action = |definition| {
         vec![Action {
             id: 1,

@@ -184,6 +184,10 @@ pub struct XappConfig {
     pub answer_timeout: std::time::Duration,
     /// A connection without E2 Setup Request by then is closed.
     pub setup_timeout: std::time::Duration,
+    /// How long a node has to answer the RIC Service Query sent after its
+    /// E2 Setup; after it the node is listed with its E2 Setup functions
+    /// (a node that does not implement the procedure).
+    pub query_timeout: std::time::Duration,
     /// Indications buffered per subscription before they are dropped.
     pub subscription_buffer: usize,
     /// Associations open at once, set up or not; connections beyond are
@@ -218,6 +222,7 @@ impl XappConfig {
             },
             answer_timeout: std::time::Duration::from_secs(5),
             setup_timeout: std::time::Duration::from_secs(5),
+            query_timeout: std::time::Duration::from_secs(1),
             subscription_buffer: 4096,
             max_connections: DEFAULT_MAX_CONNECTIONS,
             duplicate: DuplicatePolicy::Replace,
@@ -1017,6 +1022,7 @@ async fn association(
     });
     let mut stop = shared.shutdown.subscribe();
     let setup_deadline = tokio::time::Instant::now() + shared.config.setup_timeout;
+    let mut query_deadline = None;
     loop {
         let (awaiting, left) = {
             let mut c = lock(&conn.core);
@@ -1050,6 +1056,10 @@ async fn association(
         };
         if !awaiting {
             link.after_setup();
+        }
+        let querying = matches!(lock(&conn.core).a.term.state(), State::Querying { .. });
+        if querying && query_deadline.is_none() {
+            query_deadline = Some(tokio::time::Instant::now() + shared.config.query_timeout);
         }
         if conn.tcp.is_none() {
             if let Err(e) = link.flush().await {
@@ -1090,6 +1100,9 @@ async fn association(
                     "no E2 Setup Request within {} ms",
                     shared.config.setup_timeout.as_millis()
                 )));
+            }
+            _ = tokio::time::sleep_until(query_deadline.unwrap_or(setup_deadline)), if querying => {
+                lock(&conn.core).a.term.query_unanswered();
             }
             _ = stop.changed() => lock(&conn.core).a.term.close(CloseCause::Local),
         }

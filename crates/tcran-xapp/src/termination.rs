@@ -13,6 +13,14 @@
 //!   unless the application refuses the node ([`Termination::handle_admitting`]:
 //!   E2 Setup Failure with a cause and a TimeToWait, then the association
 //!   closes).
+//! - RIC Service Query (8.3.5), sent with the E2 Setup Response: a tcran
+//!   node holds back the models a FlexRIC RIC cannot take (E2SM-TCRAN)
+//!   until a RIC asks, and answers the query with a RIC Service Update
+//!   announcing them (`tcran_e2::agent`, `RicProfile::Auto`). The
+//!   application learns of the node ([`Event::SetupDone`]) once that
+//!   update came, with every function, or when the driver says the node
+//!   will not answer ([`Termination::query_unanswered`], a node that does
+//!   not implement the procedure).
 //! - RIC Subscription / Subscription Delete (8.2.1, 8.2.2) on request,
 //!   answers matched by RIC request id.
 //! - RIC Indication (8.2.3): passed on when it belongs to a live
@@ -79,7 +87,10 @@ impl std::fmt::Display for CloseCause {
 pub enum State {
     /// Waiting for the node's E2 Setup Request.
     AwaitingSetup,
-    /// E2 Setup done.
+    /// E2 Setup done, RIC Service Query sent: waiting for the node's RIC
+    /// Service Update (or [`Termination::query_unanswered`]).
+    Querying { transaction: u8 },
+    /// E2 Setup done, the node's functions known.
     Ready,
     /// Closed; nothing more is sent or accepted.
     Closed(CloseCause),
@@ -262,7 +273,7 @@ impl Termination {
         match &self.state {
             State::Ready if self.functions.contains_key(&function) => Ok(()),
             State::Ready => Err(RequestError::NoSuchFunction(function)),
-            State::AwaitingSetup => Err(RequestError::NotReady),
+            State::AwaitingSetup | State::Querying { .. } => Err(RequestError::NotReady),
             State::Closed(c) => Err(RequestError::Closed(c.to_string())),
         }
     }
@@ -376,6 +387,23 @@ impl Termination {
                 )),
             };
         }
+        if matches!(self.state, State::Querying { .. }) {
+            match pdu {
+                E2apPdu::ServiceUpdate(u) => {
+                    // The update answers the query whatever its
+                    // transaction (the node picks it, E2AP 8.3.4).
+                    self.service_update(u, false);
+                    return self.setup_done();
+                }
+                // A node that does not implement the query may say so.
+                E2apPdu::ErrorIndication(e) => {
+                    self.stats.error_indications += 1;
+                    self.events.push_back(Event::ErrorIndication(e));
+                    return self.setup_done();
+                }
+                _ => {}
+            }
+        }
         match pdu {
             E2apPdu::Indication(ind) => {
                 if self.subscriptions.get(&ind.request) == Some(&ind.function) {
@@ -460,7 +488,7 @@ impl Termination {
                     },
                 });
             }
-            E2apPdu::ServiceUpdate(u) => self.service_update(u),
+            E2apPdu::ServiceUpdate(u) => self.service_update(u, true),
             E2apPdu::ResetRequest(r) => {
                 self.subscriptions.clear();
                 self.pending_deletes.clear();
@@ -504,15 +532,48 @@ impl Termination {
             return self.protocol_error(format!("E2 Setup Request: {e}"));
         }
         self.functions = r.functions.iter().map(|f| (f.id, f.clone())).collect();
-        self.node = Some(r.node.clone());
+        self.node = Some(r.node);
+        let transaction = self.transaction();
+        let query = E2apPdu::ServiceQuery(e2ap::ServiceQuery {
+            transaction,
+            accepted: Some(
+                r.functions
+                    .iter()
+                    .map(|f| RanFunctionRevision {
+                        id: f.id,
+                        revision: f.revision,
+                    })
+                    .collect(),
+            ),
+        });
+        if let Err(e) = self.send(&query) {
+            return self.protocol_error(format!("RIC Service Query: {e}"));
+        }
+        self.state = State::Querying { transaction };
+    }
+
+    /// The node did not answer the RIC Service Query in time: it is ready
+    /// with the functions of its E2 Setup (no-op in any other state).
+    pub fn query_unanswered(&mut self) {
+        if matches!(self.state, State::Querying { .. }) {
+            self.setup_done();
+        }
+    }
+
+    fn setup_done(&mut self) {
+        let Some(node) = self.node.clone() else {
+            return;
+        };
         self.state = State::Ready;
         self.events.push_back(Event::SetupDone {
-            node: r.node,
-            functions: r.functions,
+            node,
+            functions: self.functions.values().cloned().collect(),
         });
     }
 
-    fn service_update(&mut self, u: e2ap::ServiceUpdate) {
+    /// Applies a RIC Service Update and acknowledges it; `notify` tells the
+    /// application (not for the answer to the query, which completes setup).
+    fn service_update(&mut self, u: e2ap::ServiceUpdate, notify: bool) {
         let mut accepted = Vec::new();
         for f in u
             .added
@@ -538,9 +599,11 @@ impl Termination {
                 rejected: None,
             },
         ));
-        self.events.push_back(Event::FunctionsChanged {
-            functions: self.functions.values().cloned().collect(),
-        });
+        if notify {
+            self.events.push_back(Event::FunctionsChanged {
+                functions: self.functions.values().cloned().collect(),
+            });
+        }
     }
 
     /// A transaction id for RIC-initiated global procedures.
@@ -575,16 +638,48 @@ mod tests {
     }
 
     #[test]
-    fn setup_is_answered_with_every_function_accepted() {
+    fn setup_is_answered_then_the_functions_are_queried() {
         let mut t = Termination::new(ric());
         t.handle(&setup_request());
-        assert_eq!(t.state(), &State::Ready);
+        assert!(matches!(t.state(), State::Querying { .. }));
         let E2apPdu::E2SetupResponse(r) = e2ap::decode(&t.poll_transmit().unwrap()).unwrap() else {
             panic!("a setup response")
         };
         assert_eq!(r.transaction, 1);
         assert_eq!(r.accepted.unwrap()[0].id, 246);
-        assert!(matches!(t.poll_event(), Some(Event::SetupDone { .. })));
+        let E2apPdu::ServiceQuery(q) = e2ap::decode(&t.poll_transmit().unwrap()).unwrap() else {
+            panic!("a service query")
+        };
+        assert_eq!(q.accepted.unwrap()[0].id, 246);
+        // Not ready before the node answered: requests wait.
+        assert!(t.poll_event().is_none());
+        assert_eq!(
+            t.subscribe(246, vec![], vec![]),
+            Err(RequestError::NotReady)
+        );
+        // The node's answer adds a function; setup is done with both.
+        let update = e2ap::encode(&E2apPdu::ServiceUpdate(e2ap::ServiceUpdate {
+            transaction: 0,
+            added: Some(vec![RanFunction {
+                id: 2,
+                definition: vec![4],
+                revision: 1,
+                oid: "kpm".into(),
+            }]),
+            modified: None,
+            deleted: None,
+        }))
+        .unwrap();
+        t.handle(&update);
+        assert!(matches!(
+            e2ap::decode(&t.poll_transmit().unwrap()).unwrap(),
+            E2apPdu::ServiceUpdateAcknowledge(_)
+        ));
+        let Some(Event::SetupDone { functions, .. }) = t.poll_event() else {
+            panic!("setup done")
+        };
+        assert_eq!(functions.iter().map(|f| f.id).collect::<Vec<_>>(), [2, 246]);
+        assert_eq!(t.state(), &State::Ready);
         assert_eq!(
             e2ap::node_id_string(t.node().unwrap()),
             "gnb:00f110:7".to_string()
@@ -592,9 +687,22 @@ mod tests {
     }
 
     #[test]
+    fn a_node_that_does_not_answer_the_query_is_ready_with_its_setup_functions() {
+        let mut t = Termination::new(ric());
+        t.handle(&setup_request());
+        t.query_unanswered();
+        assert_eq!(t.state(), &State::Ready);
+        let Some(Event::SetupDone { functions, .. }) = t.poll_event() else {
+            panic!("setup done")
+        };
+        assert_eq!(functions.len(), 1);
+    }
+
+    #[test]
     fn garbage_closes_with_a_cause_and_nothing_more_is_sent() {
         let mut t = Termination::new(ric());
         t.handle(&setup_request());
+        t.query_unanswered();
         t.poll_transmit();
         t.handle(&[0xff, 0x00, 0x13, 0x37]);
         assert!(matches!(
@@ -623,6 +731,7 @@ mod tests {
     fn an_answer_to_nothing_closes_the_association() {
         let mut t = Termination::new(ric());
         t.handle(&setup_request());
+        t.query_unanswered();
         let ack = e2ap::encode(&E2apPdu::ControlAcknowledge(e2ap::ControlAcknowledge {
             request: RicRequestId {
                 requestor: REQUESTOR,
@@ -641,6 +750,7 @@ mod tests {
     fn control_acknowledge_is_matched_to_its_request() {
         let mut t = Termination::new(ric());
         t.handle(&setup_request());
+        t.query_unanswered();
         let id = t.control(246, vec![1], vec![2]).unwrap();
         assert_eq!(
             t.control(300, vec![], vec![]),

@@ -156,7 +156,7 @@ fn node(addr: SocketAddr, sojourn: Duration) -> (tokio::runtime::Runtime, Arc<Mu
     let agent = Agent::new(AgentConfig::new(
         vec![
             AnyModel::TcRan(tcsm::TcRan::default()),
-            AnyModel::Kpm(kpm::Kpm),
+            AnyModel::Kpm(kpm::Kpm::default()),
         ],
         RicProfile::Standard,
     ));

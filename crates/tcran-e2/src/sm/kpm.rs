@@ -1,8 +1,20 @@
-//! E2SM-KPM v02.03 (O-RAN.WG3.E2SM-KPM-v02.03): REPORT style 1 (E2 node
-//! measurements, action definition format 1, indication message format 1)
-//! and style 4 (condition-based UE-level measurements, action definition
-//! format 4, indication message format 3), periodic event trigger
-//! (format 1).
+//! E2SM-KPM v02.03 (O-RAN.WG3.E2SM-KPM-v02.03 clause 7.4): the five REPORT
+//! styles, periodic event trigger (format 1):
+//!
+//! | style | what | action definition | indication message |
+//! |---|---|---|---|
+//! | 4 | common condition-based, UE-level | format 4 | format 3, every UE |
+//! | 1 | E2 node measurement | format 1 | format 1, the cell |
+//! | 2 | E2 node measurement for a single UE | format 2 | format 1, that UE |
+//! | 3 | condition-based, UE-level E2 node measurement | format 3 | format 2, the cell, conditions echoed |
+//! | 5 | E2 node measurement for multiple UEs | format 5 | format 3, those UEs |
+//!
+//! Style 4 is listed first in the RAN function definition: FlexRIC's stock
+//! KPM xApps take the first REPORT style and only know style 4 (any other
+//! first style makes them call a NULL function, FLEXRIC-SMS.md section 9).
+//! A UE of style 2 or 5 that the node does not have is left out of the
+//! report (FlexRIC aborts on RIC Subscription Failure): the report holds
+//! what exists.
 //!
 //! Measurements (TS 28.552), computed from the node's cumulative
 //! [`KpmCounters`] over each granularity period:
@@ -22,10 +34,19 @@
 //! reports of consecutive periods add up to the total (the remainder of
 //! one period is carried into the next, never lost).
 //!
-//! UEs are identified as `gNB-DU-UEID` with `gNB-CU-UE-F1AP-ID` = RNTI.
-//! tcran evaluates no radio test condition (RSRP, CQI, ...), so the UEs
-//! of a style 4 subscription are all UEs with a DRB; the condition list
-//! must still be well formed.
+//! UEs are identified as `gNB-DU-UEID` with `gNB-CU-UE-F1AP-ID` = RNTI
+//! (a RIC naming a UE by `gNB-UEID` gets its AMF UE NGAP ID read as the
+//! RNTI). tcran evaluates no radio test condition (RSRP, CQI, S-NSSAI...),
+//! so the UEs of a style 3 or 4 subscription are all UEs with a DRB; the
+//! condition list must still be well formed.
+//!
+//! Two [`Dialect`]s, as the RIC reads E2SM-KPM:
+//!
+//! | | `Standard` (O-RAN text) | `Flexric` (FlexRIC's codec and stock xApps, FLEXRIC-SMS.md section 9) |
+//! |---|---|---|
+//! | `collectStartTime` (4 octets) | 32-bit seconds of an NTP timestamp (RFC 5905), big-endian | low 32 bits of the Unix time in µs, little-endian |
+//! | a ratio without samples | `noValue` | 0 (the stock xApps call a NULL function on `noValue`) |
+//! | a measurement tcran does not have | the action is refused | left out of the report (FlexRIC aborts on a failure); refused only when none is left |
 
 use super::{
     aper, encode_in_messages, to_aper, ControlOutcome, Indication, Job, JobState, Refusal,
@@ -54,7 +75,39 @@ pub const MEASUREMENTS: [&str; 7] = [
 
 /// The E2SM-KPM service model.
 #[derive(Debug, Clone, Default)]
-pub struct Kpm;
+pub struct Kpm {
+    /// Microseconds from the node's clock to the Unix epoch (0: the
+    /// node's clock is the reference).
+    pub time_offset_us: i64,
+    pub dialect: Dialect,
+}
+
+/// How the RIC reads E2SM-KPM (see the module docs).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Dialect {
+    /// E2SM-KPM as specified.
+    #[default]
+    Standard,
+    /// As FlexRIC's KPM codec and stock xApps read it.
+    Flexric,
+}
+
+/// Seconds from the NTP epoch (1900) to the Unix epoch (RFC 5905).
+const NTP_UNIX_OFFSET_S: i64 = 2_208_988_800;
+
+impl Kpm {
+    /// The 4 octets of `collectStartTime` for node time `t`.
+    pub fn collect_start_time(&self, t: Instant) -> [u8; 4] {
+        let unix_us = (t.as_nanos() / 1000) as i64 + self.time_offset_us;
+        match self.dialect {
+            // Truncation is the format: NTP seconds wrap in 2036 (RFC 5905 era).
+            Dialect::Standard => {
+                ((unix_us.div_euclid(1_000_000) + NTP_UNIX_OFFSET_S) as u32).to_be_bytes()
+            }
+            Dialect::Flexric => (unix_us as u32).to_le_bytes(),
+        }
+    }
+}
 
 /// One value of a measurement record.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -125,10 +178,18 @@ pub fn measure(name: &str, a: &KpmCounters, b: &KpmCounters) -> Value {
 /// What a KPM subscription reports.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Scope {
-    /// Style 1: the whole node.
+    /// Style 1: the whole node (message format 1).
     Node,
-    /// Style 4: each UE.
+    /// Style 2: one UE (message format 1); `None`: a UE id that names no
+    /// RNTI, admitted and never reported.
+    Ue(Option<Rnti>),
+    /// Style 3: the node, one matching-condition list (APER) per
+    /// measurement, echoed in message format 2.
+    Conditions(Vec<Vec<u8>>),
+    /// Style 4: each UE (message format 3).
     Ues,
+    /// Style 5: each listed UE (message format 3).
+    UeList(Vec<Rnti>),
 }
 
 /// State of one KPM report action.
@@ -148,25 +209,56 @@ pub struct KpmJob {
     report_start: Option<Instant>,
 }
 
-/// The measurement names of a format 1 subscription, checked.
-fn names_of(f1: &k::E2SM_KPM_ActionDefinition_Format1) -> Result<Vec<String>, Refusal> {
+/// A measurement's name, checked against [`MEASUREMENTS`].
+fn name_of(t: &k::MeasurementType) -> Result<String, Refusal> {
+    let name = match t {
+        k::MeasurementType::MeasName(n) => n.0.clone(),
+        k::MeasurementType::MeasID(id) => {
+            return Err(Refusal::action_not_supported(format!(
+                "measurement id {} is not supported: name the measurement",
+                id.0
+            )))
+        }
+    };
+    if !MEASUREMENTS.contains(&name.as_str()) {
+        return Err(Refusal::action_not_supported(format!(
+            "measurement {name} is not supported (supported: {})",
+            MEASUREMENTS.join(", ")
+        )));
+    }
+    Ok(name)
+}
+
+/// The RNTI of a KPM UE id: `gNB-DU-UEID` as [`ue_id`] writes it, or the
+/// AMF UE NGAP ID of a `gNB-UEID` (how FlexRIC's xApps name UEs).
+pub fn rnti_of(id: &k::UEID) -> Result<Rnti, SmDecodeError> {
+    let v: u64 = match id {
+        k::UEID::GNB_DU_UEID(u) => u.gnb_cu_ue_f1ap_id.0.into(),
+        k::UEID::GNB_UEID(u) => u.amf_ue_ngap_id.0,
+        _ => {
+            return Err(SmDecodeError::NotUnderstood(
+                "a UE id other than gNB-DU-UEID or gNB-UEID",
+            ))
+        }
+    };
+    u16::try_from(v)
+        .map(Rnti)
+        .map_err(|_| SmDecodeError::NotAnRnti(v))
+}
+
+/// The measurement names of a format 1 subscription, checked; with
+/// `lenient`, the names tcran does not have are left out.
+fn names_of(
+    f1: &k::E2SM_KPM_ActionDefinition_Format1,
+    lenient: bool,
+) -> Result<Vec<String>, Refusal> {
     let mut names = Vec::new();
     for item in &f1.meas_info_list.0 {
-        let name = match &item.meas_type {
-            k::MeasurementType::MeasName(n) => n.0.clone(),
-            k::MeasurementType::MeasID(id) => {
-                return Err(Refusal::action_not_supported(format!(
-                    "measurement id {} is not supported: name the measurement",
-                    id.0
-                )))
-            }
+        let name = match name_of(&item.meas_type) {
+            Ok(n) => n,
+            Err(_) if lenient => continue,
+            Err(r) => return Err(r),
         };
-        if !MEASUREMENTS.contains(&name.as_str()) {
-            return Err(Refusal::action_not_supported(format!(
-                "measurement {name} is not supported (supported: {})",
-                MEASUREMENTS.join(", ")
-            )));
-        }
         let plain = item.label_info_list.0.iter().all(|l| {
             let m = &l.meas_label;
             m.plmn_id.is_none() && m.slice_id.is_none() && m.five_qi.is_none() && m.qfi.is_none()
@@ -313,9 +405,13 @@ impl Kpm {
                 ]),
             ),
             ric_report_style_list: Some(k::E2SM_KPM_RANfunction_DescriptionRic_ReportStyle_List(
+                // Style 4 first: FlexRIC's stock xApps take the first style.
                 vec![
-                    style(1, "E2 Node Measurement", 1, 1),
                     style(4, "Common Condition-based, UE-level Measurement", 4, 3),
+                    style(1, "E2 Node Measurement", 1, 1),
+                    style(2, "E2 Node Measurement for a single UE", 2, 1),
+                    style(3, "Condition-based, UE-level E2 Node Measurement", 3, 2),
+                    style(5, "E2 Node Measurement for multiple UEs", 5, 3),
                 ],
             )),
         }
@@ -358,18 +454,65 @@ impl ServiceModel for Kpm {
         let def: k::E2SM_KPM_ActionDefinition = aper(def)
             .map_err(|e| Refusal::action_not_supported(format!("action definition: {e}")))?;
         use k::E2SM_KPM_ActionDefinitionActionDefinition_formats as F;
-        let (scope, f1) = match (def.ric_style_type.0, def.action_definition_formats) {
-            (1, F::ActionDefinition_Format1(f1)) => (Scope::Node, f1),
-            (4, F::ActionDefinition_Format4(f4)) => (Scope::Ues, f4.subscription_info),
-            (style, _) => {
-                return Err(Refusal::action_not_supported(format!(
-                    "REPORT style {style} with this action definition format is not supported \
-                     (style 1 with format 1, style 4 with format 4)"
-                )))
-            }
-        };
-        let names = names_of(&f1)?;
-        let granularity_ms = f1.granul_period.0;
+        // A UE id that names no RNTI is admitted and matches no UE: the
+        // report holds what exists (FlexRIC aborts on a failure).
+        let ue = |id: &k::UEID| rnti_of(id).ok();
+        let lenient = self.dialect == Dialect::Flexric;
+        let names_of = |f1: &k::E2SM_KPM_ActionDefinition_Format1| names_of(f1, lenient);
+        let (scope, names, granularity_ms) =
+            match (def.ric_style_type.0, def.action_definition_formats) {
+                (1, F::ActionDefinition_Format1(f1)) => {
+                    (Scope::Node, names_of(&f1)?, f1.granul_period.0)
+                }
+                (2, F::ActionDefinition_Format2(f2)) => (
+                    Scope::Ue(ue(&f2.ue_id)),
+                    names_of(&f2.subscript_info)?,
+                    f2.subscript_info.granul_period.0,
+                ),
+                (3, F::ActionDefinition_Format3(f3)) => {
+                    let mut names = Vec::new();
+                    let mut conds = Vec::new();
+                    for item in &f3.meas_cond_list.0 {
+                        match name_of(&item.meas_type) {
+                            Ok(n) => names.push(n),
+                            Err(_) if lenient => continue,
+                            Err(r) => return Err(r),
+                        }
+                        conds.push(to_aper(&item.matching_cond));
+                    }
+                    (Scope::Conditions(conds), names, f3.granul_period.0)
+                }
+                (4, F::ActionDefinition_Format4(f4)) => (
+                    Scope::Ues,
+                    names_of(&f4.subscription_info)?,
+                    f4.subscription_info.granul_period.0,
+                ),
+                (5, F::ActionDefinition_Format5(f5)) => {
+                    let ues = f5
+                        .matching_u_eid_list
+                        .0
+                        .iter()
+                        .filter_map(|i| ue(&i.ue_id))
+                        .collect();
+                    (
+                        Scope::UeList(ues),
+                        names_of(&f5.subscription_info)?,
+                        f5.subscription_info.granul_period.0,
+                    )
+                }
+                (style, _) => {
+                    return Err(Refusal::action_not_supported(format!(
+                        "REPORT style {style} with this action definition format is not \
+                         supported (style N takes action definition format N, N = 1..=5)"
+                    )))
+                }
+            };
+        if names.is_empty() {
+            return Err(Refusal::action_not_supported(format!(
+                "no measurement tcran has (it has: {})",
+                MEASUREMENTS.join(", ")
+            )));
+        }
         if granularity_ms == 0 || report_ms < granularity_ms || report_ms % granularity_ms != 0 {
             return Err(Refusal::action_not_supported(format!(
                 "reporting period {report_ms} ms must be a multiple of the granularity period \
@@ -394,9 +537,17 @@ impl ServiceModel for Kpm {
         let JobState::Kpm(job) = job else {
             return Vec::new();
         };
-        let current = match job.scope {
-            Scope::Node => vec![(Rnti(0), node.kpm_cell())],
+        let current = match &job.scope {
+            Scope::Node | Scope::Conditions(_) => vec![(Rnti(0), node.kpm_cell())],
             Scope::Ues => ue_counters(node),
+            Scope::Ue(rnti) => ue_counters(node)
+                .into_iter()
+                .filter(|(r, _)| Some(*r) == *rnti)
+                .collect(),
+            Scope::UeList(ues) => ue_counters(node)
+                .into_iter()
+                .filter(|(r, _)| ues.contains(r))
+                .collect(),
         };
         let Some(last) = job.last.replace(current.clone()) else {
             // First tick: the start of the first granularity period.
@@ -407,7 +558,14 @@ impl ServiceModel for Kpm {
             let Some((_, a)) = last.iter().find(|(r, _)| r == rnti) else {
                 continue; // a UE that appeared during the period: from the next one
             };
-            let values: Vec<Value> = job.names.iter().map(|n| measure(n, a, c)).collect();
+            let values: Vec<Value> = job
+                .names
+                .iter()
+                .map(|n| match (measure(n, a, c), self.dialect) {
+                    (Value::NoValue, Dialect::Flexric) => Value::Integer(0),
+                    (v, _) => v,
+                })
+                .collect();
             match job.collected.iter_mut().find(|(r, _)| r == rnti) {
                 Some((_, v)) => v.push(values),
                 None => job.collected.push((*rnti, vec![values])),
@@ -428,11 +586,7 @@ impl ServiceModel for Kpm {
             indication_header_formats:
                 k::E2SM_KPM_IndicationHeaderIndicationHeader_formats::IndicationHeader_Format1(
                     k::E2SM_KPM_IndicationHeader_Format1 {
-                        collet_start_time: k::TimeStamp(
-                            ((start.as_nanos() / 1_000_000_000) as u32)
-                                .to_be_bytes()
-                                .to_vec(),
-                        ),
+                        collet_start_time: k::TimeStamp(self.collect_start_time(start).to_vec()),
                         file_formatversion: None,
                         sender_name: None,
                         sender_type: None,
@@ -452,15 +606,38 @@ impl ServiceModel for Kpm {
                 indication_message_formats: m,
             })
         };
-        match job.scope {
-            Scope::Node => match collected.first() {
+        match &job.scope {
+            Scope::Node | Scope::Ue(_) => match collected.first() {
                 Some((_, records)) => vec![(
                     header,
                     message(M::IndicationMessage_Format1(format1(records))),
                 )],
                 None => Vec::new(),
             },
-            Scope::Ues => {
+            Scope::Conditions(conds) => match collected.first() {
+                Some((_, records)) => {
+                    let list = job
+                        .names
+                        .iter()
+                        .zip(conds)
+                        .map(|(n, c)| k::MeasurementCondUEidItem {
+                            meas_type: k::MeasurementType::MeasName(k::MeasurementTypeName(
+                                n.clone(),
+                            )),
+                            matching_cond: aper(c).expect("encoded by subscribe"),
+                            matching_u_eid_list: None,
+                        })
+                        .collect();
+                    let f2 = k::E2SM_KPM_IndicationMessage_Format2 {
+                        meas_data: k::MeasurementData(records.iter().map(|r| record(r)).collect()),
+                        meas_cond_u_eid_list: k::MeasurementCondUEidList(list),
+                        granul_period: Some(k::GranularityPeriod(job.granularity_ms)),
+                    };
+                    vec![(header, message(M::IndicationMessage_Format2(f2)))]
+                }
+                None => Vec::new(),
+            },
+            Scope::Ues | Scope::UeList(_) => {
                 let items: Vec<k::UEMeasurementReportItem> = collected
                     .iter()
                     .map(|(rnti, records)| k::UEMeasurementReportItem {
@@ -528,25 +705,69 @@ pub fn event_trigger(report_ms: u32) -> Vec<u8> {
 /// tools and tests). Style 4 carries one test condition (UL RSRP present),
 /// which tcran matches for every UE.
 pub fn action_definition(style: i64, names: &[&str], granularity_ms: u32) -> Vec<u8> {
+    action_definition_of_ues(style, names, granularity_ms, &[])
+}
+
+/// A KPM action definition of any `style` 1..=5 (for RIC-side tools and
+/// tests): style 2 names `ues[0]`, style 5 all of `ues` (two or more), and
+/// styles 3 and 4 carry the test condition "UL RSRP present".
+pub fn action_definition_of_ues(
+    style: i64,
+    names: &[&str],
+    granularity_ms: u32,
+    ues: &[Rnti],
+) -> Vec<u8> {
     let f1 = k::E2SM_KPM_ActionDefinition_Format1 {
         meas_info_list: info_list(&names.iter().map(|s| s.to_string()).collect::<Vec<_>>()),
         granul_period: k::GranularityPeriod(granularity_ms),
         cell_global_id: None,
     };
+    let rsrp_present = || k::TestCondInfo {
+        test_type: k::TestCond_Type::Ul_rSRP(k::TestCond_Type_ul_rSRP(0)),
+        test_expr: Some(k::TestCond_Expression(k::TestCond_Expression::PRESENT)),
+        test_value: None,
+    };
     use k::E2SM_KPM_ActionDefinitionActionDefinition_formats as F;
-    let formats = if style == 4 {
-        F::ActionDefinition_Format4(k::E2SM_KPM_ActionDefinition_Format4 {
+    let formats = match style {
+        2 => F::ActionDefinition_Format2(k::E2SM_KPM_ActionDefinition_Format2 {
+            ue_id: ue_id(ues.first().copied().unwrap_or(Rnti(0))),
+            subscript_info: f1,
+        }),
+        3 => F::ActionDefinition_Format3(k::E2SM_KPM_ActionDefinition_Format3 {
+            meas_cond_list: k::MeasurementCondList(
+                names
+                    .iter()
+                    .map(|n| k::MeasurementCondItem {
+                        meas_type: k::MeasurementType::MeasName(k::MeasurementTypeName(
+                            n.to_string(),
+                        )),
+                        matching_cond: k::MatchingCondList(vec![k::MatchingCondItem {
+                            matching_cond_choice: k::MatchingCondItem_Choice::TestCondInfo(
+                                rsrp_present(),
+                            ),
+                            logical_or: None,
+                        }]),
+                    })
+                    .collect(),
+            ),
+            granul_period: k::GranularityPeriod(granularity_ms),
+            cell_global_id: None,
+        }),
+        4 => F::ActionDefinition_Format4(k::E2SM_KPM_ActionDefinition_Format4 {
             matching_ue_cond_list: k::MatchingUeCondPerSubList(vec![k::MatchingUeCondPerSubItem {
-                test_cond_info: k::TestCondInfo {
-                    test_type: k::TestCond_Type::Ul_rSRP(k::TestCond_Type_ul_rSRP(0)),
-                    test_expr: Some(k::TestCond_Expression(k::TestCond_Expression::PRESENT)),
-                    test_value: None,
-                },
+                test_cond_info: rsrp_present(),
             }]),
             subscription_info: f1,
-        })
-    } else {
-        F::ActionDefinition_Format1(f1)
+        }),
+        5 => F::ActionDefinition_Format5(k::E2SM_KPM_ActionDefinition_Format5 {
+            matching_u_eid_list: k::MatchingUEidPerSubList(
+                ues.iter()
+                    .map(|&u| k::MatchingUEidPerSubItem { ue_id: ue_id(u) })
+                    .collect(),
+            ),
+            subscription_info: f1,
+        }),
+        _ => F::ActionDefinition_Format1(f1),
     };
     to_aper(&k::E2SM_KPM_ActionDefinition {
         ric_style_type: k::RIC_Style_Type(style),
@@ -608,24 +829,30 @@ pub fn decode_indication(message: &[u8]) -> Result<KpmReport, SmDecodeError> {
     };
     let records = match &m.indication_message_formats {
         M::IndicationMessage_Format1(f1) => vec![(None, take(f1))],
+        M::IndicationMessage_Format2(f2) => {
+            let cond_names: Vec<String> = f2
+                .meas_cond_u_eid_list
+                .0
+                .iter()
+                .map(|i| match &i.meas_type {
+                    k::MeasurementType::MeasName(n) => n.0.clone(),
+                    k::MeasurementType::MeasID(id) => format!("id {}", id.0),
+                })
+                .collect();
+            let f1 = k::E2SM_KPM_IndicationMessage_Format1 {
+                meas_data: f2.meas_data.clone(),
+                meas_info_list: Some(info_list(&cond_names)),
+                granul_period: f2.granul_period.clone(),
+            };
+            vec![(None, take(&f1))]
+        }
         M::IndicationMessage_Format3(f3) => {
             let mut out = Vec::new();
             for item in &f3.ue_meas_report_list.0 {
-                let rnti = match &item.ue_id {
-                    k::UEID::GNB_DU_UEID(u) => u16::try_from(u.gnb_cu_ue_f1ap_id.0)
-                        .map_err(|_| SmDecodeError::NotAnRnti(u.gnb_cu_ue_f1ap_id.0.into()))?,
-                    _ => {
-                        return Err(SmDecodeError::NotUnderstood(
-                            "a UE id other than gNB-DU-UEID",
-                        ))
-                    }
-                };
-                out.push((Some(Rnti(rnti)), take(&item.meas_report)));
+                out.push((Some(rnti_of(&item.ue_id)?), take(&item.meas_report)));
             }
             out
         }
-        #[allow(unreachable_patterns)]
-        _ => return Err(SmDecodeError::NotUnderstood("indication message format 2")),
     };
     Ok(KpmReport {
         names,

@@ -5,6 +5,8 @@
 //! | module | RAN function | what it does |
 //! |---|---|---|
 //! | [`flexric_tc`] | 146 `TC_STATS_V0` | FlexRIC's TC model, PLAIN encoding: one DRB's pipeline |
+//! | [`flexric_slice`] | 145 `SLICE_STATS_V0` | FlexRIC's SLICE model on the MAC's slicing (codec: [`flexric_slice_codec`]) |
+//! | [`flexric_stats`] | 142 MAC, 143 RLC, 144 PDCP, 148 GTP | FlexRIC's monitoring models, PLAIN encoding ([`plain`]): the node's MAC, RLC, PDCP and SDAP counters |
 //! | [`e2sm_tcran`] | configurable (default 246) | tcran's TC model (E2SM-TCRAN v1): every DRB, every stage, triggers by period and condition |
 //! | [`kpm`] | 2 | E2SM-KPM v02.03 REPORT styles 1 (node) and 4 (UE level), TS 28.552 measurements |
 //!
@@ -17,8 +19,12 @@
 
 pub mod aper_fast;
 pub mod e2sm_tcran;
+pub mod flexric_slice;
+pub mod flexric_slice_codec;
+pub mod flexric_stats;
 pub mod flexric_tc;
 pub mod kpm;
+pub mod plain;
 pub mod report_stream;
 pub mod tc_status;
 
@@ -105,6 +111,8 @@ pub struct Job {
 #[derive(Debug, Clone, PartialEq)]
 pub enum JobState {
     FlexricTc,
+    FlexricStats(flexric_stats::StatsJob),
+    FlexricSlice,
     Kpm(kpm::KpmJob),
     TcRan(e2sm_tcran::TcRanJob),
 }
@@ -160,6 +168,8 @@ pub trait ServiceModel {
 #[derive(Debug, Clone)]
 pub enum AnyModel {
     FlexricTc(flexric_tc::FlexricTc),
+    FlexricStats(flexric_stats::FlexricStats),
+    FlexricSlice(flexric_slice::FlexricSlice),
     Kpm(kpm::Kpm),
     TcRan(e2sm_tcran::TcRan),
 }
@@ -168,6 +178,8 @@ macro_rules! dispatch {
     ($self:ident, $m:ident => $e:expr) => {
         match $self {
             AnyModel::FlexricTc($m) => $e,
+            AnyModel::FlexricStats($m) => $e,
+            AnyModel::FlexricSlice($m) => $e,
             AnyModel::Kpm($m) => $e,
             AnyModel::TcRan($m) => $e,
         }

@@ -33,7 +33,7 @@ fn models() -> Vec<AnyModel> {
             drb: None,
             time_offset_us: 0,
         }),
-        AnyModel::Kpm(kpm::Kpm),
+        AnyModel::Kpm(kpm::Kpm::default()),
         AnyModel::TcRan(tcsm::TcRan::default()),
     ]
 }
@@ -63,9 +63,14 @@ fn ready(profile: RicProfile, node: &mut FakeNode) -> Agent {
     let [E2apPdu::E2SetupRequest(req)] = pdus.as_slice() else {
         panic!("{pdus:?}")
     };
+    // E2SM-TCRAN (246) is held back from a RIC that may be FlexRIC.
+    let offered: &[u16] = match profile {
+        RicProfile::Standard => &[146, 2, 246],
+        RicProfile::Auto | RicProfile::Flexric => &[146, 2],
+    };
     assert_eq!(
         req.functions.iter().map(|f| f.id).collect::<Vec<_>>(),
-        [146, 2, 246]
+        offered
     );
     assert!(
         !req.components.is_empty(),
@@ -536,4 +541,85 @@ fn only_a_successful_setup_resets_the_backoff() {
     assert_eq!(a.connect_at(), None);
     a.disconnected(t(now));
     assert_eq!(a.connect_at(), Some(t(now + 100)));
+}
+
+fn service_query() -> Vec<u8> {
+    e2ap::encode(&E2apPdu::ServiceQuery(e2ap::ServiceQuery {
+        transaction: 3,
+        accepted: None,
+    }))
+    .unwrap()
+}
+
+/// A refused FlexRIC TC control (SHP ADD names no queue).
+fn refused_control() -> Vec<u8> {
+    control(146, hex("040000000000000000000000"), 9)
+}
+
+fn hex(s: &str) -> Vec<u8> {
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+        .collect()
+}
+
+#[test]
+fn auto_follows_flexrics_rules_until_the_ric_queries_its_services() {
+    let mut n = node();
+    let mut a = ready(RicProfile::Auto, &mut n);
+    // FlexRIC's rules: a refused control is acknowledged, never failed.
+    a.handle(&refused_control(), &mut n, t(2));
+    assert!(matches!(one(&mut a), [E2apPdu::ControlAcknowledge(_)]));
+    // A subscription nothing of which is admitted stays unanswered
+    // (FlexRIC's RIC aborts on RIC Subscription Failure, not on silence).
+    let sub = |instance| {
+        e2ap::encode(&E2apPdu::SubscriptionRequest(e2ap::SubscriptionRequest {
+            request: RicRequestId {
+                requestor: 1021,
+                instance,
+            },
+            function: 2,
+            event_trigger: vec![0xff],
+            actions: vec![Action {
+                id: 0,
+                kind: ActionType::Report,
+                definition: None,
+                subsequent: None,
+            }],
+        }))
+        .unwrap()
+    };
+    a.handle(&sub(4), &mut n, t(3));
+    assert!(out(&mut a).is_empty());
+    assert_eq!(a.stats().subscriptions_unanswered, 1);
+    // A RIC that queries takes a Service Update: E2SM-TCRAN is added...
+    a.handle(&service_query(), &mut n, t(4));
+    let [E2apPdu::ServiceUpdate(u)] = one(&mut a) else {
+        unreachable!()
+    };
+    let mut added: Vec<u16> = u.added.unwrap().iter().map(|f| f.id).collect();
+    added.sort();
+    assert_eq!(added, [2, 146, 246]);
+    // ... and E2AP's failures are back.
+    a.handle(&refused_control(), &mut n, t(5));
+    assert!(matches!(one(&mut a), [E2apPdu::ControlFailure(_)]));
+    a.handle(&sub(5), &mut n, t(6));
+    assert!(matches!(one(&mut a), [E2apPdu::SubscriptionFailure(_)]));
+    // A new association starts under FlexRIC's rules again.
+    a.disconnected(t(7));
+    a.connected(&n, t(8));
+    let [E2apPdu::E2SetupRequest(req)] = one(&mut a) else {
+        unreachable!()
+    };
+    assert!(req.functions.iter().all(|f| f.id != 246));
+}
+
+#[test]
+fn flexric_never_announces_what_flexric_cannot_take() {
+    let mut n = node();
+    let mut a = ready(RicProfile::Flexric, &mut n);
+    a.handle(&service_query(), &mut n, t(2));
+    assert!(out(&mut a).is_empty(), "no Service Update to FlexRIC");
+    a.handle(&refused_control(), &mut n, t(3));
+    assert!(matches!(one(&mut a), [E2apPdu::ControlAcknowledge(_)]));
 }

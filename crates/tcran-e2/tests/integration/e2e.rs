@@ -152,7 +152,7 @@ fn agent(profile: RicProfile) -> Agent {
                 drb: Some(DRB),
                 time_offset_us: 0,
             }),
-            AnyModel::Kpm(kpm::Kpm),
+            AnyModel::Kpm(kpm::Kpm::default()),
             AnyModel::TcRan(tcsm::TcRan::default()),
         ],
         profile,
@@ -199,7 +199,8 @@ async fn flexric_session_over_framed_tcp() {
     let req = ric.setup().await;
     assert_eq!(
         req.functions.iter().map(|f| f.id).collect::<Vec<_>>(),
-        [146, 2, 246]
+        [146, 2],
+        "E2SM-TCRAN is never offered to FlexRIC"
     );
 
     // TC every 5 ms, KPM style 1 every 10 ms.

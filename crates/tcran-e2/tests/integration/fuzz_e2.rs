@@ -22,9 +22,11 @@ fn seeds(target: &str) -> Vec<Vec<u8>> {
 
 type Body = fn(&[u8]);
 
-const TARGETS: [(&str, Body); 5] = [
+const TARGETS: [(&str, Body); 7] = [
     ("e2_e2ap", fuzzing::e2ap_decode),
     ("e2_flexric_tc", fuzzing::flexric_tc),
+    ("e2_flexric_stats", fuzzing::flexric_stats),
+    ("e2_flexric_slice", fuzzing::flexric_slice),
     ("e2_kpm", fuzzing::kpm),
     ("e2_tcran_sm", fuzzing::tcran_sm),
     ("e2_agent", fuzzing::agent),
@@ -88,14 +90,14 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
 
     #[test]
-    fn mutated_seeds_keep_the_invariants(t in 0usize..5, pick in any::<usize>(), ops in proptest::collection::vec((any::<u8>(), any::<usize>(), any::<u8>()), 1..6)) {
+    fn mutated_seeds_keep_the_invariants(t in 0usize..TARGETS.len(), pick in any::<usize>(), ops in proptest::collection::vec((any::<u8>(), any::<usize>(), any::<u8>()), 1..6)) {
         let (target, body) = TARGETS[t];
         let s = seeds(target);
         body(&mutate(&s[pick % s.len()], &ops));
     }
 
     #[test]
-    fn random_bytes_keep_the_invariants(t in 0usize..5, data in proptest::collection::vec(any::<u8>(), 0..200)) {
+    fn random_bytes_keep_the_invariants(t in 0usize..TARGETS.len(), data in proptest::collection::vec(any::<u8>(), 0..200)) {
         (TARGETS[t].1)(&data);
     }
 }
@@ -171,7 +173,7 @@ fn write_encoder_seeds() {
         subsequent: None,
     };
     for (style, name) in [(1, "indication_style1"), (4, "indication_style4")] {
-        let mut job = kpm::Kpm
+        let mut job = kpm::Kpm::default()
             .subscribe(
                 &kpm::event_trigger(1),
                 &action(Some(kpm::action_definition(style, &kpm::MEASUREMENTS, 1))),
@@ -179,9 +181,13 @@ fn write_encoder_seeds() {
             )
             .unwrap();
         let ms = |v| t0 + tcran_core::Duration::from_millis(v);
-        assert!(kpm::Kpm.indicate(&mut job.state, &n, ms(1)).is_empty());
+        assert!(kpm::Kpm::default()
+            .indicate(&mut job.state, &n, ms(1))
+            .is_empty());
         n.transmit(drb, 5000, tcran_core::Duration::from_millis(3), ms(2));
-        let (h, msg) = kpm::Kpm.indicate(&mut job.state, &n, ms(2)).remove(0);
+        let (h, msg) = kpm::Kpm::default()
+            .indicate(&mut job.state, &n, ms(2))
+            .remove(0);
         write("e2_kpm", &format!("{name}_header"), &h);
         write("e2_kpm", &format!("{name}_message"), &msg);
     }

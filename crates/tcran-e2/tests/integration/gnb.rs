@@ -305,3 +305,217 @@ fn the_agent_controls_the_node() {
     ));
     assert_eq!(gnb.drb(Rnti(1), DrbId(1)).unwrap().config(), cfg);
 }
+
+/// FlexRIC's MAC, RLC, PDCP and GTP models read the node's own counters:
+/// over a saturated period the MAC record's bytes are the RLC record's
+/// PDU bytes, its PRBs are the cell's 25 per 1-ms slot, the buffers are
+/// the RLC's, and each report's `dl_curr_tbs` is the growth of
+/// `dl_aggr_tbs` since the previous one.
+#[test]
+fn flexrics_monitoring_models_report_the_nodes_counters() {
+    use tcran_e2::sm::flexric_stats::{
+        FlexricStats, GtpTunnel, MacUe, PdcpBearer, RlcBearer, StatsKind, HEADER,
+    };
+    use tcran_e2::sm::plain::PlainList;
+    use tcran_e2::sm::{JobState, ServiceModel};
+    let mut gnb = node(CELL);
+    for i in 0..2000 {
+        gnb.downlink(packet(1, i, 1500, Instant::ZERO), Instant::ZERO);
+    }
+    let models = FlexricStats::all(1_000_000);
+    let action = e2ap::Action {
+        id: 0,
+        kind: e2ap::ActionType::Report,
+        definition: None,
+        subsequent: None,
+    };
+    let mut jobs: Vec<JobState> = models
+        .iter()
+        .map(|m| {
+            m.subscribe(&10u32.to_le_bytes(), &action, &gnb)
+                .unwrap()
+                .state
+        })
+        .collect();
+    let mut report = |gnb: &Gnb, at_ms: u64| -> Vec<Vec<u8>> {
+        let now = Instant::ZERO + Duration::from_millis(at_ms);
+        models
+            .iter()
+            .zip(&mut jobs)
+            .map(|(m, j)| {
+                let mut inds = m.indicate(j, gnb, now);
+                assert_eq!(inds.len(), 1);
+                let (h, msg) = inds.remove(0);
+                assert_eq!(h, HEADER);
+                msg
+            })
+            .collect()
+    };
+    run_until(&mut gnb, Instant::ZERO + Duration::from_millis(10));
+    let first = report(&gnb, 10);
+    run_until(&mut gnb, Instant::ZERO + Duration::from_millis(30));
+    let second = report(&gnb, 30);
+    assert_eq!(models.map(|m| m.kind), StatsKind::ALL);
+    let mac = |m: &[u8]| PlainList::<MacUe>::decode("MAC", m).unwrap();
+    let (mac1, mac2) = (mac(&first[0]), mac(&second[0]));
+    let rlc = PlainList::<RlcBearer>::decode("RLC", &second[1]).unwrap();
+    let pdcp = PlainList::<PdcpBearer>::decode("PDCP", &second[2]).unwrap();
+    let gtp = PlainList::<GtpTunnel>::decode("GTP", &second[3]).unwrap();
+    // Node clock (30 ms) plus the offset to the Unix epoch given (1 s).
+    assert_eq!(mac2.tstamp_us, 1_030_000);
+    let (m1, m2) = (mac1.records[0], mac2.records[0]);
+    let (r, p, g) = (rlc.records[0], pdcp.records[0], gtp.records[0]);
+    assert_eq!(m2.rnti, 1);
+    assert!(m2.dl_aggr_tbs > 0);
+    assert_eq!(m2.dl_curr_tbs, m2.dl_aggr_tbs - m1.dl_aggr_tbs);
+    // 20 saturated 1-ms slots of 25 PRBs between the reports (11..=30),
+    // 31 since the start (0..=30).
+    assert_eq!(m2.dl_sched_rb, 20 * 25);
+    assert_eq!(m2.dl_aggr_prb, 31 * 25);
+    assert_eq!(m2.dl_mcs1, 20);
+    assert_eq!(u64::from(r.txpdu_bytes), m2.dl_aggr_tbs);
+    assert_eq!(r.txsdu_bytes, m2.dl_aggr_bytes_sdus);
+    assert_eq!(r.txbuf_occ_bytes, m2.bsr);
+    assert!(
+        r.txbuf_occ_pkts > 0 && r.txsdu_wt_us > 0,
+        "a saturated buffer"
+    );
+    assert_eq!((r.rnti, r.mode, r.rbid), (1, 1, 1), "RNTI 1, UM, DRB 1");
+    // PDCP saw every SDU the core sent so far.
+    assert_eq!(
+        u64::from(p.txsdu_bytes),
+        gnb.kpm_drb(DRB).unwrap().pdcp_sdu_bits_dl / 8
+    );
+    assert_eq!((p.rnti, p.mode, p.rbid), (1, 1, 1));
+    assert_eq!(g.rnti, 1);
+}
+
+/// FlexRIC's SLICE control on the MAC: two saturated UEs share a 25-PRB
+/// cell about evenly under round robin; the stock xApp's kind of control
+/// (static slices [0, 4] and [5, 24], one UE in each) makes the split
+/// 5 / 20 PRBs per slot within the next second of the node's time, and a
+/// DEL of the second slice gives the first one every UE again.
+#[test]
+fn a_slice_control_changes_two_ues_prb_split() {
+    use tcran_e2::sm::flexric_slice::FlexricSlice;
+    use tcran_e2::sm::flexric_slice_codec::{
+        self as sc, Slice, SliceConf, SliceControl, SliceIndication, SliceParams, UeAssoc, UeSlice,
+    };
+    use tcran_e2::sm::{ControlOutcome, JobState, ServiceModel};
+    const TWO_UES: &str = r#"
+        [cell]
+        bandwidth_mhz = 5
+        [[ues]]
+        rnti = 1
+        channel = { kind = "mcs", mcs = 20 }
+        [[ues.drbs]]
+        id = 1
+        rlc = { mode = "um", buffer_limit = "100MB" }
+        [[ues]]
+        rnti = 2
+        channel = { kind = "mcs", mcs = 20 }
+        [[ues.drbs]]
+        id = 1
+        rlc = { mode = "um", buffer_limit = "100MB" }
+    "#;
+    let mut gnb = node(TWO_UES);
+    for i in 0..40_000 {
+        gnb.downlink(
+            packet(1 + (i % 2) as u16, i, 1500, Instant::ZERO),
+            Instant::ZERO,
+        );
+    }
+    let prbs = |g: &Gnb, rnti| g.drb(Rnti(rnti), DrbId(1)).unwrap().ue_prbs();
+    // PRBs per slot of each UE over 1-ms slots from `from` to `to`.
+    let split = |g: &mut Gnb, from: u64, to: u64| {
+        run_until(g, Instant::ZERO + Duration::from_millis(from));
+        let a = (prbs(g, 1), prbs(g, 2));
+        run_until(g, Instant::ZERO + Duration::from_millis(to));
+        let slots = (to - from) as f64;
+        (
+            (prbs(g, 1) - a.0) as f64 / slots,
+            (prbs(g, 2) - a.1) as f64 / slots,
+        )
+    };
+    let before = split(&mut gnb, 0, 200);
+    assert!(
+        (before.0 - 12.5).abs() < 1.5 && (before.1 - 12.5).abs() < 1.5,
+        "{before:?}"
+    );
+
+    let mut model = FlexricSlice::default();
+    let st = |pos_low, pos_high| SliceParams::Static { pos_high, pos_low };
+    let slice = |id, params| Slice {
+        id,
+        label: b"s".to_vec(),
+        sched: b"PF".to_vec(),
+        params,
+    };
+    let control = |m: &mut FlexricSlice, g: &mut Gnb, c: SliceControl| {
+        m.control(
+            &[0; 4],
+            &sc::encode(&c),
+            g,
+            Instant::ZERO + Duration::from_millis(200),
+        )
+    };
+    let add = SliceControl::AddMod {
+        dl: SliceConf {
+            sched_name: b"PF".to_vec(),
+            slices: vec![slice(0, st(0, 4)), slice(5, st(5, 24))],
+        },
+        ul: SliceConf::default(),
+    };
+    assert!(matches!(
+        control(&mut model, &mut gnb, add),
+        ControlOutcome::Done { .. }
+    ));
+    let assoc = SliceControl::UeSliceAssoc(UeAssoc(vec![UeSlice {
+        dl_id: 5,
+        ul_id: 0,
+        rnti: 2,
+    }]));
+    assert!(matches!(
+        control(&mut model, &mut gnb, assoc),
+        ControlOutcome::Done { .. }
+    ));
+    // Within a second: 5 and 20 PRBs per slot.
+    let after = split(&mut gnb, 200, 1200);
+    assert!(
+        (after.0 - 5.0).abs() < 0.5 && (after.1 - 20.0).abs() < 0.5,
+        "{after:?}"
+    );
+    // The indication says so.
+    let mut job = JobState::FlexricSlice;
+    let (_, msg) = model.indicate(&mut job, &gnb, Instant::ZERO).remove(0);
+    let ind: SliceIndication = sc::decode(&msg).unwrap();
+    assert_eq!(
+        ind.dl.slices.iter().map(|s| s.id).collect::<Vec<_>>(),
+        [0, 5]
+    );
+    let ues: Vec<(u16, u32)> = ind.ues.0.iter().map(|u| (u.rnti, u.dl_id)).collect();
+    assert_eq!(ues, [(1, 0), (2, 5)]);
+    // A slice beyond the cell's 25 PRBs, or shares above 100 %, change nothing.
+    let too_big = SliceControl::AddMod {
+        dl: SliceConf {
+            sched_name: b"PF".to_vec(),
+            slices: vec![slice(7, st(20, 30))],
+        },
+        ul: SliceConf::default(),
+    };
+    assert!(matches!(
+        control(&mut model, &mut gnb, too_big),
+        ControlOutcome::Refused { .. }
+    ));
+    // DEL slice 5: UE 2 falls back to slice 0, which now holds both.
+    let del = SliceControl::Del {
+        dl: vec![5],
+        ul: vec![],
+    };
+    assert!(matches!(
+        control(&mut model, &mut gnb, del),
+        ControlOutcome::Done { .. }
+    ));
+    let last = split(&mut gnb, 1200, 1400);
+    assert!((last.0 + last.1 - 5.0).abs() < 0.5, "{last:?}");
+}

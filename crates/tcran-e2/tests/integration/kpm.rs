@@ -155,3 +155,105 @@ fn measurements_follow_ts_28_552() {
     };
     assert_eq!(measure("DRB.PdcpSduVolumeDL", &b, &c), Value::Integer(1));
 }
+
+mod styles {
+    use tcran_control::DrbKey;
+    use tcran_core::{Duration, Instant, Rnti};
+    use tcran_e2::e2ap::{Action, ActionType};
+    use tcran_e2::fake::FakeNode;
+    use tcran_e2::sm::kpm::{self, Dialect, Kpm};
+    use tcran_e2::sm::ServiceModel;
+    use tcran_tc::queue::{FifoConfig, QueueKindConfig};
+    use tcran_tc::PipelineConfig;
+
+    fn node() -> FakeNode {
+        let mut n = FakeNode::new();
+        for rnti in [0x4601, 0x4602] {
+            n.add_drb(
+                DrbKey::new(rnti, 1),
+                &PipelineConfig::single_queue(QueueKindConfig::Fifo(FifoConfig {})),
+            )
+            .unwrap();
+        }
+        n
+    }
+
+    /// The report of `style` after one granularity period (10 ms).
+    fn report(style: i64, ues: &[Rnti], dialect: Dialect) -> kpm::KpmReport {
+        let n = node();
+        let m = Kpm {
+            dialect,
+            ..Kpm::default()
+        };
+        let def = kpm::action_definition_of_ues(style, &["DRB.UEThpDl", "RRU.PrbAvailDl"], 10, ues);
+        let action = Action {
+            id: 0,
+            kind: ActionType::Report,
+            definition: Some(def),
+            subsequent: None,
+        };
+        let mut job = m.subscribe(&kpm::event_trigger(10), &action, &n).unwrap();
+        assert!(m.indicate(&mut job.state, &n, Instant::ZERO).is_empty());
+        let inds = m.indicate(
+            &mut job.state,
+            &n,
+            Instant::ZERO + Duration::from_millis(10),
+        );
+        assert_eq!(inds.len(), 1, "style {style}");
+        kpm::decode_indication(&inds[0].1).unwrap()
+    }
+
+    #[test]
+    fn each_report_style_answers_with_its_message_format() {
+        let (a, b) = (Rnti(0x4601), Rnti(0x4602));
+        // Style 1 and 3: the cell (formats 1 and 2).
+        for style in [1, 3] {
+            let r = report(style, &[], Dialect::Standard);
+            assert_eq!(r.records.len(), 1);
+            assert_eq!(r.records[0].0, None, "style {style}");
+            assert_eq!(r.names, ["DRB.UEThpDl", "RRU.PrbAvailDl"]);
+        }
+        // Style 2: the one UE asked for (format 1).
+        let r = report(2, &[b], Dialect::Standard);
+        assert_eq!(r.records.len(), 1);
+        // Style 4: every UE; style 5: those listed that exist (format 3).
+        let ues = |r: kpm::KpmReport| r.records.iter().map(|(u, _)| *u).collect::<Vec<_>>();
+        assert_eq!(ues(report(4, &[], Dialect::Standard)), [Some(a), Some(b)]);
+        assert_eq!(ues(report(5, &[b, Rnti(7)], Dialect::Standard)), [Some(b)]);
+    }
+
+    #[test]
+    fn flexrics_dialect_writes_zero_where_the_standard_has_no_value() {
+        // An idle node: no burst, so no throughput sample.
+        let std = report(1, &[], Dialect::Standard);
+        assert_eq!(std.records[0].1[0][0], kpm::Value::NoValue);
+        let flexric = report(1, &[], Dialect::Flexric);
+        assert_eq!(flexric.records[0].1[0][0], kpm::Value::Integer(0));
+    }
+
+    #[test]
+    fn collect_start_time_is_ntp_seconds_or_flexrics_microseconds() {
+        // 2023-11-14T22:13:20Z = Unix 1,700,000,000 s; NTP = Unix +
+        // 2,208,988,800 s (RFC 5905 figure 4: the eras' offset).
+        let unix_us = 1_700_000_000_000_000i64;
+        let t = Instant::ZERO + Duration::from_micros(250);
+        let standard = Kpm {
+            time_offset_us: unix_us,
+            dialect: Dialect::Standard,
+        };
+        assert_eq!(
+            standard.collect_start_time(t),
+            3_908_988_800u32.to_be_bytes()
+        );
+        let flexric = Kpm {
+            time_offset_us: unix_us,
+            dialect: Dialect::Flexric,
+        };
+        // FlexRIC reads the 4 octets little-endian as the low 32 bits of
+        // its microsecond clock (FLEXRIC-SMS.md section 9).
+        assert_eq!(
+            flexric.collect_start_time(t),
+            ((unix_us + 250) as u32).to_le_bytes()
+        );
+    }
+}

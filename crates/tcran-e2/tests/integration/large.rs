@@ -67,13 +67,14 @@ fn a_thousand_drbs_are_split_over_several_indications() {
 
     // KPM style 4 over 1000 UEs.
     let def = kpm::action_definition(4, &kpm::MEASUREMENTS, 1);
-    let mut job = kpm::Kpm
+    let mut job = kpm::Kpm::default()
         .subscribe(&kpm::event_trigger(1), &action(Some(def)), &n)
         .unwrap();
-    assert!(kpm::Kpm
+    assert!(kpm::Kpm::default()
         .indicate(&mut job.state, &n, Instant::ZERO)
         .is_empty());
-    let inds = kpm::Kpm.indicate(&mut job.state, &n, Instant::ZERO + Duration::from_millis(1));
+    let inds =
+        kpm::Kpm::default().indicate(&mut job.state, &n, Instant::ZERO + Duration::from_millis(1));
     assert!(inds.len() > 1);
     let mut ues = 0;
     for (h, msg) in inds {

@@ -3,6 +3,7 @@
 //! `cargo test -p tcran-e2 --test integration NAME::`.
 
 mod agent;
+mod all_sms;
 mod common;
 mod e2e;
 mod flexric_tc;

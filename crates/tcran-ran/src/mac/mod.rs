@@ -768,6 +768,9 @@ pub struct Mac {
     /// (per-slot scratch, see [`Rate::Credit`]).
     credit_view: Vec<(u64, u64)>,
     last_slot: Option<u64>,
+    /// The scheduler of the configuration: what the cell returns to when
+    /// slices set at run time are removed ([`Mac::set_slices`]).
+    configured_scheduler: SchedulerKind,
 }
 
 impl Mac {
@@ -781,6 +784,7 @@ impl Mac {
         let quantum = vec![0.0; params.slices.len()];
         let rng = RngStream::new(params.seed, "mac/harq");
         Mac {
+            configured_scheduler: params.scheduler,
             p: params,
             ues: BTreeMap::new(),
             rng,
@@ -841,6 +845,56 @@ impl Mac {
         } else {
             0
         }
+    }
+
+    /// Replaces the downlink slices at run time (a RIC's slice control):
+    /// `slices` are (share of the cell's PRBs as a fraction, UEs), the
+    /// shares adding up to at most 1, each UE in at most one slice. A cell
+    /// configured with a scheduler that does not slice becomes a fixed
+    /// partition (the FlexRAN/OAI static slicing: round robin inside each
+    /// slice) while it has slices, and gets its scheduler back when they
+    /// are all removed; `fixed_partition` and `eqp` keep theirs and need
+    /// at least one slice. Refused without change, with the reason.
+    pub fn set_slices(&mut self, slices: Vec<(f64, Vec<Rnti>)>) -> Result<(), String> {
+        let mut total = 0.0;
+        let mut seen: Vec<Rnti> = Vec::new();
+        for (i, (share, ues)) in slices.iter().enumerate() {
+            if !(0.0..=1.0).contains(share) {
+                return Err(format!("slice {i}: share {share} is not within 0..=1"));
+            }
+            total += share;
+            for u in ues {
+                if seen.contains(u) {
+                    return Err(format!("RNTI {}: a UE belongs to one slice only", u.0));
+                }
+                seen.push(*u);
+            }
+        }
+        if total > 1.0 + 1e-9 {
+            return Err(format!(
+                "the shares add up to {:.1} % of the cell's PRBs (at most 100 %)",
+                total * 100.0
+            ));
+        }
+        let slicing = |k| matches!(k, SchedulerKind::FixedPartition | SchedulerKind::Eqp);
+        if slices.is_empty() && slicing(self.configured_scheduler) {
+            return Err(format!(
+                "the cell's scheduler {:?} needs at least one slice",
+                self.configured_scheduler
+            ));
+        }
+        self.p.scheduler = if slices.is_empty() || slicing(self.configured_scheduler) {
+            self.configured_scheduler
+        } else {
+            SchedulerKind::FixedPartition
+        };
+        self.quantum = vec![0.0; slices.len()];
+        self.p.slices = slices;
+        let Mac { ues, p, .. } = self;
+        for (rnti, st) in ues.iter_mut() {
+            st.slice = p.slices.iter().position(|(_, u)| u.contains(rnti));
+        }
+        Ok(())
     }
 
     fn slice_of(&self, rnti: Rnti) -> Option<usize> {

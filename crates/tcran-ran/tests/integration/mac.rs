@@ -880,3 +880,52 @@ fn the_delay_based_boost_is_refused_where_it_would_be_ignored() {
     })
     .starts_with("dbs_boost_after = 11s"));
 }
+
+/// Slices set at run time (a RIC's slice control): a round-robin cell
+/// becomes a fixed partition while it has slices and gets round robin back
+/// without them; a refused set changes nothing.
+#[test]
+fn slices_set_at_run_time_partition_the_cell_and_can_be_removed() {
+    let mut m = mac(MacConfig {
+        prbs: Some(24),
+        ..MacConfig::default()
+    });
+    let l = lc(BIG);
+    let ues = [
+        UeInput {
+            rnti: Rnti(1),
+            channel: mcs(28),
+            lcs: &l,
+        },
+        UeInput {
+            rnti: Rnti(2),
+            channel: mcs(28),
+            lcs: &l,
+        },
+    ];
+    let mut out = SlotOutput::default();
+    let split = |m: &mut Mac, slot, out: &mut SlotOutput| {
+        m.schedule(slot, Instant::ZERO, &ues, out);
+        (
+            out.grant(Rnti(1)).map_or(0, |g| g.prbs),
+            out.grant(Rnti(2)).map_or(0, |g| g.prbs),
+        )
+    };
+    assert_eq!(split(&mut m, 0, &mut out), (12, 12));
+    m.set_slices(vec![(0.25, vec![Rnti(1)]), (0.75, vec![Rnti(2)])])
+        .unwrap();
+    assert_eq!(m.params().scheduler, SchedulerKind::FixedPartition);
+    assert_eq!(split(&mut m, 1, &mut out), (6, 18));
+    // Refused, nothing changes: shares above 100 %, a UE in two slices.
+    assert!(m.set_slices(vec![(0.5, vec![]), (0.6, vec![])]).is_err());
+    assert!(m
+        .set_slices(vec![(0.5, vec![Rnti(1)]), (0.5, vec![Rnti(1)])])
+        .is_err());
+    assert_eq!(split(&mut m, 2, &mut out), (6, 18));
+    m.set_slices(Vec::new()).unwrap();
+    assert_eq!(m.params().scheduler, SchedulerKind::RoundRobin);
+    assert_eq!(split(&mut m, 3, &mut out), (12, 12));
+    // A cell configured to slice keeps at least one slice.
+    let mut fp = mac(two_slices(SchedulerKind::FixedPartition, 25.0, 75.0));
+    assert!(fp.set_slices(Vec::new()).is_err());
+}

@@ -274,6 +274,45 @@ impl Sim {
         result
     }
 
+    /// Replaces the MAC's downlink slices now (an outside controller's
+    /// slice control, e.g. FlexRIC's SLICE model over E2), recorded among
+    /// the run's reconfigurations as a change of the cell (RNTI and DRB 0).
+    pub fn set_slices(&mut self, by: &str, slices: Vec<(f64, Vec<Rnti>)>) -> Result<(), String> {
+        let what = format!(
+            "slices {}",
+            slices
+                .iter()
+                .map(|(share, ues)| format!(
+                    "{:.1}% [{}]",
+                    share * 100.0,
+                    ues.iter()
+                        .map(|u| u.0.to_string())
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                ))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        let result = tcran_control::RanNode::set_slices(&mut self.gnb, slices, self.now);
+        match &result {
+            Ok(()) => self.applied(by, 0, 0, what),
+            Err(e) => {
+                self.reconfig_counts.failed += 1;
+                self.series.reconfiguration(
+                    true,
+                    Reconfiguration {
+                        t_s: self.now.as_secs_f64(),
+                        by: by.to_string(),
+                        rnti: 0,
+                        drb: 0,
+                        what: format!("{what}: {e}"),
+                    },
+                );
+            }
+        }
+        result
+    }
+
     fn applied(&mut self, by: &str, rnti: u16, drb: u8, what: String) {
         self.reconfig_counts.applied += 1;
         self.series.reconfiguration(

@@ -47,7 +47,7 @@ pub fn agent(gnb_id: u32) -> Agent {
     let mut cfg = AgentConfig::new(
         vec![
             AnyModel::TcRan(tcsm::TcRan::default()),
-            AnyModel::Kpm(kpm::Kpm),
+            AnyModel::Kpm(kpm::Kpm::default()),
         ],
         RicProfile::Standard,
     );
