@@ -72,7 +72,7 @@ fn spawn_node(rt: &tokio::runtime::Runtime, addr: SocketAddr, gnb: u32) {
     let mut cfg = AgentConfig::new(
         vec![
             AnyModel::TcRan(tcsm::TcRan::default()),
-            AnyModel::Kpm(kpm::Kpm),
+            AnyModel::Kpm(kpm::Kpm::default()),
         ],
         RicProfile::Standard,
     );
