@@ -345,6 +345,39 @@ mod tests {
         assert_eq!(change_of(&r).unwrap().0, "set_pacer");
     }
 
+    /// A browser's request is outside input: whatever it holds is an
+    /// error message, never a panic and never a change.
+    #[test]
+    fn hostile_requests_are_refused_with_a_reason() {
+        let deep = format!("{}1{}", "[".repeat(10_000), "]".repeat(10_000));
+        for body in [
+            r#"{"node":1,"rnti":1,"drb":1,"preset":"no such preset"}"#,
+            r#"{"node":1,"rnti":1,"drb":1}"#,
+            r#"{"node":1,"rnti":1,"drb":1,"pipeline":{"text":"\u0000","syntax":"toml"}}"#,
+            r#"{"node":1,"rnti":1,"drb":1,"pipeline":{"text":"[[queues]]","syntax":"yaml"}}"#,
+            r#"{"node":1,"rnti":1,"drb":1,"pipeline":{"text":"{\"queues\":[{\"id\":0,\"kind\":\"codel\",\"target\":\"1e400ms\"}]}","syntax":"json"}}"#,
+            r#"{"node":1,"rnti":1,"drb":1,"control":{"op":"launch_missiles"}}"#,
+            r#"{"node":1,"rnti":1,"drb":1,"control":[]}"#,
+        ] {
+            let r: ControlRequest =
+                serde_json::from_str(body).unwrap_or_else(|e| panic!("{body}: {e}"));
+            let e = change_of(&r).unwrap_err();
+            assert!(!e.is_empty(), "{body}");
+        }
+        for body in [
+            r#"{"node":1,"rnti":70000,"drb":1,"preset":"l4s-dualq"}"#,
+            r#"{"node":-1,"rnti":1,"drb":1}"#,
+            r#"{"node":1,"rnti":1,"drb":1,"extra":true}"#,
+            "\u{0}",
+            deep.as_str(),
+        ] {
+            assert!(
+                serde_json::from_str::<ControlRequest>(body).is_err(),
+                "{body}"
+            );
+        }
+    }
+
     #[test]
     fn the_token_compares_whole() {
         assert!(same(b"abcd", b"abcd"));

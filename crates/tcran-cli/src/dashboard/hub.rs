@@ -118,8 +118,9 @@ pub struct Detail<'a> {
     /// The node's clock in the report, s.
     pub t_s: f64,
     pub drbs: Vec<DrbLine<'a>>,
-    /// KPM measurements of the node (E2SM-KPM style 1), newest period.
-    pub kpm: Vec<(String, Option<f64>)>,
+    /// KPM measurements of the node (E2SM-KPM style 1), newest period:
+    /// name, value, unit.
+    pub kpm: Vec<(String, Option<f64>, &'static str)>,
 }
 
 /// What one push sends to one browser.
@@ -277,9 +278,23 @@ impl Hub {
     }
 }
 
+/// The unit of a KPM measurement as TS 28.552 defines it (the table of
+/// `tcran_e2::sm::kpm`, which reports them).
+fn kpm_unit(name: &str) -> &'static str {
+    match name {
+        "DRB.UEThpDl" => "kbit/s",
+        "DRB.RlcSduDelayDl" => "0.1 ms",
+        "DRB.RlcSduTransmittedVolumeDL" => "kbit",
+        "DRB.PdcpSduVolumeDL" => "Mbit",
+        "RRU.PrbUsedDl" | "RRU.PrbAvailDl" => "PRB",
+        "RRU.PrbTotDl" => "%",
+        _ => "",
+    }
+}
+
 /// The node-level values of a KPM report's newest period, by name
-/// (`None`: the node had no value for the period).
-fn kpm_values(r: &KpmReport) -> Vec<(String, Option<f64>)> {
+/// (`None`: the node had no value for the period), with their units.
+fn kpm_values(r: &KpmReport) -> Vec<(String, Option<f64>, &'static str)> {
     let Some(newest) = r
         .records
         .iter()
@@ -298,7 +313,7 @@ fn kpm_values(r: &KpmReport) -> Vec<(String, Option<f64>)> {
                 KpmValue::Real(x) => Some(*x),
                 KpmValue::NoValue => None,
             };
-            (name.clone(), v)
+            (name.clone(), v, kpm_unit(name))
         })
         .collect()
 }

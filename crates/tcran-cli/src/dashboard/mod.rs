@@ -158,7 +158,13 @@ pub async fn start(args: &Args) -> Result<Started, CliError> {
     };
     let listener = tokio::net::TcpListener::bind(http_addr)
         .await
-        .map_err(|e| CliError::Usage(format!("--http {}: cannot listen: {e}", args.http)))?;
+        .map_err(|e| {
+            CliError::Usage(format!(
+                "--http {}: cannot listen: {}",
+                args.http,
+                tcran_core::text_file::without_os_code(&e.to_string())
+            ))
+        })?;
     let http = listener
         .local_addr()
         .map_err(|e| CliError::System(format!("--http {}: {e}", args.http)))?;

@@ -93,7 +93,8 @@ struct SummaryVariant {
     name: String,
 }
 
-const BIN_S: f64 = 0.1;
+/// Bins of 100 ms, the dashboard's live period.
+const BINS_PER_S: f64 = 10.0;
 
 fn rows<T: serde::de::DeserializeOwned>(path: &Path) -> Result<Vec<T>, CliError> {
     let name = path.display().to_string();
@@ -153,12 +154,13 @@ fn read_variant(name: &str, dir: &Path) -> Result<Variant, CliError> {
     let mut prb_use = Vec::new();
     let mut bin: Option<(i64, f64, u64, u64, u64)> = None; // (index, sum rlc, n, used, available)
     let mut close = |b: (i64, f64, u64, u64, u64)| {
-        t_s.push(b.0 as f64 * BIN_S);
+        // A division, so bin 3 starts at 0.3 s, not 0.30000000000000004.
+        t_s.push(b.0 as f64 / BINS_PER_S);
         rlc_bytes.push(b.1 / b.2 as f64);
         prb_use.push((b.4 > 0).then(|| 100.0 * b.3 as f64 / b.4 as f64));
     };
     for s in &slots {
-        let k = (s.t_s / BIN_S).floor() as i64;
+        let k = (s.t_s * BINS_PER_S).floor() as i64;
         match &mut bin {
             Some(b) if b.0 == k => {
                 b.1 += s.rlc_bytes as f64;

@@ -268,14 +268,14 @@ fn the_paper_story_is_watched_and_triggered_from_the_page() {
         1
     );
     assert!(b.eval("document.getElementById('controls').hidden") == true);
+    if let Some(dir) = shots() {
+        b.screenshot(&dir.join("dashboard-replay.png"));
+    }
     b.eval("const s = document.getElementById('time-slider'); s.value = '2'; s.dispatchEvent(new Event('input'))");
     assert_eq!(
         b.eval("document.getElementById('time-label').textContent"),
         "t = 2.0 s"
     );
-    if let Some(dir) = shots() {
-        b.screenshot(&dir.join("dashboard-replay.png"));
-    }
     assert!(b.errors.is_empty(), "errors on the page: {:?}", b.errors);
     let _ = std::fs::remove_dir_all(&out);
     eprintln!(

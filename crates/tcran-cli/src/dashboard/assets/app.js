@@ -91,14 +91,14 @@ function chart(id, title, unit, series, opts = {}) {
     axes,
     legend: { live: false },
     cursor: { drag: { x: false, y: false } },
-    series: [{ label: "t" }].concat(series.map((s, i) => ({
-      label: s.label,
-      scale: s.scale,
-      stroke: PALETTE[i % PALETTE.length],
-      width: 1.6,
-      dash: i >= PALETTE.length ? [6, 3] : undefined,
-      points: { show: false },
-    }))),
+    series: [{ label: "t" }].concat(series.map((s, i) => {
+      // Only the keys given: an `undefined` would replace uPlot's default
+      // (the "y" scale) and hide the axis.
+      const o = { label: s.label, stroke: PALETTE[i % PALETTE.length], width: 1.6, points: { show: false } };
+      if (s.scale) o.scale = s.scale;
+      if (i >= PALETTE.length) o.dash = [6, 3];
+      return o;
+    })),
   }, [[]].concat(series.map(() => [])), plotDiv);
   box._plot = plot;
   box._now = now;
@@ -282,7 +282,7 @@ function renderDrbs(n) {
 
 function renderKpm(kpm) {
   const tb = $("kpm").tBodies[0];
-  tb.replaceChildren(...(kpm || []).map(([name, v]) => el("tr", {}, el("td", {}, name), el("td", { class: "v" }, v == null ? "-" : fmt(v, 2)))));
+  tb.replaceChildren(...(kpm || []).map(([name, v, unit]) => el("tr", {}, el("td", {}, name), el("td", { class: "v" }, v == null ? "-" : fmt(v, 1)), el("td", { class: "unit" }, unit))));
   if (!kpm || kpm.length === 0) tb.append(el("tr", {}, el("td", { class: "note" }, "no KPM report yet (once per second)")));
 }
 
