@@ -359,7 +359,8 @@ mod tests {
             r#"{"node":1,"rnti":1,"drb":1,"control":{"op":"launch_missiles"}}"#,
             r#"{"node":1,"rnti":1,"drb":1,"control":[]}"#,
         ] {
-            let r: ControlRequest = serde_json::from_str(body).unwrap_or_else(|e| panic!("{body}: {e}"));
+            let r: ControlRequest =
+                serde_json::from_str(body).unwrap_or_else(|e| panic!("{body}: {e}"));
             let e = change_of(&r).unwrap_err();
             assert!(!e.is_empty(), "{body}");
         }

@@ -32,6 +32,7 @@
 //! - A pipeline from the editor is checked with `tcran validate`'s code
 //!   (the same messages) before anything is sent.
 
+mod flexric;
 mod http;
 pub mod hub;
 pub mod presets;
@@ -308,6 +309,11 @@ async fn follow_nodes(
 /// Keeps the hub's slot of one node filled with its newest reports.
 async fn watch_node(x: Xapp, n: NodeInfo, hub: Arc<Mutex<Hub>>) {
     let period_ms = PERIOD.as_millis() as u32;
+    if n.tc_function().is_none() {
+        if let Some(function) = flexric::function(&n) {
+            return watch_flexric(x, n, function, hub).await;
+        }
+    }
     let mut tc = match x
         .subscribe_tc(n.id, Trigger::Periodic { period_ms }, &[])
         .await
@@ -343,6 +349,38 @@ async fn watch_node(x: Xapp, n: NodeInfo, hub: Arc<Mutex<Hub>>) {
             },
             Some(r) = async { match kpm.as_mut() { Some(k) => k.recv().await, None => None } } => {
                 lock(&hub).kpm(n.id, r);
+            }
+        }
+    }
+    lock(&hub).disconnected(n.id);
+}
+
+/// [`watch_node`] for a node with FlexRIC's TC model only ([`flexric`]).
+async fn watch_flexric(x: Xapp, n: NodeInfo, function: u16, hub: Arc<Mutex<Hub>>) {
+    let drb = n
+        .drbs
+        .first()
+        .copied()
+        .unwrap_or(tcran_control::DrbKey::new(1, 1));
+    let trigger = flexric::trigger(PERIOD.as_millis() as u32);
+    let mut sub = match x.subscribe_raw(n.id, function, trigger, None).await {
+        Ok(s) => s,
+        Err(e) => return say(&format!("node {} ({}): FlexRIC TC: {e}", n.id, n.name)),
+    };
+    // A report that does not decode is counted and said at the 1st, 2nd,
+    // 4th, ... (a line per doubling, not one per report).
+    let mut bad = 0u64;
+    while let Some(ind) = sub.recv().await {
+        match flexric::indication(drb, &ind.message) {
+            Ok(r) => lock(&hub).report(n.id, r),
+            Err(e) => {
+                bad += 1;
+                if bad.is_power_of_two() {
+                    say(&format!(
+                        "node {} ({}): {bad} FlexRIC TC report(s) that do not decode, the last: {e}",
+                        n.id, n.name
+                    ));
+                }
             }
         }
     }

@@ -9,8 +9,10 @@
 //! points, a deploy without the token is refused (401, nothing sent), a
 //! bad TOML shows `tcran validate`'s own message, and a mouse click on
 //! "Deploy fq_codel+5g-bdp" deploys it: the outcome is "applied" and the
-//! RLC sojourn the node reports falls below 30 ms within 2 s. The run's
-//! reconfigurations.csv records the change as made over E2. Last, the
+//! RLC sojourn the node reports falls below 30 ms within 2 s. A click on
+//! the pacer opens its parameters as a control; one within range is
+//! applied, one outside refused with the node's reason. The run's
+//! reconfigurations.csv records the changes as made over E2. Last, the
 //! dashboard replays the run's outputs with the time slider.
 //!
 //! With TCRAN_DASHBOARD_SCREENSHOTS=DIR (`make dashboard-screenshots`)
@@ -235,6 +237,33 @@ fn the_paper_story_is_watched_and_triggered_from_the_page() {
         b.eval("window.scrollTo(0, 0)");
         b.screenshot(&dir.join("dashboard-cure.png"));
     }
+    // One stage's parameters: a click on the pacer puts the control that
+    // sets it, as the node runs it, in the editor; a change within range
+    // is applied, one outside is refused with the node's reason.
+    b.click("#pipeline [data-stage=\"pacer\"]");
+    let control = b.wait_for(
+        "(() => { const t = document.getElementById('editor').value; return t.includes('set_pacer') ? t : ''; })()",
+        Duration::from_secs(5),
+    );
+    let control: serde_json::Value = serde_json::from_str(control.as_str().unwrap()).unwrap();
+    assert_eq!(control["pacer"]["kind"], "bdp", "{control}");
+    for (offset, outcome, count) in [(0.5, "applied", 2), (3.0, "refused", 1)] {
+        let text =
+            serde_json::json!({ "op": "set_pacer", "pacer": { "kind": "bdp", "offset": offset } });
+        b.type_into("#editor", &text.to_string());
+        b.click("#send-control");
+        b.wait_for(
+            &format!("document.querySelectorAll('#control-log li[data-outcome=\"{outcome}\"]').length === {count}"),
+            Duration::from_secs(5),
+        );
+    }
+    let refused =
+        b.eval("document.querySelector('#control-log li[data-outcome=\"refused\"]').textContent");
+    assert!(
+        refused.as_str().unwrap().contains("offset"),
+        "the node's reason names the field: {refused}"
+    );
+
     let stats = b.eval("window.tcranStats");
     eprintln!("browser: {stats} (ms per push handled)");
     assert!(b.errors.is_empty(), "errors on the page: {:?}", b.errors);
@@ -265,7 +294,8 @@ fn the_paper_story_is_watched_and_triggered_from_the_page() {
     );
     assert_eq!(
         b.eval("document.querySelectorAll('#reconfigurations tbody tr').length"),
-        1
+        2,
+        "the deploy and the pacer change"
     );
     assert!(b.eval("document.getElementById('controls').hidden") == true);
     if let Some(dir) = shots() {
