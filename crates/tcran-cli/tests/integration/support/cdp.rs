@@ -32,16 +32,8 @@ impl Browser {
         ));
         let _ = std::fs::remove_dir_all(&profile);
         let mut child = Command::new(crate::chromium::chromium())
+            .args(crate::chromium::HEADLESS)
             .args([
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-dev-shm-usage",
-                "--disable-background-networking",
-                "--disable-extensions",
-                "--disable-sync",
-                "--no-first-run",
-                "--no-default-browser-check",
                 "--remote-debugging-port=0",
                 "--remote-debugging-address=127.0.0.1",
                 &format!("--window-size={width},{height}"),

@@ -31,6 +31,20 @@ pub fn chromium() -> PathBuf {
     path
 }
 
+/// How every test starts Chromium: headless, no sandbox (root in CI), no
+/// GPU, nothing of a user's browser (sync, extensions, first-run pages).
+pub const HEADLESS: [&str; 9] = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-background-networking",
+    "--disable-extensions",
+    "--disable-sync",
+    "--no-first-run",
+    "--no-default-browser-check",
+];
+
 /// What the browser made of a page.
 #[derive(Debug)]
 pub struct Loaded {
@@ -49,16 +63,8 @@ pub fn load(page: &Path) -> Loaded {
     ));
     let url = format!("file://{}", page.canonicalize().unwrap().display());
     let mut child = Command::new(chromium())
+        .args(HEADLESS)
         .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-dev-shm-usage",
-            "--disable-background-networking",
-            "--disable-extensions",
-            "--disable-sync",
-            "--no-first-run",
-            "--no-default-browser-check",
             "--enable-logging=stderr",
             "--v=0",
             "--window-size=1280,2000",
