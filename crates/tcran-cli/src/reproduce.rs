@@ -27,7 +27,7 @@ pub struct Done {
     /// Its scatter and key-flow CDF.
     pub figures: Vec<Figure>,
     /// Its paper numbers next to ours.
-    pub fidelity: Vec<fidelity::Row>,
+    pub fidelity: fidelity::Measured,
 }
 
 /// What a whole reproduction did.
@@ -88,8 +88,11 @@ fn write_file(path: &Path, text: &str) -> Result<(), CliError> {
 fn one(file: &Path, sub: &str, out: &Path, opts: Options) -> Result<Done, CliError> {
     let mut o = simulate::run_file(file, opts)?;
     // Every variant's configuration carries the scenario's paper numbers.
-    let paper = o.runs.first().map_or(&[][..], |(_, c)| &c.paper[..]);
-    let fidelity = fidelity::measure(paper, &o.output);
+    let fidelity = o
+        .runs
+        .first()
+        .map(|(_, c)| fidelity::measure(c, &o.output))
+        .unwrap_or_default();
     // The figures below need only the distributions the writing leaves.
     simulate::write_outputs_releasing(&out.join(sub), &mut o)?;
     let figures = figures(&o.output.summary, &o.output.series);
@@ -195,7 +198,7 @@ pub fn run_files(
             }
         }
     }
-    let fidelity = Fidelity::of(done.iter().flat_map(|d| d.fidelity.clone()).collect());
+    let fidelity = Fidelity::of(done.iter().map(|d| d.fidelity.clone()).collect());
     let json = serde_json::to_string_pretty(&fidelity).expect("the rows serialize");
     write_file(&out.join("fidelity.json"), &(json + "\n"))?;
     write_file(&out.join("fidelity.md"), &fidelity.markdown())?;
@@ -365,6 +368,22 @@ fn fidelity_html(f: &Fidelity) -> String {
             },
         );
     }
-    out.push_str("</table>\n</section>\n");
+    out.push_str("</table>\n");
+    let broken: Vec<&fidelity::Group> = f.groups.iter().filter(|g| !g.kept).collect();
+    if !broken.is_empty() {
+        out.push_str("<h3>Orderings not kept, and why</h3>\n<table id=\"orderings\">\n<tr><th class=\"name\">scenario</th><th class=\"name\">group</th><th class=\"name\">pairs that compare otherwise than in the paper</th><th class=\"name\">why</th></tr>\n");
+        for g in broken {
+            let _ = writeln!(
+                out,
+                "<tr><td class=\"name\">{}</td><td class=\"name\">{}</td><td class=\"name\">{}</td><td class=\"name note\">{}</td></tr>",
+                escape(&g.scenario),
+                escape(g.short_name()),
+                escape(&g.differing_text()),
+                escape(g.gap_text()),
+            );
+        }
+        out.push_str("</table>\n");
+    }
+    out.push_str("</section>\n");
     out
 }

@@ -228,6 +228,60 @@ impl PaperNumber {
     fn in_paper(&self) -> &str {
         self.paper_variant.as_deref().unwrap_or(&self.variant)
     }
+
+    /// "flow: metric <= bound / reference".
+    fn metric_text(&self) -> String {
+        metric_text(
+            self.metric,
+            self.flow.as_deref(),
+            self.within,
+            self.relative_to.as_deref(),
+        )
+    }
+
+    /// The name of the group this row's ordering is judged in.
+    fn group(&self, scenario: &str) -> String {
+        group_name(scenario, self.source, &self.figure, &self.metric_text())
+    }
+}
+
+/// Why one group of a scenario's paper numbers does not keep the paper's
+/// ordering: the group is named as its rows name it (source, figure,
+/// metric, and flow, bound and reference where they have them).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct OrderingGap {
+    pub source: Source,
+    pub figure: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flow: Option<String>,
+    pub metric: Metric,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub within: Option<Duration>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub relative_to: Option<String>,
+    /// The pairs that compare otherwise than in the paper, and why: a
+    /// difference of setup or a limit of the model, as measured, or what
+    /// was tried. Shown under the group; the ratchet requires one for
+    /// every group that does not keep its ordering.
+    pub gap: String,
+}
+
+impl OrderingGap {
+    /// The group's name, as [`Row::group`] writes it.
+    fn group(&self, scenario: &str) -> String {
+        group_name(
+            scenario,
+            self.source,
+            &self.figure,
+            &metric_text(
+                self.metric,
+                self.flow.as_deref(),
+                self.within,
+                self.relative_to.as_deref(),
+            ),
+        )
+    }
 }
 
 /// The longest `gap` explanation: a few sentences, not a section.
@@ -337,14 +391,8 @@ pub fn check(cfg: &SimConfig) -> Result<(), ConfigError> {
             _ => {}
         }
         if let Some(gap) = &p.gap {
-            let chars = gap.chars().count();
-            if !(1..=GAP_MAX_CHARS).contains(&chars) || gap.chars().any(char::is_control) {
-                return Err(ConfigError::new(
-                    at("gap"),
-                    format!("{chars} characters"),
-                    format!("must be 1 to {GAP_MAX_CHARS} characters without control characters"),
-                ));
-            }
+            check_gap_text(gap)
+                .map_err(|(value, allowed)| ConfigError::new(at("gap"), value, allowed))?;
         }
         let PaperValue { low, high } = p.paper;
         if !(low.is_finite() && high.is_finite() && 0.0 <= low && low <= high) {
@@ -354,6 +402,66 @@ pub fn check(cfg: &SimConfig) -> Result<(), ConfigError> {
                 "must be a number >= 0, or a range [low, high] with 0 <= low <= high",
             ));
         }
+    }
+    check_ordering_gaps(cfg)
+}
+
+/// Each `[[ordering_gap]]` names a group of `[[paper]]` rows with an
+/// ordering (two or more variants of the paper), once, and says why in
+/// `gap`'s bounds.
+fn check_ordering_gaps(cfg: &SimConfig) -> Result<(), ConfigError> {
+    // Any scenario name will do: it is the same on both sides.
+    let groups: BTreeMap<String, Vec<&str>> =
+        cfg.paper.iter().fold(BTreeMap::new(), |mut groups, p| {
+            let name = p.group("");
+            let variants: &mut Vec<&str> = groups.entry(name).or_default();
+            if !variants.contains(&p.in_paper()) {
+                variants.push(p.in_paper());
+            }
+            groups
+        });
+    let mut seen = Vec::new();
+    for (i, o) in cfg.ordering_gaps.iter().enumerate() {
+        let at = |field: &str| format!("ordering_gap[{i}].{field}");
+        let name = o.group("");
+        if groups.get(&name).is_none_or(|v| v.len() < 2) {
+            let ordered: Vec<String> = groups
+                .iter()
+                .filter(|(_, v)| v.len() >= 2)
+                .map(|(g, _)| format!("{:?}", g.trim_start_matches(" | ")))
+                .collect();
+            return Err(ConfigError::new(
+                at("figure"),
+                format!("{:?}", name.trim_start_matches(" | ")),
+                format!(
+                    "must name a group of two or more [[paper]] variants (source, figure, metric, flow, within, relative_to as its rows have them): {}",
+                    if ordered.is_empty() { "this scenario has none".to_string() } else { ordered.join(", ") }
+                ),
+            ));
+        }
+        if seen.contains(&name) {
+            return Err(ConfigError::new(
+                at("figure"),
+                format!("{:?}", name.trim_start_matches(" | ")),
+                "must name a group no other [[ordering_gap]] names",
+            ));
+        }
+        seen.push(name);
+        check_gap_text(&o.gap)
+            .map_err(|(value, allowed)| ConfigError::new(at("gap"), value, allowed))?;
+    }
+    Ok(())
+}
+
+/// `gap`'s bounds: 1 to [`GAP_MAX_CHARS`] characters, none a control
+/// character; the error's value and allowed range otherwise.
+fn check_gap_text(gap: &str) -> Result<(), (String, String)> {
+    let chars = gap.chars().count();
+    if !(1..=GAP_MAX_CHARS).contains(&chars) || gap.chars().any(char::is_control) {
+        return Err((
+            format!("{chars} characters"),
+            format!("must be 1 to {GAP_MAX_CHARS} characters without control characters"),
+        ));
     }
     Ok(())
 }
@@ -407,10 +515,12 @@ pub struct Row {
     pub ordering_kept: Option<bool>,
 }
 
-/// The rows of scenarios and their totals.
+/// The rows of scenarios, their ordering groups and the totals.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Fidelity {
     pub rows: Vec<Row>,
+    /// Every group of two or more variants of the paper, in name order.
+    pub groups: Vec<Group>,
     pub totals: Totals,
 }
 
@@ -423,19 +533,117 @@ pub struct Totals {
     pub orderings_kept: usize,
 }
 
+/// One group of rows whose ordering is judged together ([`Row::group`]).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Group {
+    pub scenario: String,
+    pub group: String,
+    pub kept: bool,
+    /// The pairs that compare otherwise than in the paper.
+    pub differing: Vec<Pair>,
+    /// The scenario's `[[ordering_gap]]` for this group.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gap: Option<String>,
+}
+
+/// Two variants of a group and how they compare.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Pair {
+    pub a: String,
+    pub b: String,
+    pub paper: Order,
+    pub ours: Order,
+}
+
+/// `a` against `b`: below, tied with (within 5 % of the larger) or above.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Order {
+    Below,
+    Tie,
+    Above,
+}
+
+impl Order {
+    fn sign(self) -> &'static str {
+        match self {
+            Order::Below => "<",
+            Order::Tie => "~",
+            Order::Above => ">",
+        }
+    }
+}
+
+impl Pair {
+    /// "a > b (paper: a ~ b)".
+    pub fn text(&self) -> String {
+        format!(
+            "{} {} {} (paper {})",
+            self.a,
+            self.ours.sign(),
+            self.b,
+            self.paper.sign()
+        )
+    }
+}
+
+/// One scenario's rows and its `[[ordering_gap]]` texts by group name.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Measured {
+    pub rows: Vec<Row>,
+    pub ordering_gaps: BTreeMap<String, String>,
+}
+
 impl Fidelity {
     /// All the rows of several scenarios, with the totals over them.
-    pub fn of(rows: Vec<Row>) -> Fidelity {
-        let mut rows = rows;
-        let groups = mark_orderings(&mut rows);
+    pub fn of(parts: Vec<Measured>) -> Fidelity {
+        let mut gaps = BTreeMap::new();
+        let mut rows = Vec::new();
+        for m in parts {
+            rows.extend(m.rows);
+            gaps.extend(m.ordering_gaps);
+        }
+        let mut groups = mark_orderings(&mut rows);
+        for g in &mut groups {
+            g.gap = gaps.get(&g.group).cloned();
+        }
         let totals = Totals {
             rows: rows.len(),
             within_2x: rows.iter().filter(|r| r.within_2x).count(),
             groups: groups.len(),
-            orderings_kept: groups.iter().filter(|&&kept| kept).count(),
+            orderings_kept: groups.iter().filter(|g| g.kept).count(),
         };
-        Fidelity { rows, totals }
+        Fidelity {
+            rows,
+            groups,
+            totals,
+        }
     }
+}
+
+/// "flow: metric <= bound / reference".
+fn metric_text(
+    metric: Metric,
+    flow: Option<&str>,
+    within: Option<Duration>,
+    relative_to: Option<&str>,
+) -> String {
+    let mut text = metric.name();
+    if let Some(flow) = flow {
+        text = format!("{flow}: {text}");
+    }
+    if let Some(w) = within {
+        text.push_str(&format!(" <= {w}"));
+    }
+    if let Some(v) = relative_to {
+        text.push_str(&format!(" / {v}"));
+    }
+    text
+}
+
+/// "scenario | source figure | metric text".
+fn group_name(scenario: &str, source: Source, figure: &str, metric_text: &str) -> String {
+    format!("{scenario} | {} {figure} | {metric_text}", source.name())
 }
 
 /// A number with the precision a table wants: 3 significant digits
@@ -455,18 +663,7 @@ fn short(v: f64) -> String {
 impl Row {
     /// "flow: metric <= bound / reference".
     pub fn metric_text(&self) -> String {
-        let n = &self.number;
-        let mut text = n.metric.name();
-        if let Some(flow) = &n.flow {
-            text = format!("{flow}: {text}");
-        }
-        if let Some(w) = n.within {
-            text.push_str(&format!(" <= {w}"));
-        }
-        if let Some(v) = &n.relative_to {
-            text.push_str(&format!(" / {v}"));
-        }
-        text
+        self.number.metric_text()
     }
 
     /// The paper's value or range.
@@ -493,14 +690,7 @@ impl Row {
     /// figure and metric (flow, bound and reference included) its rows
     /// share, as text.
     pub fn group(&self) -> String {
-        let n = &self.number;
-        format!(
-            "{} | {} {} | {}",
-            self.scenario,
-            n.source.name(),
-            n.figure,
-            self.metric_text()
-        )
+        self.number.group(&self.scenario)
     }
 
     pub fn ratio_text(&self) -> String {
@@ -562,6 +752,18 @@ impl Fidelity {
                         );
                     }
                 }
+                let broken: Vec<&Group> = self
+                    .groups
+                    .iter()
+                    .filter(|g| g.scenario == r.scenario && !g.kept)
+                    .collect();
+                if !broken.is_empty() {
+                    out.push_str("\nOrderings not kept, and why:\n\n");
+                    for g in broken {
+                        let _ = writeln!(out, "- {}: {}", g.short_name(), g.differing_text());
+                        let _ = writeln!(out, "  {}", g.gap_text());
+                    }
+                }
             }
         }
         out
@@ -572,6 +774,29 @@ impl Row {
     /// The row's explanation of its gap, or that it has none.
     pub fn gap_text(&self) -> &str {
         self.number.gap.as_deref().unwrap_or("not explained yet")
+    }
+}
+
+impl Group {
+    /// The group's name without its scenario: "source figure | metric".
+    pub fn short_name(&self) -> &str {
+        self.group
+            .strip_prefix(&self.scenario)
+            .map_or(&self.group[..], |rest| rest.trim_start_matches(" | "))
+    }
+
+    /// The differing pairs, "a < b (paper ~); ...".
+    pub fn differing_text(&self) -> String {
+        self.differing
+            .iter()
+            .map(Pair::text)
+            .collect::<Vec<_>>()
+            .join("; ")
+    }
+
+    /// The group's explanation of its ordering, or that it has none.
+    pub fn gap_text(&self) -> &str {
+        self.gap.as_deref().unwrap_or("not explained yet")
     }
 }
 
@@ -654,8 +879,21 @@ fn value(p: &PaperNumber, run: &RunSummary, series: Option<&RunSeries>) -> f64 {
     }
 }
 
-/// The rows of one scenario's `[[paper]]` numbers, read off its output.
-pub fn measure(paper: &[PaperNumber], out: &ScenarioOutput) -> Vec<Row> {
+/// The rows of one scenario's `[[paper]]` numbers, read off its output,
+/// with its `[[ordering_gap]]` texts.
+pub fn measure(cfg: &SimConfig, out: &ScenarioOutput) -> Measured {
+    let scenario = &out.summary.scenario;
+    Measured {
+        rows: rows(&cfg.paper, out),
+        ordering_gaps: cfg
+            .ordering_gaps
+            .iter()
+            .map(|o| (o.group(scenario), o.gap.clone()))
+            .collect(),
+    }
+}
+
+fn rows(paper: &[PaperNumber], out: &ScenarioOutput) -> Vec<Row> {
     paper
         .iter()
         .map(|p| {
@@ -703,27 +941,29 @@ fn ratio(ours: f64, paper: PaperValue) -> Option<f64> {
     (end > 0.0).then(|| ours / end)
 }
 
-/// -1, 0 or 1: `a` below, tied with (within 5 % of the larger) or above `b`.
-fn compare(a: f64, b: f64) -> i8 {
+/// `a` against `b`, a difference under 5 % of the larger being a tie.
+fn compare(a: f64, b: f64) -> Order {
     if (a - b).abs() <= 0.05 * a.abs().max(b.abs()) {
-        0
+        Order::Tie
     } else if a < b {
-        -1
+        Order::Below
     } else {
-        1
+        Order::Above
     }
 }
 
-/// Sets each row's `ordering_kept` and returns, per group of two or more
-/// rows, whether it kept the paper's ordering.
-fn mark_orderings(rows: &mut [Row]) -> Vec<bool> {
-    let mut groups: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+/// Sets each row's `ordering_kept` and returns every group of two or more
+/// rows with the pairs that compare otherwise than in the paper (no gap
+/// texts yet).
+fn mark_orderings(rows: &mut [Row]) -> Vec<Group> {
+    let mut members_of: BTreeMap<String, Vec<usize>> = BTreeMap::new();
     for (i, r) in rows.iter().enumerate() {
-        groups.entry(r.group()).or_default().push(i);
+        members_of.entry(r.group()).or_default().push(i);
     }
-    let mut kept_groups = Vec::new();
-    for members in groups.values().filter(|m| m.len() >= 2) {
+    let mut groups = Vec::new();
+    for (name, members) in members_of.into_iter().filter(|(_, m)| m.len() >= 2) {
         let mut row_kept = vec![true; members.len()];
+        let mut differing = Vec::new();
         for (a, &i) in members.iter().enumerate() {
             for (b, &j) in members.iter().enumerate().skip(a + 1) {
                 let (ri, rj) = (&rows[i], &rows[j]);
@@ -735,15 +975,27 @@ fn mark_orderings(rows: &mut [Row]) -> Vec<bool> {
                 if paper != ours {
                     row_kept[a] = false;
                     row_kept[b] = false;
+                    differing.push(Pair {
+                        a: ri.number.variant.clone(),
+                        b: rj.number.variant.clone(),
+                        paper,
+                        ours,
+                    });
                 }
             }
         }
-        kept_groups.push(row_kept.iter().all(|&k| k));
+        groups.push(Group {
+            scenario: rows[members[0]].scenario.clone(),
+            group: name,
+            kept: differing.is_empty(),
+            differing,
+            gap: None,
+        });
         for (&i, kept) in members.iter().zip(row_kept) {
             rows[i].ordering_kept = Some(kept);
         }
     }
-    kept_groups
+    groups
 }
 
 #[cfg(test)]
@@ -844,10 +1096,140 @@ figure = "Fig. 15"
 
     #[test]
     fn differences_under_five_percent_are_ties() {
-        assert_eq!(compare(100.0, 95.5), 0);
-        assert_eq!(compare(95.5, 100.0), 0);
-        assert_eq!(compare(100.0, 94.0), 1);
-        assert_eq!(compare(94.0, 100.0), -1);
-        assert_eq!(compare(0.0, 0.0), 0);
+        assert_eq!(compare(100.0, 95.5), Order::Tie);
+        assert_eq!(compare(95.5, 100.0), Order::Tie);
+        assert_eq!(compare(100.0, 94.0), Order::Above);
+        assert_eq!(compare(94.0, 100.0), Order::Below);
+        assert_eq!(compare(0.0, 0.0), Order::Tie);
+    }
+
+    const TWO_VARIANTS: &str = r#"
+duration = "1s"
+[[ues]]
+rnti = 1
+channel = { kind = "mcs", mcs = 20 }
+[[flows]]
+name = "bulk"
+ue = 1
+kind = "tcp"
+[[variants]]
+name = "a"
+[[variants]]
+name = "b"
+[[paper]]
+source = "tc-ran-paper"
+figure = "Fig. 15"
+variant = "a"
+flow = "bulk"
+metric = "throughput_mbps"
+paper = 10
+[[paper]]
+source = "tc-ran-paper"
+figure = "Fig. 15"
+variant = "b"
+flow = "bulk"
+metric = "throughput_mbps"
+paper = 20
+[[paper]]
+source = "tc-ran-paper"
+figure = "Table III"
+variant = "a"
+metric = "prb_used_pct"
+paper = 80
+"#;
+
+    /// An `[[ordering_gap]]` must name a group with an ordering, once.
+    #[test]
+    fn an_ordering_gap_names_a_group_of_two_or_more_variants() {
+        let check_with = |gap: &str| {
+            let cfg: SimConfig =
+                toml::from_str(&format!("{TWO_VARIANTS}[[ordering_gap]]\n{gap}")).expect("parses");
+            check(&cfg).map_err(|e| e.to_string())
+        };
+        let fifteen = "source = \"tc-ran-paper\"\nfigure = \"Fig. 15\"\nflow = \"bulk\"\nmetric = \"throughput_mbps\"\n";
+        assert_eq!(
+            check_with(&format!("{fifteen}gap = \"The cell differs.\"")),
+            Ok(())
+        );
+        let err = check_with("source = \"tc-ran-paper\"\nfigure = \"Table III\"\nmetric = \"prb_used_pct\"\ngap = \"x\"")
+            .expect_err("a group of one variant has no ordering");
+        assert!(
+            err.starts_with("ordering_gap[0].figure = \"tc-ran-paper Table III | prb_used_pct\": must name a group of two or more [[paper]] variants")
+                && err.ends_with("\"tc-ran-paper Fig. 15 | bulk: throughput_mbps\""),
+            "{err}"
+        );
+        let err = check_with("source = \"tc-ran-paper\"\nfigure = \"Fig. 15\"\nmetric = \"throughput_mbps\"\ngap = \"x\"")
+            .expect_err("without its flow it is another group");
+        assert!(err.starts_with("ordering_gap[0].figure"), "{err}");
+        let err = check_with(&format!("{fifteen}gap = \"\"")).expect_err("empty");
+        assert!(
+            err.starts_with("ordering_gap[0].gap = 0 characters"),
+            "{err}"
+        );
+        let cfg: SimConfig = toml::from_str(&format!(
+            "{TWO_VARIANTS}[[ordering_gap]]\n{fifteen}gap = \"x\"\n[[ordering_gap]]\n{fifteen}gap = \"y\""
+        ))
+        .expect("parses");
+        let err = check(&cfg).expect_err("named twice").to_string();
+        assert!(err.starts_with("ordering_gap[1].figure"), "{err}");
+    }
+
+    fn row(variant: &str, paper: f64, ours: f64) -> Row {
+        Row {
+            scenario: "s".into(),
+            number: PaperNumber {
+                source: Source::TcRanPaper,
+                figure: "Fig. 15".into(),
+                variant: variant.into(),
+                paper_variant: None,
+                flow: Some("bulk".into()),
+                metric: Metric::ThroughputMbps,
+                within: None,
+                relative_to: None,
+                paper: PaperValue {
+                    low: paper,
+                    high: paper,
+                },
+                note: None,
+                gap: None,
+            },
+            ours: Ours::of(&[ours]),
+            ratio: None,
+            within_2x: true,
+            ordering_kept: None,
+        }
+    }
+
+    /// A group lists each pair that compares otherwise than in the paper,
+    /// and carries its scenario's explanation.
+    #[test]
+    fn a_broken_ordering_lists_its_pairs_and_its_explanation() {
+        let group = "s | tc-ran-paper Fig. 15 | bulk: throughput_mbps".to_string();
+        let f = Fidelity::of(vec![Measured {
+            // Paper a < b < c; ours a ~ b, c above both.
+            rows: vec![
+                row("a", 10.0, 15.0),
+                row("b", 20.0, 15.5),
+                row("c", 30.0, 40.0),
+            ],
+            ordering_gaps: [(group.clone(), "Why.".to_string())].into(),
+        }]);
+        assert_eq!(f.totals.groups, 1);
+        assert_eq!(f.totals.orderings_kept, 0);
+        let g = &f.groups[0];
+        assert_eq!(
+            (g.group.as_str(), g.kept, g.gap.as_deref()),
+            (group.as_str(), false, Some("Why."))
+        );
+        assert_eq!(g.differing_text(), "a ~ b (paper <)");
+        assert_eq!(
+            f.rows.iter().map(|r| r.ordering_kept).collect::<Vec<_>>(),
+            [Some(false), Some(false), Some(true)]
+        );
+        let md = f.markdown();
+        assert!(
+            md.contains("Orderings not kept, and why:\n\n- tc-ran-paper Fig. 15 | bulk: throughput_mbps: a ~ b (paper <)\n  Why.\n"),
+            "{md}"
+        );
     }
 }

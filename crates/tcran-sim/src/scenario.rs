@@ -93,6 +93,14 @@ pub struct SimConfig {
     /// in the runs.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub paper: Vec<crate::fidelity::PaperNumber>,
+    /// Why a group of those numbers does not keep the paper's ordering
+    /// (`[[ordering_gap]]`); they change nothing in the runs either.
+    #[serde(
+        default,
+        rename = "ordering_gap",
+        skip_serializing_if = "Vec::is_empty"
+    )]
+    pub ordering_gaps: Vec<crate::fidelity::OrderingGap>,
 }
 
 /// One way of running the scenario.
