@@ -228,6 +228,10 @@ pub struct Gnb {
     /// before, and whether each UE got a grant.
     pub(crate) slot_lcs: Vec<LcInput<'static>>,
     pub(crate) lc_base: Vec<usize>,
+    /// For EQP: the sizes of every logical channel's next SDUs, one run
+    /// per channel in `slot_lcs` order (`LcInput::sdu_sizes` borrows it).
+    pub(crate) slot_sdu_sizes: Vec<u32>,
+    pub(crate) slot_sdu_runs: Vec<std::ops::Range<usize>>,
     pub(crate) slot_pulled: Vec<u64>,
     pub(crate) slot_had_data: Vec<bool>,
     pub(crate) slot_granted: Vec<bool>,
@@ -402,6 +406,8 @@ impl Gnb {
             scratch: Scratch::default(),
             slot_lcs: Vec::new(),
             lc_base: Vec::new(),
+            slot_sdu_sizes: Vec::new(),
+            slot_sdu_runs: Vec::new(),
             slot_pulled: Vec::new(),
             slot_had_data: Vec::new(),
             slot_granted: Vec::new(),

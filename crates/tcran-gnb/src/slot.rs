@@ -28,7 +28,7 @@
 use crate::counters::thp_update;
 use crate::node::{Ev, Gnb, Layer, Output, SlotRecord, TtiRecord};
 use tcran_core::{DropReason, Duration, Instant};
-use tcran_ran::mac::{LcInput, SchedulerKind, SlotOutput, UeInput};
+use tcran_ran::mac::{eqp, LcInput, SchedulerKind, SlotOutput, UeInput};
 use tcran_ran::{Channel, ChannelSample};
 use tcran_tc::LowerLayerReport;
 
@@ -44,24 +44,40 @@ impl Gnb {
             // period's start holds for the period.
             ue.sample = ue.channel.sample(now + ue.channel_start, self.period);
         }
-        let mut lcs = std::mem::take(&mut self.slot_lcs);
-        lcs.clear();
+        let scheduler = self.mac.params().scheduler;
+        // Only EQP reads the SDU sizes (it sends whole packets, thesis
+        // Alg. 8-9), only the delay-based scheduler the oldest packets.
+        let mut sizes = std::mem::take(&mut self.slot_sdu_sizes);
+        sizes.clear();
+        let mut runs = std::mem::take(&mut self.slot_sdu_runs);
+        runs.clear();
+        if scheduler == SchedulerKind::Eqp {
+            let mut one = Vec::with_capacity(eqp::MAX_PKTS);
+            for d in self.ues.iter().flat_map(|ue| &ue.drbs) {
+                d.tx.pending_sizes(eqp::MAX_PKTS, &mut one);
+                runs.push(sizes.len()..sizes.len() + one.len());
+                sizes.extend_from_slice(&one);
+            }
+        }
+        let mut lcs = recycle(std::mem::take(&mut self.slot_lcs));
         self.lc_base.clear();
-        // Only the delay-based scheduler reads the bearers' oldest packets.
-        let by_delay = self.mac.params().scheduler == SchedulerKind::DelayBased;
+        let by_delay = scheduler == SchedulerKind::DelayBased;
         for ue in &self.ues {
             self.lc_base.push(lcs.len());
-            lcs.extend(ue.drbs.iter().map(|d| LcInput {
-                drb: d.id,
-                priority: d.priority,
-                buffer_bytes: d.tx.buffer_status().total(),
-                sdu_sizes: &[],
-                head_of_line_age: if by_delay {
-                    oldest_packet_age(d, now)
-                } else {
-                    Duration::ZERO
-                },
-            }));
+            for d in &ue.drbs {
+                let sdu_sizes = runs.get(lcs.len()).map_or(&[][..], |r| &sizes[r.clone()]);
+                lcs.push(LcInput {
+                    drb: d.id,
+                    priority: d.priority,
+                    buffer_bytes: d.tx.buffer_status().total(),
+                    sdu_sizes,
+                    head_of_line_age: if by_delay {
+                        oldest_packet_age(d, now)
+                    } else {
+                        Duration::ZERO
+                    },
+                });
+            }
         }
         let lc_base = &self.lc_base;
         let inputs: Vec<UeInput<'_>> = self
@@ -82,7 +98,9 @@ impl Gnb {
         let mut had_data = std::mem::take(&mut self.slot_had_data);
         had_data.clear();
         had_data.extend(lcs.iter().map(|l| l.buffer_bytes > 0));
-        self.slot_lcs = lcs;
+        self.slot_lcs = recycle(lcs);
+        self.slot_sdu_sizes = sizes;
+        self.slot_sdu_runs = runs;
         let dl_slots = u32::from(out.dl_slots);
         let record = SlotRecord {
             at: now,
@@ -393,4 +411,19 @@ fn slot_capacity(out: &SlotOutput) -> u64 {
         }
     }
     sum.checked_div(n).unwrap_or(0)
+}
+
+/// An empty vector of logical channels for another lifetime, keeping the
+/// allocation: the channels borrow the slot's SDU sizes, which live only
+/// for the slot, while the vector is kept between slots. (Collecting an
+/// emptied vector into one of the same layout reuses its buffer; nothing
+/// depends on that but the allocation count.)
+fn recycle<'b>(mut lcs: Vec<LcInput<'_>>) -> Vec<LcInput<'b>> {
+    lcs.clear();
+    lcs.into_iter()
+        .map(|l| LcInput {
+            sdu_sizes: &[],
+            ..l
+        })
+        .collect()
 }

@@ -27,8 +27,9 @@
 
 use super::{Mac, Rate, UeInput};
 
-/// Most packets per queue considered (bounds the DP).
-const MAX_PKTS: usize = 64;
+/// Most packets per queue considered (bounds the DP); the node gives the
+/// scheduler at most this many SDU sizes per logical channel.
+pub const MAX_PKTS: usize = 64;
 
 /// (UE index, slice, (selection cost, real cost) of each prefix).
 type Queue = (usize, usize, Vec<(u16, u16)>);
