@@ -38,6 +38,11 @@ id_type!(
     DrbId, u8, "drb"
 );
 id_type!(
+    /// A cell as a scenario or a trace numbers it (not the 36-bit NR cell
+    /// identity, TS 38.331 `CellIdentity`, which a trace may not carry).
+    CellId, u32, "cell"
+);
+id_type!(
     /// QoS Flow Identifier, 0..=63 (6 bits, TS 38.415 / TS 37.324).
     Qfi, u8, "qfi"
 );

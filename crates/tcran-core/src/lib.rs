@@ -31,7 +31,7 @@ pub mod time;
 pub mod units;
 
 pub use config::ConfigError;
-pub use ids::{DrbId, FlowId, Qfi, QueueId, Rnti};
+pub use ids::{CellId, DrbId, FlowId, Qfi, QueueId, Rnti};
 pub use packet::{Dscp, Ecn, FiveTuple, LayerStamps, Packet, PacketId, Protocol, Stamp};
 pub use reason::{DropReason, Dropped, MarkReason, ReasonCounts};
 pub use time::{CallerClock, Duration, Instant};

@@ -42,6 +42,16 @@ impl RngStream {
     pub fn next_u64(&mut self) -> u64 {
         self.0.next_u64()
     }
+    /// Standard normal by Box–Muller (one of the two values is discarded,
+    /// so a draw always consumes exactly two uniforms). Written out rather
+    /// than taken from `rand_distr` so that the exact transformation, and
+    /// with it every draw, cannot shift with a dependency update.
+    pub fn standard_normal(&mut self) -> f64 {
+        // 1 - u is in (0, 1], so ln never sees zero.
+        let u1 = 1.0 - self.uniform();
+        let u2 = self.uniform();
+        (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos()
+    }
     /// True with probability `p` (clamped to [0, 1]).
     pub fn bernoulli(&mut self, p: f64) -> bool {
         if p <= 0.0 {

@@ -12,12 +12,16 @@
 //!   MCS (link adaptation), or a capacity trace giving bytes per interval
 //!   directly (mahimahi, the thesis packets-per-10-ms traces, the UCC 5G
 //!   dataset).
+//! - [`mobility`]: TR 38.901 path loss and shadowing, and TS 38.331
+//!   measurement events (A2, A3, A5) with layer-3 filtering, hysteresis and
+//!   time-to-trigger: the parts a multi-cell model builds handover on.
 //!
 //! All 3GPP tables are compiled in (`data/3gpp/*.csv`, unmodified copies of
 //! the project's shared tables) and parsed once on first use.
 
 pub mod channel;
 pub mod mac;
+pub mod mobility;
 pub mod pdcp;
 pub mod phy;
 pub mod rlc;

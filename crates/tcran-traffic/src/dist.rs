@@ -5,13 +5,9 @@
 
 use tcran_core::rng::RngStream;
 
-/// Standard normal by Box–Muller (one of the two values is discarded, so a
-/// draw always consumes exactly two uniforms).
+/// Standard normal ([`RngStream::standard_normal`]).
 pub fn standard_normal(rng: &mut RngStream) -> f64 {
-    // 1 - u is in (0, 1], so ln never sees zero.
-    let u1 = 1.0 - rng.uniform();
-    let u2 = rng.uniform();
-    (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos()
+    rng.standard_normal()
 }
 
 /// Normal(mean, sd).
