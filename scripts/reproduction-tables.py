@@ -29,6 +29,10 @@ numbers"), or `delay_within_pct<=BOUND` (e.g. `<=10ms`), which the run
 summary cannot give (it needs the delay CDF of the run's series), so the
 cell is fidelity.json's, for the variants that have a paper number.
 
+A block between `<!-- fidelity: by-scenario -->` and `<!-- end table -->`
+gets fidelity.json's totals, in the words of fidelity.md's first line, and
+a table of them per scenario.
+
 A marker that names an unknown scenario, variant, flow or column, or a
 block without its end, is an error naming the marker's line: nothing is
 written and the exit code is 2.
@@ -113,8 +117,14 @@ VARIANT_METRICS = {
     "prb_used_pct": ("PRB used (%)", lambda v: 100.0 * v["prb_utilization"]),
     "prb_unused_pct": ("PRB unused (%)", lambda v: 100.0 * (1.0 - v["prb_utilization"])),
     "capacity_used_pct": ("capacity used (%)", lambda v: 100.0 * v["capacity_utilization"]),
+    "total_mbps": ("all flows, Mbit/s", lambda v: sum(f["throughput_mbps"] for f in v["flows"])),
     "rlc_mean_kb": ("RLC mean (kB)", lambda v: v["rlc"]["mean_bytes"] / 1000.0),
     "rlc_sojourn_mean_ms": ("RLC sojourn, mean (ms)", lambda v: v["rlc"]["mean_sojourn_ms"]),
+    # The run's length over the status PDUs sent: their mean spacing.
+    "status_pdu_gap_ms": (
+        "status PDU every (ms)",
+        lambda v: 1000.0 * v["sim_s"] / v["rlc"]["status_pdus"] if v["rlc"]["status_pdus"] else None,
+    ),
     "drops": (
         "drops",
         lambda v: sum(n for reasons in v["drops"].values() for n in reasons.values()),
@@ -126,7 +136,7 @@ VARIANT_METRICS = {
 }
 
 WITHIN = re.compile(r"^delay_within_pct<=(\d+(?:\.\d+)?(?:us|ms|s))$")
-MARKER = re.compile(r"^<!-- table: (.*) -->$")
+MARKER = re.compile(r"^<!-- (table|fidelity): (.*) -->$")
 END = "<!-- end table -->"
 
 
@@ -287,10 +297,10 @@ def table(out, spec):
                 for r in runs:
                     v = r["variants"][i]
                     if metric in VARIANT_METRICS:
-                        values.append(VARIANT_METRICS[metric][1](v))
-                        continue
-                    f = next((f for f in v["flows"] if f["name"] == flow), None)
-                    x = FLOW_METRICS[metric][1](f) if f is not None else None
+                        x = VARIANT_METRICS[metric][1](v)
+                    else:
+                        f = next((f for f in v["flows"] if f["name"] == flow), None)
+                        x = FLOW_METRICS[metric][1](f) if f is not None else None
                     if x is not None:
                         values.append(x)
                 cell = with_interval(*interval(values)) if len(values) == len(runs) else "-"
@@ -298,6 +308,42 @@ def table(out, spec):
                 cell += f"; {paper_text(paper)}"
             cells.append(cell)
         lines.append("| " + " | ".join(cells) + " |")
+    return lines
+
+
+def totals(out, spec):
+    """fidelity.json's totals, as fidelity.md's first line, and per
+    scenario: paper numbers, within 2x, groups (two or more rows judged
+    together: scenario, source, figure, flow, metric, bound, reference)
+    and the groups whose every row keeps the paper's ordering."""
+    if spec != "by-scenario":
+        raise MarkerError(f"unknown fidelity block {spec!r} (allowed: by-scenario)")
+    per = {}
+    groups = {}
+    for r in out.fidelity:
+        n = per.setdefault(r["scenario"], [0, 0])
+        n[0] += 1
+        n[1] += bool(r["within_2x"])
+        if r["ordering_kept"] is not None:
+            key = (r["scenario"], r["source"], r["figure"], r.get("flow"), r["metric"])
+            key += (r.get("within"), r.get("relative_to"))
+            groups[key] = groups.get(key, True) and r["ordering_kept"]
+    kept = {}
+    for key, ok in groups.items():
+        k = kept.setdefault(key[0], [0, 0])
+        k[0] += 1
+        k[1] += ok
+    rows, within = len(out.fidelity), sum(n[1] for n in per.values())
+    lines = [
+        f"{within} of {rows} paper numbers within 2x; {sum(groups.values())} of "
+        f"{len(groups)} groups keep the paper's ordering.",
+        "",
+        "| scenario | paper numbers | within 2x | orderings kept |",
+        "|---|---|---|---|",
+    ]
+    for scenario, (n, w) in per.items():
+        g, k = kept.get(scenario, (0, 0))
+        lines.append(f"| `{scenario}` | {n} | {w} | {f'{k} of {g}' if g else '-'} |")
     return lines
 
 
@@ -323,7 +369,7 @@ def rewrite(page_text, out, page_name):
         if end is None or inner is not None:
             raise MarkerError(f"{page_name}:{start + 1}: table marker without `{END}`")
         try:
-            rows = table(out, m.group(1))
+            rows = table(out, m.group(2)) if m.group(1) == "table" else totals(out, m.group(2))
         except MarkerError as e:
             raise MarkerError(f"{page_name}:{start + 1}: {e}") from e
         result.append(line)

@@ -89,3 +89,20 @@ def test_a_block_without_its_end_is_an_error(tmp_path):
     done = run(page)
     assert done.returncode == 2
     assert f"{page}:1: table marker without `<!-- end table -->`" in done.stderr
+
+
+def test_the_fidelity_block_counts_the_rows_within_2x_per_scenario(tmp_path):
+    page = tmp_path / "page.md"
+    page.write_text("<!-- fidelity: by-scenario -->\n<!-- end table -->\n")
+    done = run(page)
+    assert done.returncode == 0, done.stderr
+    # Four rows, the PRB one outside 2x; no row has another in its group.
+    assert page.read_text() == (
+        "<!-- fidelity: by-scenario -->\n"
+        "3 of 4 paper numbers within 2x; 0 of 0 groups keep the paper's ordering.\n"
+        "\n"
+        "| scenario | paper numbers | within 2x | orderings kept |\n"
+        "|---|---|---|---|\n"
+        "| `tiny` | 4 | 3 | - |\n"
+        "<!-- end table -->\n"
+    )
