@@ -25,7 +25,8 @@ fidelity.md rounds them (3 significant digits above 10, 2 decimals below).
 COL is METRIC or METRIC@FLOW (another flow than the marker's `flow=`).
 METRIC is one of the keys of FLOW_METRICS and VARIANT_METRICS below (the
 names `[[paper]]` uses where it has one, docs/scenarios.md "Paper
-numbers"), or `delay_within_pct<=BOUND` (e.g. `<=10ms`), which the run
+numbers"), `drops_REASON` (a variant's drops of that reason, e.g.
+`drops_codel`), or `delay_within_pct<=BOUND` (e.g. `<=10ms`), which the run
 summary cannot give (it needs the delay CDF of the run's series), so the
 cell is fidelity.json's, for the variants that have a paper number.
 
@@ -119,6 +120,7 @@ VARIANT_METRICS = {
     "capacity_used_pct": ("capacity used (%)", lambda v: 100.0 * v["capacity_utilization"]),
     "total_mbps": ("all flows, Mbit/s", lambda v: sum(f["throughput_mbps"] for f in v["flows"])),
     "rlc_mean_kb": ("RLC mean (kB)", lambda v: v["rlc"]["mean_bytes"] / 1000.0),
+    "rlc_max_kb": ("RLC peak (kB)", lambda v: v["rlc"]["max_bytes"] / 1000.0),
     "rlc_sojourn_mean_ms": ("RLC sojourn, mean (ms)", lambda v: v["rlc"]["mean_sojourn_ms"]),
     # The run's length over the status PDUs sent: their mean spacing.
     "status_pdu_gap_ms": (
@@ -135,6 +137,9 @@ VARIANT_METRICS = {
     ),
 }
 
+# `drops_REASON`: a variant's drops of that reason (`codel`, `rlc_full`,
+# ...), summed over the layers.
+DROPS = re.compile(r"^drops_(\w+)$")
 WITHIN = re.compile(r"^delay_within_pct<=(\d+(?:\.\d+)?(?:us|ms|s))$")
 MARKER = re.compile(r"^<!-- (table|fidelity): (.*) -->$")
 END = "<!-- end table -->"
@@ -241,8 +246,11 @@ def column(col, default_flow):
     m = WITHIN.match(metric)
     if m:
         metric, within = "delay_within_pct", m.group(1)
+    elif DROPS.match(metric):
+        return metric, None, None
     elif metric not in FLOW_METRICS and metric not in VARIANT_METRICS:
-        allowed = ", ".join([*FLOW_METRICS, *VARIANT_METRICS, "delay_within_pct<=BOUND"])
+        allowed = ", ".join([*FLOW_METRICS, *VARIANT_METRICS, "drops_REASON"])
+        allowed += ", delay_within_pct<=BOUND"
         raise MarkerError(f"unknown column {metric!r} (allowed: {allowed})")
     if metric in VARIANT_METRICS:
         return metric, None, None
@@ -256,6 +264,8 @@ def title(metric, flow, within):
         return f"{flow}: within {within} (%)"
     if metric in VARIANT_METRICS:
         return VARIANT_METRICS[metric][0]
+    if DROPS.match(metric):
+        return f"{DROPS.match(metric).group(1)} drops"
     return f"{flow}: {FLOW_METRICS[metric][0]}"
 
 
@@ -298,6 +308,9 @@ def table(out, spec):
                     v = r["variants"][i]
                     if metric in VARIANT_METRICS:
                         x = VARIANT_METRICS[metric][1](v)
+                    elif DROPS.match(metric):
+                        reason = DROPS.match(metric).group(1)
+                        x = sum(by.get(reason, 0) for by in v["drops"].values())
                     else:
                         f = next((f for f in v["flows"] if f["name"] == flow), None)
                         x = FLOW_METRICS[metric][1](f) if f is not None else None
