@@ -60,15 +60,19 @@ reproduce:
 	$(CARGO) run --release -q -p tcran-cli -- reproduce
 
 # docs/reproduction.md's generated tables, docs/fidelity.md and the page's
-# figures from a fresh `tcran reproduce` (seeds 1..3, about 3 min) into a
-# temporary directory: scripts/reproduction-tables.py rewrites every
-# `<!-- table: ... -->` block; fidelity.md keeps its 4-line preamble.
+# figures from a fresh `tcran reproduce` (seeds 1..3) into a temporary
+# directory: scripts/reproduction-tables.py rewrites every `<!-- table:
+# ... -->` block; fidelity.md keeps its 4-line preamble; of the figures only
+# those docs/figures already holds (the ones the page shows) are replaced.
 reproduction-doc:
 	out=$$(mktemp -d) && trap 'rm -rf "$$out"' EXIT && \
-	$(CARGO) run --release -q -p tcran-cli -- reproduce --out "$$out" --figures docs/figures && \
+	$(CARGO) run --release -q -p tcran-cli -- reproduce --out "$$out" --figures "$$out/figures" && \
 	./scripts/reproduction-tables.py "$$out" docs/reproduction.md && \
 	{ head -n 4 docs/fidelity.md && cat "$$out/fidelity.md"; } > "$$out/page.md" && \
-	mv "$$out/page.md" docs/fidelity.md
+	mv "$$out/page.md" docs/fidelity.md && \
+	for f in docs/figures/*.svg; do \
+	  if [ -f "$$out/figures/$${f##*/}" ]; then cp "$$out/figures/$${f##*/}" "$$f"; fi; \
+	done
 
 # Every pacer on a corpus of channels nobody tuned for (synthetic fading,
 # every shipped trace, and every trace under ../shared/traces when present):
