@@ -12,10 +12,11 @@ It gets one row per variant of the scenario (all, in the scenario's order,
 or the ones `variants=` names, in that order) and one column per COL. A
 cell is ours, the mean over the seeds the output was run with and its 95 %
 confidence interval, `mean (low..high)`, from every seed's run summary
-(OUT/SCENARIO/summary.json, `seed_runs`); a value every seed gave alike has
-no interval, and so has one narrower than the digits shown. Where OUT/fidelity.json has the paper's number for that
-scenario, variant, flow and metric, the cell adds it: `; paper X`, and
-`(>2x)` when ours is more than a factor 2 away.
+(OUT/SCENARIO/summary.json, `seed_runs`); a value every seed gave alike
+has no interval, and neither has one narrower than the digits shown. Where
+OUT/fidelity.json has the paper's number for that scenario, variant, flow
+and metric, the cell adds it: `; paper X`, and `(>2x)` when ours is more
+than a factor 2 away.
 
 The interval is Student's t: mean +- t(0.975, n-1) x sd / sqrt(n), sd the
 sample standard deviation over the n seeds, as `tcran reproduce` computes
