@@ -7,7 +7,7 @@ CARGO ?= cargo
 export CARGO_TERM_COLOR ?= never
 
 
-.PHONY: demo test fmt lint unit fuzz-smoke bench speed build browser dashboard-screenshots reproduce generalisation golden golden-record capi capi-header capi-test capi-bench emu-test emu-bench python python-test python-wheel python-bench
+.PHONY: demo test fmt lint unit fuzz-smoke bench speed build browser dashboard-screenshots reproduce reproduction-doc generalisation golden golden-record capi capi-header capi-test capi-bench emu-test emu-bench python python-test python-wheel python-bench
 
 build:
 	$(CARGO) build --release --workspace
@@ -58,6 +58,21 @@ fuzz-smoke:
 # (one report per scenario, index.html over all).
 reproduce:
 	$(CARGO) run --release -q -p tcran-cli -- reproduce
+
+# docs/reproduction.md's generated tables, docs/fidelity.md and the page's
+# figures from a fresh `tcran reproduce` (seeds 1..3) into a temporary
+# directory: scripts/reproduction-tables.py rewrites every `<!-- table:
+# ... -->` block; fidelity.md keeps its 4-line preamble; of the figures only
+# those docs/figures already holds (the ones the page shows) are replaced.
+reproduction-doc:
+	out=$$(mktemp -d) && trap 'rm -rf "$$out"' EXIT && \
+	$(CARGO) run --release -q -p tcran-cli -- reproduce --out "$$out" --figures "$$out/figures" && \
+	./scripts/reproduction-tables.py "$$out" docs/reproduction.md && \
+	{ head -n 4 docs/fidelity.md && cat "$$out/fidelity.md"; } > "$$out/page.md" && \
+	mv "$$out/page.md" docs/fidelity.md && \
+	for f in docs/figures/*.svg; do \
+	  if [ -f "$$out/figures/$${f##*/}" ]; then cp "$$out/figures/$${f##*/}" "$$f"; fi; \
+	done
 
 # Every pacer on a corpus of channels nobody tuned for (synthetic fading,
 # every shipped trace, and every trace under ../shared/traces when present):
