@@ -11,7 +11,9 @@ use crate::Gnb;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 use tcran_core::{ConfigError, Duration, Instant};
+use tcran_ran::channel::{GeometryChannel, GeometryParams, LosMode};
 use tcran_ran::mac::MacConfig;
+use tcran_ran::mobility::pathloss::Scenario;
 use tcran_ran::pdcp::PdcpConfig;
 use tcran_ran::phy::mcs::{CqiTable, McsTable};
 use tcran_ran::rlc::RlcConfig;
@@ -219,6 +221,94 @@ pub enum ChannelConfig {
         #[serde(default, skip_serializing_if = "TraceStart::is_random")]
         start: TraceStart,
     },
+    /// A UE moving past sites: TR 38.901 path loss, LOS and shadowing,
+    /// SINR -> CQI -> MCS ([`tcran_ran::channel::GeometryChannel`]).
+    Geometry {
+        #[serde(default = "uma")]
+        scenario: Scenario,
+        /// The serving site, metres.
+        #[serde(default)]
+        site: [f64; 2],
+        /// Sites that interfere, each always transmitting.
+        #[serde(default)]
+        interferers: Vec<[f64; 2]>,
+        /// Default: 25 m (UMa), 10 m (UMi), TR 38.901 Table 7.2-1.
+        #[serde(default)]
+        site_height_m: Option<f64>,
+        /// Default 46 dBm, a macro site (TR 36.814 Table A.2.1.1-2).
+        #[serde(default = "tx_power")]
+        tx_power_dbm: f64,
+        #[serde(default = "fc")]
+        fc_ghz: f64,
+        #[serde(default = "ue_height")]
+        ue_height_m: f64,
+        /// Default 9 dB, a UE (TR 36.814 Table A.2.1.1-2).
+        #[serde(default = "noise_figure")]
+        noise_figure_db: f64,
+        /// Waypoints, metres; the UE walks them from time 0.
+        track: Vec<[f64; 2]>,
+        #[serde(default)]
+        speed_mps: f64,
+        /// `los`, `nlos` or `random` (Table 7.4.2-1's probability, drawn
+        /// again every `los_update_m` travelled).
+        #[serde(default)]
+        los: LosName,
+        #[serde(default = "los_update")]
+        los_update_m: f64,
+        #[serde(default = "yes")]
+        shadowing: bool,
+        /// The attenuated Shannon bound's cap, bit/s/Hz (TR 36.942 A.2: 4.4).
+        #[serde(default = "max_efficiency")]
+        max_efficiency: f64,
+        #[serde(default = "cqi_table1")]
+        table: CqiTable,
+    },
+}
+
+/// How a geometry channel's LOS state is chosen.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum LosName {
+    Los,
+    Nlos,
+    #[default]
+    Random,
+}
+
+fn uma() -> Scenario {
+    Scenario::Uma
+}
+fn tx_power() -> f64 {
+    46.0
+}
+fn fc() -> f64 {
+    3.5
+}
+fn ue_height() -> f64 {
+    1.5
+}
+fn noise_figure() -> f64 {
+    9.0
+}
+fn los_update() -> f64 {
+    50.0
+}
+fn yes() -> bool {
+    true
+}
+fn max_efficiency() -> f64 {
+    4.4
+}
+
+/// What building a channel needs from the node: the seed and a name for
+/// its random streams, and the cell's occupied bandwidth.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ChannelContext {
+    pub seed: u64,
+    pub rnti: u16,
+    pub bandwidth_hz: f64,
 }
 
 /// Where a looping trace starts ([`ChannelConfig::Trace`]'s `start`).
@@ -320,8 +410,55 @@ impl ChannelConfig {
         }
     }
 
-    pub fn build(&self, base: &Path) -> Result<AnyChannel, ConfigError> {
+    pub fn build(&self, base: &Path, ctx: &ChannelContext) -> Result<AnyChannel, ConfigError> {
         match self {
+            ChannelConfig::Geometry {
+                scenario,
+                site,
+                interferers,
+                site_height_m,
+                tx_power_dbm,
+                fc_ghz,
+                ue_height_m,
+                noise_figure_db,
+                track,
+                speed_mps,
+                los,
+                los_update_m,
+                shadowing,
+                max_efficiency,
+                table,
+            } => {
+                let xy = |p: &[f64; 2]| (p[0], p[1]);
+                let params = GeometryParams {
+                    scenario: *scenario,
+                    site: xy(site),
+                    interferers: interferers.iter().map(xy).collect(),
+                    site_height_m: site_height_m.unwrap_or(match scenario {
+                        Scenario::Uma => 25.0,
+                        Scenario::UmiStreetCanyon => 10.0,
+                    }),
+                    tx_power_dbm: *tx_power_dbm,
+                    fc_ghz: *fc_ghz,
+                    ue_height_m: *ue_height_m,
+                    noise_figure_db: *noise_figure_db,
+                    bandwidth_hz: ctx.bandwidth_hz,
+                    track: track.iter().map(xy).collect(),
+                    speed_mps: *speed_mps,
+                    los: match los {
+                        LosName::Los => LosMode::Los,
+                        LosName::Nlos => LosMode::Nlos,
+                        LosName::Random => LosMode::Random {
+                            update_m: *los_update_m,
+                        },
+                    },
+                    shadowing: *shadowing,
+                    max_efficiency: *max_efficiency,
+                    cqi_table: *table,
+                };
+                GeometryChannel::new(params, ctx.seed, &format!("channel/ue{}", ctx.rnti))
+                    .map(|c| AnyChannel::Geometry(Box::new(c)))
+            }
             ChannelConfig::Mcs { mcs, table } => AnyChannel::fixed_mcs(*table, *mcs),
             ChannelConfig::Cqi { cqi, table } => AnyChannel::fixed_cqi(*table, *cqi),
             ChannelConfig::McsRamp {
@@ -462,7 +599,14 @@ mod tests {
             carry_over: None,
             start: TraceStart::Random,
         }
-        .build(Path::new("."))
+        .build(
+            Path::new("."),
+            &ChannelContext {
+                seed: 1,
+                rnti: 1,
+                bandwidth_hz: 10e6,
+            },
+        )
     }
 
     #[test]

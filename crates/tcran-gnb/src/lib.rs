@@ -91,8 +91,8 @@ mod ue;
 mod uplink;
 
 pub use config::{
-    builtin_trace, load_trace, load_trace_as, ChannelConfig, DrbConfig, GnbConfig, TraceFormatName,
-    TraceStart, UeConfig, UpfConfig, UplinkConfig, BUILTIN_TRACES,
+    builtin_trace, load_trace, load_trace_as, ChannelConfig, ChannelContext, DrbConfig, GnbConfig,
+    LosName, TraceFormatName, TraceStart, UeConfig, UpfConfig, UplinkConfig, BUILTIN_TRACES,
 };
 pub use counters::{CellCounters, CellKpis, DrbCounters, DrbKpis, Timing};
 pub use ledger::Place;

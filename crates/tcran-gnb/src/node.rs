@@ -3,7 +3,7 @@
 //! `ue`, `uplink`); this module dispatches the node's events to them and
 //! holds what every part shares.
 
-use crate::config::{GnbConfig, TraceStart};
+use crate::config::{ChannelContext, GnbConfig, TraceStart};
 use crate::counters::{CellCounters, DrbCounters, Timing};
 use crate::drb::{Drb, Outputs, Scratch};
 use crate::uplink::{sr_model, SrModel};
@@ -279,6 +279,9 @@ impl Gnb {
         let period_slots = u64::from(mac.period_slots());
         let slot_duration = mac.slot_duration();
         let pulls_per_pattern = mac.pulls_per_pattern();
+        // PRBs x 12 subcarriers x the spacing, 15 kHz x 2^mu (TS 38.211
+        // §4.2: slots of 1 ms / 2^mu).
+        let occupied_hz = f64::from(mac.n_prb()) * 12.0 * 15e3 * 1e-3 / slot_duration.as_secs_f64();
         if cfg.ues.is_empty() {
             return Err(ConfigError::new("ues", "[]", "must hold at least one UE"));
         }
@@ -294,7 +297,14 @@ impl Gnb {
             }
             let channel = uc
                 .channel
-                .build(base)
+                .build(
+                    base,
+                    &ChannelContext {
+                        seed: cfg.seed,
+                        rnti: uc.rnti,
+                        bandwidth_hz: occupied_hz,
+                    },
+                )
                 .map_err(|e| at(e.within("channel")))?;
             mac.set_carry_over(Rnti(uc.rnti), uc.channel.carry_over());
             let random_start = uc.channel.start().is_random() && channel.loop_length().is_some();

@@ -517,6 +517,17 @@ fn seed_draws(cfg: &SimConfig, gnb: &Gnb, flows: &[Flow]) -> Vec<String> {
             )
         })
         .collect();
+    for ue in &cfg.ues {
+        if let tcran_gnb::ChannelConfig::Geometry { los, shadowing, .. } = &ue.channel {
+            let what = match (los, shadowing) {
+                (tcran_gnb::LosName::Random, true) => "LOS states and shadow fading",
+                (tcran_gnb::LosName::Random, false) => "LOS states",
+                (_, true) => "shadow fading",
+                (_, false) => continue,
+            };
+            draws.push(format!("UE {}: the geometry channel's {what}", ue.rnti));
+        }
+    }
     if cfg.cell.bler > 0.0 {
         draws.push(format!("HARQ outcomes (BLER {})", cfg.cell.bler));
     }

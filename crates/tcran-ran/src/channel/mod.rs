@@ -16,6 +16,10 @@
 //!   `mm-link`, unless the scenario lets the MAC carry it over a window,
 //!   [`crate::mac::Mac::set_carry_over`]) and does not apply a TBS on top.
 //!
+//! - **Geometry** ([`GeometryChannel`]): a UE moving past sites, TR 38.901
+//!   path loss and shadowing, SINR -> CQI -> MCS: link adaptation computed
+//!   rather than recorded.
+//!
 //! [`ChannelSample`] carries either. The MAC asks once per scheduling
 //! decision for the interval it covers: one slot, or the whole scheduling
 //! period when the cell has one (`MacConfig::scheduling_period`, the thesis
@@ -32,11 +36,13 @@
 //! The parsers take text; [`read_trace_file`] is the one function that
 //! touches the file system.
 
+mod geometry;
 mod mahimahi;
 mod series;
 mod thesis;
 mod ucc;
 
+pub use geometry::{GeometryChannel, GeometryParams, LosMode};
 pub use mahimahi::{MahimahiTrace, MAHIMAHI_CARRY_OVER, MAHIMAHI_PACKET_BYTES};
 pub use series::McsSeries;
 pub use thesis::{ThesisTrace, THESIS_PACKET_BYTES, THESIS_TICK, THESIS_TICKS_PER_SAMPLE};
@@ -84,6 +90,8 @@ pub enum AnyChannel {
     Mahimahi(MahimahiTrace),
     Thesis(ThesisTrace),
     Rate(RateSeries),
+    /// A UE moving through a deployment (boxed: it is the largest).
+    Geometry(Box<GeometryChannel>),
     Custom(Box<dyn Channel>),
 }
 
@@ -111,7 +119,10 @@ impl AnyChannel {
     /// which have no recording to start elsewhere in.
     pub fn loop_length(&self) -> Option<Duration> {
         match self {
-            AnyChannel::Fixed(_) | AnyChannel::McsSeries(_) | AnyChannel::Custom(_) => None,
+            AnyChannel::Fixed(_)
+            | AnyChannel::McsSeries(_)
+            | AnyChannel::Geometry(_)
+            | AnyChannel::Custom(_) => None,
             AnyChannel::Cqi(c) => Some(c.duration()),
             AnyChannel::Mahimahi(c) => Some(c.period()),
             AnyChannel::Thesis(c) => Some(c.duration()),
@@ -129,13 +140,17 @@ impl Channel for AnyChannel {
             AnyChannel::Mahimahi(c) => c.sample(now, dt),
             AnyChannel::Thesis(c) => c.sample(now, dt),
             AnyChannel::Rate(c) => c.sample(now, dt),
+            AnyChannel::Geometry(c) => c.sample(now, dt),
             AnyChannel::Custom(c) => c.sample(now, dt),
         }
     }
 
     fn info(&self) -> Option<TraceInfo> {
         match self {
-            AnyChannel::Fixed(_) | AnyChannel::McsSeries(_) | AnyChannel::Cqi(_) => None,
+            AnyChannel::Fixed(_)
+            | AnyChannel::McsSeries(_)
+            | AnyChannel::Cqi(_)
+            | AnyChannel::Geometry(_) => None,
             AnyChannel::Mahimahi(c) => Some(c.info()),
             AnyChannel::Thesis(c) => Some(c.info()),
             AnyChannel::Rate(c) => Some(c.info()),

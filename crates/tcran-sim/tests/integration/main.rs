@@ -9,6 +9,7 @@ mod docs;
 mod engine;
 mod flows;
 mod fuzz_scenario;
+mod geometry;
 mod layers;
 mod pacer_comparison;
 mod pdcp;
