@@ -1020,23 +1020,8 @@ mod tests {
     /// and what is allowed.
     #[test]
     fn a_row_that_does_not_fit_the_scenario_is_refused_with_its_field() {
-        let base = r#"
-duration = "1s"
-[[ues]]
-rnti = 1
-channel = { kind = "mcs", mcs = 20 }
-[[flows]]
-name = "bulk"
-ue = 1
-kind = "tcp"
-[[variants]]
-name = "a"
-[[variants]]
-name = "b"
-[[paper]]
-source = "tc-ran-paper"
-figure = "Fig. 15"
-"#;
+        let base =
+            format!("{VARIANTS_A_B}[[paper]]\nsource = \"tc-ran-paper\"\nfigure = \"Fig. 15\"\n");
         let refused = |row: &str| {
             let cfg: SimConfig = toml::from_str(&format!("{base}{row}")).expect("parses");
             check(&cfg).map_err(|e| e.to_string())
@@ -1103,7 +1088,8 @@ figure = "Fig. 15"
         assert_eq!(compare(0.0, 0.0), Order::Tie);
     }
 
-    const TWO_VARIANTS: &str = r#"
+    /// One UE, a bulk flow, variants "a" and "b".
+    const VARIANTS_A_B: &str = r#"
 duration = "1s"
 [[ues]]
 rnti = 1
@@ -1116,6 +1102,10 @@ kind = "tcp"
 name = "a"
 [[variants]]
 name = "b"
+"#;
+
+    /// Paper rows for `VARIANTS_A_B`: a group of two (Fig. 15) and one of one.
+    const PAPER_ROWS: &str = r#"
 [[paper]]
 source = "tc-ran-paper"
 figure = "Fig. 15"
@@ -1142,8 +1132,10 @@ paper = 80
     #[test]
     fn an_ordering_gap_names_a_group_of_two_or_more_variants() {
         let check_with = |gap: &str| {
-            let cfg: SimConfig =
-                toml::from_str(&format!("{TWO_VARIANTS}[[ordering_gap]]\n{gap}")).expect("parses");
+            let cfg: SimConfig = toml::from_str(&format!(
+                "{VARIANTS_A_B}{PAPER_ROWS}[[ordering_gap]]\n{gap}"
+            ))
+            .expect("parses");
             check(&cfg).map_err(|e| e.to_string())
         };
         let fifteen = "source = \"tc-ran-paper\"\nfigure = \"Fig. 15\"\nflow = \"bulk\"\nmetric = \"throughput_mbps\"\n";
@@ -1167,7 +1159,7 @@ paper = 80
             "{err}"
         );
         let cfg: SimConfig = toml::from_str(&format!(
-            "{TWO_VARIANTS}[[ordering_gap]]\n{fifteen}gap = \"x\"\n[[ordering_gap]]\n{fifteen}gap = \"y\""
+            "{VARIANTS_A_B}{PAPER_ROWS}[[ordering_gap]]\n{fifteen}gap = \"x\"\n[[ordering_gap]]\n{fifteen}gap = \"y\""
         ))
         .expect("parses");
         let err = check(&cfg).expect_err("named twice").to_string();
