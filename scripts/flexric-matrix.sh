@@ -47,19 +47,20 @@ first_fault() {
 }
 
 # Indications per second and control round trips, from the xApp's side of
-# the wire (the shim's trace: "tx|rx UNIX_US LEN B0B1"). E42 (xApp <-> RIC)
-# numbers its procedures as E2AP does for these: RIC Indication is
-# initiating message 5 (0005), RIC Control request 4 (0004) answered by
-# successful outcome 4 (2004).
+# the wire (the shim's trace: "tx|rx UNIX_US LEN B0B1", B0B1 = APER message
+# type and procedure code). FlexRIC's E42 (xApp <-> RIC) forwards the RIC
+# Indication as E2AP's initiating message 5 (0005) and answers its own
+# E42 RIC Control Request (initiating message 17, 0011) with E2AP's RIC
+# Control Acknowledge (successful outcome 4, 2004): seen in the traces.
 wire_numbers() {
     local trace=$1
     [ -s "$trace" ] || return 0
     awk '
         $1 == "rx" && $4 == "0005" { n++; if (!first) first = $2; last = $2 }
-        $1 == "tx" && $4 == "0004" { sent[++s] = $2 }
+        $1 == "tx" && $4 == "0011" { sent[++s] = $2 }
         $1 == "rx" && $4 == "2004" { if (a < s) { rtt[++a] = $2 - sent[a] } }
         END {
-            if (n > 1 && last > first) printf "ind/s=%.0f ", (n - 1) * 1e6 / (last - first)
+            if (n > 1 && last > first) printf "ind/s=%.3g ", (n - 1) * 1e6 / (last - first)
             else if (n) printf "ind=%d ", n
             if (a) {
                 printf "ctrl_rtt_us="
@@ -83,7 +84,7 @@ evidence() {
         for sm in MAC RLC PDCP GTP; do
             if grep -a -q "^$sm ind_msg latency" "$log"; then
                 lat=$(grep -a "^$sm ind_msg latency" "$log" | awk '{ print $5 }' | median)
-                out="$out$sm ${lat}us "
+                out="$out${out:+, }$sm ${lat}us"
             fi
         done
         [ -z "$out" ] || echo "latency printout (median): $out"
@@ -249,6 +250,22 @@ run_one() {
         echo "| $name | not built | $fr has no $name | |"
         return
     fi
+    local -a xapp_cmd=("$bin" -c "$dir/flexric.conf" -p "$fr/sm-libs/")
+    if [ "$name" = xapp_tc_partition ]; then
+        # It takes one argument, the source port its filter matches, and
+        # then reads FlexRIC's installed paths (/usr/local/etc/flexric/,
+        # /usr/local/lib/flexric/): they are given to it in a mount
+        # namespace of its own, so nothing is installed on the machine.
+        if [ "$(id -u)" -ne 0 ]; then
+            echo "| $name | skipped | reads only FlexRIC's installed paths; as root a private mount namespace provides them | |"
+            return
+        fi
+        xapp_cmd=(unshare -m --propagation private sh -c '
+            mount -t tmpfs flexric-etc /usr/local/etc && mkdir /usr/local/etc/flexric &&
+            cp "$1" /usr/local/etc/flexric/flexric.conf &&
+            mount -t tmpfs flexric-lib /usr/local/lib && mkdir /usr/local/lib/flexric &&
+            mount --bind "$2" /usr/local/lib/flexric && exec "$3" 5201' sh "$dir/flexric.conf" "$fr/sm-libs" "$bin")
+    fi
 
     # The RIC binds FlexRIC's E2 and E42 ports as port 0 (the shim maps
     # them) and the shim writes which ports it got.
@@ -286,7 +303,7 @@ run_one() {
     sleep 1
 
     LD_PRELOAD=$shim FLEXRIC_SHIM_PORT_MAP=36422=$e42 FLEXRIC_SHIM_TRACE=$dir/xapp.trace \
-        setsid "$bin" -c "$dir/flexric.conf" -p "$fr/sm-libs/" >"$dir/xapp.log" 2>&1 </dev/null &
+        setsid "${xapp_cmd[@]}" >"$dir/xapp.log" 2>&1 </dev/null &
     local xapp=$! status=timeout i
     started+=("$xapp")
     for ((i = 0; i < timeout_s * 10; i++)); do
