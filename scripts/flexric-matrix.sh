@@ -63,12 +63,35 @@ wire_numbers() {
             if (n > 1 && last > first) printf "ind/s=%.3g ", (n - 1) * 1e6 / (last - first)
             else if (n) printf "ind=%d ", n
             if (a) {
-                printf "ctrl_rtt_us="
-                for (i = 1; i <= a; i++) printf "%s%d", (i > 1 ? "," : ""), rtt[i]
-                printf " "
+                # insertion sort: a handful of controls
+                for (i = 2; i <= a; i++) for (j = i; j > 1 && rtt[j - 1] > rtt[j]; j--) { t = rtt[j]; rtt[j] = rtt[j - 1]; rtt[j - 1] = t }
+                printf "%d ctrl, rtt_us p50=%d max=%d ", a, (a % 2 ? rtt[(a + 1) / 2] : (rtt[a / 2] + rtt[a / 2 + 1]) / 2), rtt[a]
             }
             if (s > a) printf "ctrl_unanswered=%d ", s - a
         }' "$trace"
+}
+
+# The indications FlexRIC's xApp library decoded and stored in the xApp's
+# SQLite database (DB_DIR = the run directory): rows per table, and for
+# MAC_UE how many of its counters were ever non-zero.
+stored() {
+    local dir=$1 db table rows out=""
+    db=$(find "$dir" -maxdepth 1 -name 'xapp_db_*' | head -n1)
+    [ -n "$db" ] && command -v sqlite3 >/dev/null || return 0
+    for table in MAC_UE RLC_bearer PDCP_bearer GTP_NGUT SLICE UE_SLICE; do
+        rows=$(sqlite3 "$db" "select count(*) from $table" 2>/dev/null || echo 0)
+        [ "$rows" = 0 ] || out="$out${out:+, }$table $rows"
+    done
+    if [ -n "$out" ] && [ "$(sqlite3 "$db" 'select count(*) from MAC_UE' 2>/dev/null)" != 0 ]; then
+        local cols nonzero=0 total=0 col
+        cols=$(sqlite3 "$db" "select name from pragma_table_info('MAC_UE') where name not in ('tstamp','ngran_node','mcc','mnc','mnc_digit_len','nb_id','cu_du_id','rnti')")
+        for col in $cols; do
+            total=$((total + 1))
+            [ "$(sqlite3 "$db" "select count(*) from MAC_UE where $col != 0")" = 0 ] || nonzero=$((nonzero + 1))
+        done
+        out="$out (MAC: $nonzero of $total counters ever non-zero)"
+    fi
+    [ -z "$out" ] || echo "; stored: $out"
 }
 
 # What the xApp showed of its purpose; empty when nothing.
@@ -128,9 +151,13 @@ classify() {
     name=$(cat "$dir/name")
     status=$(cat "$dir/xapp.status" 2>/dev/null || echo missing)
     shown=$(evidence "$name" "$dir/xapp.log")
+    [ -z "$shown" ] || shown="$shown$(stored "$dir")"
     if [ "$(cat "$dir/ric.alive" 2>/dev/null)" != yes ]; then
         result="RIC abort"
         detail=$(first_fault "$dir/ric.log")
+    elif [ "$(cat "$dir/ric.alive-after-node" 2>/dev/null)" = no ]; then
+        result="RIC abort"
+        detail="when the node left: $(first_fault "$dir/ric.log")"
     elif [ "$status" = timeout ]; then
         result=timeout
         detail="still running after ${XAPP_TIMEOUT:-90} s"
@@ -197,7 +224,7 @@ for f in "$shim" "$fr/examples/ric/nearRT-RIC" "$fr/sm-libs/libkpm_sm.so"; do
 done
 
 all_xapps="xapp_hw xapp_gtp_mac_rlc_pdcp_moni xapp_mac_ctrl xapp_kpm_moni xapp_kpm_rc xapp_rc_moni
-  xapp_slice_moni_ctrl xapp_tc_codel xapp_tc_ecn xapp_tc_osi_codel xapp_tc_partition"
+  xapp_slice_moni_ctrl xapp_tc_all xapp_tc_codel xapp_tc_ecn xapp_tc_osi_codel xapp_tc_partition"
 # shellcheck disable=SC2086 # a word list
 if [ $# -gt 0 ]; then set -- "$@"; else set -- $all_xapps; fi
 
@@ -325,6 +352,8 @@ run_one() {
     if [ "$node_kind" = tcran ]; then stop_group "$node" INT; else stop_group "$node" TERM; fi
     for ((i = 0; i < 100; i++)); do kill -0 "$node" 2>/dev/null || break; sleep 0.1; done
     stop_group "$node" KILL
+    sleep 0.5 # the RIC removes the node: it must survive that too
+    alive "$ric" >"$dir/ric.alive-after-node"
     stop_group "$ric" TERM
     sleep 0.2
     stop_group "$ric" KILL
