@@ -234,6 +234,10 @@ if [ "$node_kind" = tcran ] && [ ! -x "$tcran" ]; then
     cargo build --release -q -p tcran-cli
 fi
 scenario=${SCENARIO:-scenarios/demo.toml}
+# Every process runs in its run directory (FlexRIC's RIC writes log.txt
+# into its working directory): absolute paths.
+tcran=$(realpath "$tcran")
+scenario=$(realpath "$scenario")
 timeout_s=${XAPP_TIMEOUT:-90}
 out=${MATRIX_OUT:-$(mktemp -d /tmp/flexric-matrix.XXXXXX)}
 mkdir -p "$out"
@@ -278,11 +282,16 @@ run_one() {
         return
     fi
     local -a xapp_cmd=("$bin" -c "$dir/flexric.conf" -p "$fr/sm-libs/")
-    if [ "$name" = xapp_tc_partition ]; then
-        # It takes one argument, the source port its filter matches, and
-        # then reads FlexRIC's installed paths (/usr/local/etc/flexric/,
-        # /usr/local/lib/flexric/): they are given to it in a mount
-        # namespace of its own, so nothing is installed on the machine.
+    local installed_paths_arg=""
+    case $name in
+    xapp_tc_all) installed_paths_arg=none ;;     # init_fr_args(1, NULL)
+    xapp_tc_partition) installed_paths_arg=5201 ;; # its one argument: the port its filter matches
+    esac
+    if [ -n "$installed_paths_arg" ]; then
+        # These take no -c/-p and read FlexRIC's installed paths
+        # (/usr/local/etc/flexric/, /usr/local/lib/flexric/): they are given
+        # to them in a mount namespace of their own, so nothing is
+        # installed on the machine.
         if [ "$(id -u)" -ne 0 ]; then
             echo "| $name | skipped | reads only FlexRIC's installed paths; as root a private mount namespace provides them | |"
             return
@@ -291,11 +300,14 @@ run_one() {
             mount -t tmpfs flexric-etc /usr/local/etc && mkdir /usr/local/etc/flexric &&
             cp "$1" /usr/local/etc/flexric/flexric.conf &&
             mount -t tmpfs flexric-lib /usr/local/lib && mkdir /usr/local/lib/flexric &&
-            mount --bind "$2" /usr/local/lib/flexric && exec "$3" 5201' sh "$dir/flexric.conf" "$fr/sm-libs" "$bin")
+            mount --bind "$2" /usr/local/lib/flexric &&
+            if [ "$4" = none ]; then exec "$3"; else exec "$3" "$4"; fi' \
+            sh "$dir/flexric.conf" "$fr/sm-libs" "$bin" "$installed_paths_arg")
     fi
 
     # The RIC binds FlexRIC's E2 and E42 ports as port 0 (the shim maps
     # them) and the shim writes which ports it got.
+    cd "$dir"
     LD_PRELOAD=$shim FLEXRIC_SHIM_PORT_MAP=36421=0,36422=0 FLEXRIC_SHIM_PORTS_FILE=$dir/ports \
         setsid "$fr/examples/ric/nearRT-RIC" -c "$dir/flexric.conf" -p "$fr/sm-libs/" \
         >"$dir/ric.log" 2>&1 </dev/null &
@@ -358,6 +370,7 @@ run_one() {
     sleep 0.2
     stop_group "$ric" KILL
     wait "$node" "$ric" 2>/dev/null || true
+    cd "$here/.."
     classify "$dir"
 }
 
@@ -365,4 +378,25 @@ echo "FlexRIC $fr, E2 node: $([ "$node_kind" = tcran ] && echo "$tcran run $scen
 echo
 echo "| stock xApp | result | what it shows / why not | on the wire (xApp side) |"
 echo "|---|---|---|---|"
-for x in "$@"; do run_one "$x"; done
+# FlexRIC's xApp library sends a request and only then registers the
+# pending event its answer removes (src/xApp/msg_handler_xapp.c, the E42
+# subscription delete and control handlers): an answer that arrives first
+# aborts the xApp in assoc_rb_tree_extract. A race of FlexRIC's, seen with
+# its own emulated gNB too: such a run is repeated (up to 3 tries) and the
+# row says so.
+race='Trying to extract a key not found in the tree'
+for x in "$@"; do
+    for try in 1 2 3; do
+        run_one "$x" >"$out/$x.row"
+        row=$(cat "$out/$x.row")
+        case $row in
+        *"$race"*) [ "$try" -lt 3 ] || break ;;
+        *) break ;;
+        esac
+        rm -rf "$out/$x.try$try"
+        mv "$out/$x" "$out/$x.try$try"
+        echo "  ($x, try $try: FlexRIC's pending-event race, logs in $out/$x.try$try; again)" >&2
+    done
+    [ "$try" = 1 ] || row=${row/"| works |"/"| works (try $try: FlexRIC's pending-event race before) |"}
+    echo "$row"
+done
