@@ -12,7 +12,8 @@
 #   RIC abort   the RIC died (its assertion quoted)
 #   xApp crash  the xApp died on a signal or assertion (quoted)
 #   node exit   the E2 node died
-#   timeout     the xApp did not end within XAPP_TIMEOUT seconds
+#   timeout     the xApp did not end within XAPP_TIMEOUT seconds (nor 2 s
+#               after its RIC died: then the row is the RIC's abort)
 #   no effect   the xApp ended cleanly but showed nothing of its purpose
 #
 # and what a user sees: indications per second at the xApp, control round
@@ -343,7 +344,7 @@ run_one() {
 
     LD_PRELOAD=$shim FLEXRIC_SHIM_PORT_MAP=36422=$e42 FLEXRIC_SHIM_TRACE=$dir/xapp.trace \
         setsid "${xapp_cmd[@]}" >"$dir/xapp.log" 2>&1 </dev/null &
-    local xapp=$! status=timeout i
+    local xapp=$! status=timeout i ric_gone=0
     started+=("$xapp")
     for ((i = 0; i < timeout_s * 10; i++)); do
         if ! kill -0 "$xapp" 2>/dev/null; then
@@ -351,9 +352,14 @@ run_one() {
             wait "$xapp" || status=$?
             break
         fi
+        # An xApp whose RIC died waits for it forever: 2 s are enough.
+        if ! kill -0 "$ric" 2>/dev/null && ((++ric_gone > 20)); then
+            status=ric-gone
+            break
+        fi
         sleep 0.1
     done
-    [ "$status" != timeout ] || stop_group "$xapp" KILL
+    case $status in timeout | ric-gone) stop_group "$xapp" KILL ;; esac
     echo "$status" >"$dir/xapp.status"
     sleep 1 # an abort the xApp's end causes takes a moment
     alive "$ric" >"$dir/ric.alive"
