@@ -25,8 +25,14 @@ fn matrix() -> Command {
 }
 
 fn classify(case: &str) -> String {
-    let dir = repo().join("crates/tcran-cli/tests/fixtures/flexric-matrix").join(case);
-    let out = matrix().arg("--classify").arg(&dir).output().expect("bash runs");
+    let dir = repo()
+        .join("crates/tcran-cli/tests/fixtures/flexric-matrix")
+        .join(case);
+    let out = matrix()
+        .arg("--classify")
+        .arg(&dir)
+        .output()
+        .expect("bash runs");
     assert!(
         out.status.success(),
         "{case}: {}",
@@ -79,15 +85,24 @@ fn a_dead_ric_is_an_abort_whatever_the_xapp_did() {
 
 #[test]
 fn without_flexric_dir_the_matrix_says_it_skips() {
-    let out = matrix().env_remove("FLEXRIC_DIR").output().expect("bash runs");
+    let out = matrix()
+        .env_remove("FLEXRIC_DIR")
+        .output()
+        .expect("bash runs");
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).expect("UTF-8");
-    assert!(text.starts_with("flexric-matrix: skipped: FLEXRIC_DIR is not set"), "{text}");
+    assert!(
+        text.starts_with("flexric-matrix: skipped: FLEXRIC_DIR is not set"),
+        "{text}"
+    );
 }
 
 #[test]
 fn a_bad_classify_argument_is_exit_code_2() {
-    let out = matrix().args(["--classify", "/nonexistent"]).output().expect("bash runs");
+    let out = matrix()
+        .args(["--classify", "/nonexistent"])
+        .output()
+        .expect("bash runs");
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("usage"));
 }
