@@ -229,20 +229,21 @@ all_xapps="xapp_hw xapp_gtp_mac_rlc_pdcp_moni xapp_mac_ctrl xapp_kpm_moni xapp_k
 # shellcheck disable=SC2086 # a word list
 if [ $# -gt 0 ]; then set -- "$@"; else set -- $all_xapps; fi
 
-cd "$here/.."
-tcran=${TCRAN:-target/release/tcran}
-if [ "$node_kind" = tcran ] && [ ! -x "$tcran" ]; then
-    cargo build --release -q -p tcran-cli
-fi
-scenario=${SCENARIO:-scenarios/demo.toml}
 # Every process runs in its run directory (FlexRIC's RIC writes log.txt
-# into its working directory): absolute paths.
-tcran=$(realpath "$tcran")
-scenario=$(realpath "$scenario")
-timeout_s=${XAPP_TIMEOUT:-90}
+# into its working directory): absolute paths, the user's relative to
+# where the script was started, the defaults to the repository.
 out=${MATRIX_OUT:-$(mktemp -d /tmp/flexric-matrix.XXXXXX)}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
+[ -z "${TCRAN:-}" ] || TCRAN=$(realpath "$TCRAN")
+[ -z "${SCENARIO:-}" ] || SCENARIO=$(realpath "$SCENARIO")
+cd "$here/.."
+tcran=${TCRAN:-$(realpath -m "${CARGO_TARGET_DIR:-target}/release/tcran")}
+if [ "$node_kind" = tcran ] && [ ! -x "$tcran" ]; then
+    cargo build --release -q -p tcran-cli
+fi
+scenario=${SCENARIO:-$(realpath scenarios/demo.toml)}
+timeout_s=${XAPP_TIMEOUT:-90}
 
 started=()
 stop_group() { # PID SIGNAL
@@ -393,7 +394,8 @@ echo "|---|---|---|---|"
 race='Trying to extract a key not found in the tree'
 for x in "$@"; do
     for try in 1 2 3; do
-        run_one "$x" >"$out/$x.row"
+        # stderr: the shell's own notes on the processes that died
+        run_one "$x" >"$out/$x.row" 2>"$out/$x.shell.log"
         row=$(cat "$out/$x.row")
         case $row in
         *"$race"*) [ "$try" -lt 3 ] || break ;;
