@@ -7,7 +7,7 @@ CARGO ?= cargo
 export CARGO_TERM_COLOR ?= never
 
 
-.PHONY: demo test fmt lint unit fuzz-smoke bench speed build browser dashboard-screenshots reproduce reproduction-doc generalisation golden golden-record capi capi-header capi-test capi-bench emu-test emu-bench python python-test python-wheel python-bench
+.PHONY: demo test fmt lint unit fuzz-smoke bench speed build browser dashboard-screenshots reproduce reproduction-doc generalisation golden golden-record capi capi-header capi-test capi-bench emu-test emu-bench flexric-matrix python python-test python-wheel python-bench
 
 build:
 	$(CARGO) build --release --workspace
@@ -139,6 +139,14 @@ emu-test:
 # per packet (docs/performance.md); needs root and an idle machine.
 emu-bench:
 	./scripts/emu-bench.sh
+
+# Every stock FlexRIC xApp against `tcran run --realtime --e2`, live
+# (docs/e2.md, "Connecting FlexRIC"): needs FLEXRIC_DIR, a FlexRIC built by
+# scripts/build-flexric-peer.sh outside the repository; without it the
+# script says it skips. Not a stage of `make test` (FlexRIC is not on a
+# fresh machine); its reading of logs is tested in the unit stage.
+flexric-matrix:
+	./scripts/flexric-matrix.sh
 
 # The Python package (docs/python.md): a virtualenv in target/venv with
 # the pinned tools of python/requirements-dev.txt, and `tcran` installed

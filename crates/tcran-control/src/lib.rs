@@ -27,4 +27,6 @@ pub mod controller;
 pub mod node;
 
 pub use controller::{Command, ControlView, Controller, DrbView, FlowView};
-pub use node::{Bearer, DrbKey, KpmCounters, LowerLayerKpis, RanNode, RlcMode, Slicing, TcView};
+pub use node::{
+    Bearer, DrbKey, HarqCounters, KpmCounters, LowerLayerKpis, RanNode, RlcMode, Slicing, TcView,
+};

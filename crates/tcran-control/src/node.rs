@@ -112,6 +112,19 @@ pub enum RlcMode {
     Um,
 }
 
+/// The MAC's downlink HARQ counters of one UE (TS 38.321 5.3.2: a
+/// transport block is sent again until decoded or given up), cumulative.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct HarqCounters {
+    /// Transport blocks sent, by transmission: `[0]` first transmissions,
+    /// `[1]` second, `[2]` third, `[3]` fourth and later.
+    pub tx: [u64; 4],
+    /// Transport blocks given up after their last transmission.
+    pub lost: u64,
+    /// PRB·slots of retransmissions.
+    pub retx_prbs: u64,
+}
+
 /// What the layers below one DRB's pipeline report, without the
 /// pipeline's own statistics: the input of FlexRIC's MAC, RLC, PDCP and
 /// GTP monitoring models, read for every DRB every millisecond.
@@ -122,6 +135,9 @@ pub struct Bearer {
     pub rlc_mode: RlcMode,
     /// The lowest QoS flow SDAP maps onto the DRB, if any.
     pub qfi: Option<u8>,
+    /// The UE's HARQ counters, on its first DRB only (as PRBs: the MAC
+    /// sends transport blocks per UE); zero on the others.
+    pub harq: HarqCounters,
 }
 
 /// The MAC's downlink slicing: the cell's PRBs and each slice's share of
@@ -181,6 +197,7 @@ pub trait RanNode {
             counters: self.kpm_drb(drb)?,
             rlc_mode: RlcMode::Am,
             qfi: None,
+            harq: HarqCounters::default(),
         })
     }
     /// The MAC's downlink slicing, `None` when the node cannot slice.

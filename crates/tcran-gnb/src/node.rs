@@ -179,6 +179,8 @@ pub(crate) struct Ue {
     /// PRB·slots of the UE's downlink grants so far (new data and HARQ
     /// retransmissions): the MAC grants PRBs per UE, not per DRB.
     pub prbs: u64,
+    /// The MAC's HARQ counters of the UE's transport blocks so far.
+    pub harq: tcran_control::HarqCounters,
 }
 
 /// The UE's queue at the UPF, before SDAP (thesis ch. 3, second scenario).
@@ -388,6 +390,7 @@ impl Gnb {
                 ul_queue: Vec::new(),
                 ul_grant: None,
                 prbs: 0,
+                harq: tcran_control::HarqCounters::default(),
             });
         }
         let sr = sr_model(&cfg.uplink, &mac).map_err(|e| e.within("uplink"))?;
@@ -704,6 +707,11 @@ impl<'a> DrbRef<'a> {
     /// share them).
     pub fn ue_prbs(&self) -> u64 {
         self.ue.prbs
+    }
+    /// The MAC's HARQ counters of the DRB's UE so far (per UE, as
+    /// [`DrbRef::ue_prbs`]).
+    pub fn ue_harq(&self) -> tcran_control::HarqCounters {
+        self.ue.harq
     }
     /// The lowest QoS flow its UE's SDAP maps onto this DRB, if any.
     pub fn lowest_qfi(&self) -> Option<tcran_core::Qfi> {

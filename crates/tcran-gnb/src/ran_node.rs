@@ -164,6 +164,11 @@ impl RanNode for Gnb {
                 tcran_ran::rlc::RlcMode::Um => RlcMode::Um,
             },
             qfi: d.lowest_qfi().map(|q| q.0),
+            harq: if d.is_first_of_ue() {
+                d.ue_harq()
+            } else {
+                Default::default()
+            },
         })
     }
 

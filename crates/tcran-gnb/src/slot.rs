@@ -146,6 +146,7 @@ impl Gnb {
             granted[u] = true;
             mac_views[u].transmitted(g.prbs, dl_slots);
             self.ues[u].prbs += u64::from(g.prbs) * u64::from(dl_slots);
+            self.ues[u].harq.tx[0] += 1;
             let mut pdus = self.pdu_lists.pop().unwrap_or_default();
             let base = self.lc_base[u];
             for d in 0..self.ues[u].drbs.len() {
@@ -167,7 +168,12 @@ impl Gnb {
         for r in &out.retx {
             if let Some(u) = self.ue_of(r.rnti) {
                 mac_views[u].transmitted(r.prbs, dl_slots);
-                self.ues[u].prbs += u64::from(r.prbs) * u64::from(dl_slots);
+                let prb_slots = u64::from(r.prbs) * u64::from(dl_slots);
+                self.ues[u].prbs += prb_slots;
+                let harq = &mut self.ues[u].harq;
+                // `attempt` counts transmissions: 2 is the first retransmission.
+                harq.tx[usize::from(r.attempt.saturating_sub(1)).min(3)] += 1;
+                harq.retx_prbs += prb_slots;
             }
         }
         let arrive = now + self.period;
@@ -181,6 +187,7 @@ impl Gnb {
             let Some(u) = self.ue_of(tb.rnti) else {
                 continue;
             };
+            self.ues[u].harq.lost += 1;
             for pdu in &tb.pdus {
                 if let Some(d) = self.ues[u].drbs.iter().position(|x| x.id == pdu.drb) {
                     self.ues[u].drbs[d]

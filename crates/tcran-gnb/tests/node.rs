@@ -502,6 +502,51 @@ fn the_report_carries_the_head_of_line_age_and_the_macs_view() {
     assert!(!seen.is_empty() && seen.iter().all(|(_, r)| r.mcs.is_none()));
 }
 
+/// The node's HARQ counters (what FlexRIC's MAC model reports) count the
+/// same transmissions as the per-slot reports: every transmission is one
+/// of `tx`, every NACK a retransmission, a TB given up or one still
+/// waiting for its retransmission at the end; at a block error rate of
+/// 25 % about a quarter of them failed.
+#[test]
+fn the_nodes_harq_counters_count_the_reports_transmissions() {
+    use tcran_control::{DrbKey, RanNode};
+    let cfg = FDD_15KHZ.replace(
+        "bandwidth_mhz = 10",
+        "bandwidth_mhz = 10\n    bler = 0.25\n    max_harq_tx = 2",
+    );
+    let mut gnb = node(&cfg);
+    let inputs: Vec<(Instant, Packet)> = (0..2000u64)
+        .map(|k| {
+            let at = Instant::ZERO + Duration::from_micros(250 * k);
+            (at, ping_to(1, k, 1400, at))
+        })
+        .collect();
+    let until = Instant::ZERO + Duration::from_millis(500);
+    let seen = reports(&mut gnb, &inputs, until);
+    let (acks, nacks) = seen.iter().fold((0u64, 0u64), |(a, n), (_, r)| {
+        (a + u64::from(r.harq_acks), n + u64::from(r.harq_nacks))
+    });
+    let key = DrbKey {
+        rnti: Rnti(1),
+        drb: tcran_core::DrbId(1),
+    };
+    let h = gnb.bearer(key, until).unwrap().harq;
+    let sent: u64 = h.tx.iter().sum();
+    assert_eq!(sent, acks + nacks, "{h:?}");
+    let failed = sent - h.tx[0] + h.lost;
+    // One TB per slot at most waits for its retransmission (8 slots later).
+    assert!(
+        failed <= nacks && nacks - failed <= 8,
+        "{h:?}, {nacks} NACKs"
+    );
+    // With max_harq_tx = 2 a TB is sent at most twice: a second failure
+    // gives it up.
+    assert_eq!((h.tx[2], h.tx[3]), (0, 0), "{h:?}");
+    assert!(h.lost > 0 && h.retx_prbs >= h.tx[1] && h.retx_prbs <= 52 * h.tx[1]);
+    let share = nacks as f64 / sent as f64;
+    assert!((share - 0.25).abs() < 4.0 * (0.25 * 0.75 / sent as f64).sqrt());
+}
+
 /// HARQ outcomes in the report add up to every transport block sent: at a
 /// block error rate of 25 % about a quarter of the transmissions are
 /// NACKed (within 4 standard deviations of the binomial), and a slot

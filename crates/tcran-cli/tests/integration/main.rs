@@ -9,6 +9,7 @@ mod chromium;
 mod cli;
 mod dashboard_browser;
 mod fidelity;
+mod flexric_matrix;
 mod limits;
 mod report_browser;
 mod seeds;

@@ -31,6 +31,9 @@
 //! | | `dl_aggr_prb`, `dl_sched_rb` | PRB·slots granted, cumulative and since the previous report |
 //! | | `bsr` | RLC buffer bytes of the UE (what a BSR would report) |
 //! | | `dl_mcs1` | MCS of the last scheduling decision |
+//! | | `dl_harq[0..4]`, `dl_harq[4]` | transport blocks sent at the 1st, 2nd, 3rd, 4th and later transmission; TBs given up (TS 38.321 5.3.2 HARQ, the MAC's simplified model) |
+//! | | `dl_aggr_retx_prb` | PRB·slots of HARQ retransmissions |
+//! | | `dl_bler` | failed transmissions over all transmissions so far (retransmissions and TBs given up follow a failure) |
 //! | | `rnti` | the RNTI |
 //! | RLC (per DRB) | `txpdu_bytes` | bytes the MAC pulled (RLC PDUs) |
 //! | | `txbuf_occ_bytes`, `txbuf_occ_pkts` | RLC buffer bytes, SDUs not completely sent |
@@ -320,6 +323,22 @@ fn add_to_mac(r: &mut MacUe, key: DrbKey, b: &Bearer) {
         .wrapping_add(low32(b.counters.rlc_sdus_delivered));
     r.bsr = r.bsr.saturating_add(sat32(b.lower.rlc_backlog_bytes));
     r.dl_mcs1 = b.lower.mcs;
+    // HARQ is per UE: only the UE's first DRB carries it (the others zero).
+    let h = &b.harq;
+    for (round, &n) in r.dl_harq.iter_mut().zip(&h.tx) {
+        *round = round.wrapping_add(low32(n));
+    }
+    // OAI's layout, which FlexRIC copies: the fifth slot counts the TBs
+    // given up (its database calls it `dlsch_errors`).
+    r.dl_harq[4] = r.dl_harq[4].wrapping_add(low32(h.lost));
+    r.dl_aggr_retx_prb = r.dl_aggr_retx_prb.wrapping_add(low32(h.retx_prbs));
+    let sent: u64 = h.tx.iter().sum();
+    if sent > 0 {
+        // Every transmission after a TB's first followed a failure, and so
+        // did every TB given up: failed transmissions over all of them.
+        let failed = h.tx[1..].iter().sum::<u64>() + h.lost;
+        r.dl_bler = (failed as f64 / sent as f64) as f32;
+    }
 }
 
 impl StatsJob {

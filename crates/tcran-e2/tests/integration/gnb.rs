@@ -390,6 +390,59 @@ fn flexrics_monitoring_models_report_the_nodes_counters() {
     assert_eq!(g.rnti, 1);
 }
 
+/// FlexRIC's MAC record carries the node's HARQ counters: the histogram
+/// of transmissions, the TBs given up in its fifth slot (FlexRIC's
+/// `dlsch_errors`), the PRBs of retransmissions, and as `dl_bler` the
+/// failed share of the transmissions, near the cell's configured 20 %.
+#[test]
+fn flexrics_mac_record_carries_the_harq_counters() {
+    use tcran_e2::sm::flexric_stats::{FlexricStats, MacUe};
+    use tcran_e2::sm::plain::PlainList;
+    use tcran_e2::sm::ServiceModel;
+    let mut gnb = node(&CELL.replace("bandwidth_mhz = 5", "bandwidth_mhz = 5\n    bler = 0.2"));
+    for i in 0..5000 {
+        gnb.downlink(packet(1, i, 1500, Instant::ZERO), Instant::ZERO);
+    }
+    let end = Instant::ZERO + Duration::from_millis(400);
+    run_until(&mut gnb, end);
+    let mac = &FlexricStats::all(0)[0];
+    let action = e2ap::Action {
+        id: 0,
+        kind: e2ap::ActionType::Report,
+        definition: None,
+        subsequent: None,
+    };
+    let mut job = mac
+        .subscribe(&10u32.to_le_bytes(), &action, &gnb)
+        .unwrap()
+        .state;
+    let (_, msg) = mac.indicate(&mut job, &gnb, end).remove(0);
+    let r: MacUe = PlainList::<MacUe>::decode("MAC", &msg).unwrap().records[0];
+    let h = gnb.bearer(DRB, end).unwrap().harq;
+    assert!(h.tx[1] > 0, "{h:?}");
+    let low = |v: u64| v as u32;
+    assert_eq!(
+        r.dl_harq,
+        [
+            low(h.tx[0]),
+            low(h.tx[1]),
+            low(h.tx[2]),
+            low(h.tx[3]),
+            low(h.lost)
+        ]
+    );
+    assert_eq!(r.dl_aggr_retx_prb, low(h.retx_prbs));
+    // Saturated: every TB, first or again, takes the cell's 25 PRBs.
+    assert_eq!(
+        r.dl_aggr_retx_prb,
+        25 * (r.dl_harq[1] + r.dl_harq[2] + r.dl_harq[3])
+    );
+    let sent: u64 = h.tx.iter().sum();
+    let failed = sent - h.tx[0] + h.lost;
+    assert_eq!(r.dl_bler, (failed as f64 / sent as f64) as f32);
+    assert!((r.dl_bler - 0.2).abs() < 0.06, "{}", r.dl_bler);
+}
+
 /// FlexRIC's SLICE control on the MAC: two saturated UEs share a 25-PRB
 /// cell about evenly under round robin; the stock xApp's kind of control
 /// (static slices [0, 4] and [5, 24], one UE in each) makes the split
