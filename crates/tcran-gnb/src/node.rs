@@ -16,7 +16,7 @@ use tcran_core::rng::RngStream;
 use tcran_core::{
     ConfigError, DrbId, DropReason, Duration, FlowId, Instant, MarkReason, Packet, PacketId, Rnti,
 };
-use tcran_ran::mac::{LcInput, Mac, SlotOutput};
+use tcran_ran::mac::{LcInput, Mac, SlotOutput, UeInput};
 use tcran_ran::pdcp::PdcpRx;
 use tcran_ran::rlc::{BufferStatus, RlcPdu, RlcRx, RlcTx, StatusPdu};
 use tcran_ran::sdap::{Sdap, SdapConfig, SdapRule};
@@ -227,6 +227,10 @@ pub struct Gnb {
     /// `lc_base[u]`), what each handed to the MAC and whether it held data
     /// before, and whether each UE got a grant.
     pub(crate) slot_lcs: Vec<LcInput<'static>>,
+    /// The allocation of the MAC's per-UE inputs, which borrow `slot_lcs`
+    /// while a slot is scheduled and are kept empty in between
+    /// ([`crate::slot::recycle`]).
+    pub(crate) slot_inputs: Vec<UeInput<'static>>,
     pub(crate) lc_base: Vec<usize>,
     pub(crate) slot_pulled: Vec<u64>,
     pub(crate) slot_had_data: Vec<bool>,
@@ -401,6 +405,7 @@ impl Gnb {
             timing: Timing::default(),
             scratch: Scratch::default(),
             slot_lcs: Vec::new(),
+            slot_inputs: Vec::new(),
             lc_base: Vec::new(),
             slot_pulled: Vec::new(),
             slot_had_data: Vec::new(),

@@ -63,19 +63,19 @@ impl Gnb {
                 },
             }));
         }
-        let lc_base = &self.lc_base;
-        let inputs: Vec<UeInput<'_>> = self
-            .ues
-            .iter()
-            .zip(lc_base)
-            .map(|(ue, &base)| UeInput {
-                rnti: ue.rnti,
-                channel: ue.sample,
-                lcs: &lcs[base..base + ue.drbs.len()],
-            })
-            .collect();
+        let mut inputs = recycle(std::mem::take(&mut self.slot_inputs));
+        inputs.extend(
+            self.ues
+                .iter()
+                .zip(&self.lc_base)
+                .map(|(ue, &base)| UeInput {
+                    rnti: ue.rnti,
+                    channel: ue.sample,
+                    lcs: &lcs[base..base + ue.drbs.len()],
+                }),
+        );
         self.mac.schedule(slot, now, &inputs, &mut out);
-        drop(inputs);
+        self.slot_inputs = recycle(inputs);
         let rlc_bytes: u64 = lcs.iter().map(|l| l.buffer_bytes).sum();
         let n_lcs = lcs.len();
         // The buffers before the MAC pulled, for the throughput counters.
@@ -393,4 +393,14 @@ fn slot_capacity(out: &SlotOutput) -> u64 {
         }
     }
     sum.checked_div(n).unwrap_or(0)
+}
+
+/// An empty vector on `v`'s allocation, for inputs of another lifetime.
+/// The MAC's per-UE inputs borrow the slot's logical-channel list, so their
+/// vector cannot be kept between slots as it is; its allocation can, and
+/// then no slot allocates (std collects a vector's `IntoIter` into a
+/// vector of a same-sized element in place, and nothing is left to map).
+pub(crate) fn recycle<'a, 'b>(mut v: Vec<UeInput<'a>>) -> Vec<UeInput<'b>> {
+    v.clear();
+    v.into_iter().filter_map(|_| None).collect()
 }
