@@ -533,7 +533,17 @@ mod tests {
             z ^ (z >> 31)
         };
         let mut sl = SlotSeries::default();
-        let specials = [0.0, -0.0, 1e-9, 0.001, 59.999, 1e16, 5e-324, f64::INFINITY, f64::NAN];
+        let specials = [
+            0.0,
+            -0.0,
+            1e-9,
+            0.001,
+            59.999,
+            1e16,
+            5e-324,
+            f64::INFINITY,
+            f64::NAN,
+        ];
         for k in 0..20_000 {
             let t = match k % 3 {
                 0 => specials[k % specials.len()],
