@@ -402,5 +402,7 @@ fn slot_capacity(out: &SlotOutput) -> u64 {
 /// vector of a same-sized element in place, and nothing is left to map).
 pub(crate) fn recycle<'a, 'b>(mut v: Vec<UeInput<'a>>) -> Vec<UeInput<'b>> {
     v.clear();
-    v.into_iter().filter_map(|_| None).collect()
+    v.into_iter()
+        .map(|_| unreachable!("the vector was cleared"))
+        .collect()
 }
