@@ -87,11 +87,14 @@ bench:
 	$(CARGO) bench -p tcran-cli --bench dashboard
 
 # Simulator speed on the reference and scale scenarios (docs/performance.md),
-# built with the `dist` profile (fat LTO).
+# built with the `dist` profile (fat LTO); then the reference scenario in
+# the engine alone and through `tcran run`, alternated, in the release
+# build (scripts/speed.sh).
 speed:
 	$(CARGO) build --profile dist -q -p tcran-sim --example speed
 	target/dist/examples/speed
 	/usr/bin/time -f "scale: %e s wall, %M kB peak memory" target/dist/examples/speed scale
+	./scripts/speed.sh 5 release
 
 # Byte-identical outputs across a refactor: `make golden-record` on the
 # commit before the change, `make golden` after it (scripts/golden.sh).

@@ -3,18 +3,20 @@
 # `tcran demo`, `tcran run` on every file of scenarios/ and `tcran
 # reproduce`, reduced to one checksum per file (wall-clock fields removed).
 #
-#   scripts/golden.sh record   writes the checksums to target/golden/expected.txt
+#   scripts/golden.sh record   writes the checksums to $target/golden/expected.txt
 #   scripts/golden.sh check    recomputes them and diffs against that file
 #   scripts/golden.sh show     prints the current checksums
 #
 # A refactor of the simulator or the RAN node must leave `check` silent; a
 # change of behaviour says in its commit message which outputs move and why.
+# $target is Cargo's target directory: $CARGO_TARGET_DIR, or target/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:-check}
 cargo build --release -q -p tcran-cli
-bin=target/release/tcran
-work=target/golden/run
+target=${CARGO_TARGET_DIR:-target}
+bin=$target/release/tcran
+work=$target/golden/run
 rm -rf "$work"
 mkdir -p "$work"
 "$bin" demo --out "$work/demo" --json >/dev/null
@@ -32,12 +34,12 @@ sums=$(cd "$work" && find . -name '*.json' -o -name '*.csv' | LC_ALL=C sort | wh
 done)
 case $mode in
 record)
-	printf '%s\n' "$sums" >target/golden/expected.txt
-	echo "golden: recorded $(wc -l <target/golden/expected.txt) files in target/golden/expected.txt"
+	printf '%s\n' "$sums" >"$target/golden/expected.txt"
+	echo "golden: recorded $(wc -l <"$target/golden/expected.txt") files in $target/golden/expected.txt"
 	;;
 check)
-	if diff <(cat target/golden/expected.txt) <(printf '%s\n' "$sums"); then
-		echo "golden: $(wc -l <target/golden/expected.txt) files identical"
+	if diff <(cat "$target/golden/expected.txt") <(printf '%s\n' "$sums"); then
+		echo "golden: $(wc -l <"$target/golden/expected.txt") files identical"
 	else
 		echo "golden: outputs differ (above: < expected, > now); the files are in $work" >&2
 		exit 1

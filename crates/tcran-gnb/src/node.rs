@@ -16,7 +16,7 @@ use tcran_core::rng::RngStream;
 use tcran_core::{
     ConfigError, DrbId, DropReason, Duration, FlowId, Instant, MarkReason, Packet, PacketId, Rnti,
 };
-use tcran_ran::mac::{LcInput, Mac, SlotOutput};
+use tcran_ran::mac::{LcInput, Mac, SlotOutput, UeInput};
 use tcran_ran::pdcp::PdcpRx;
 use tcran_ran::rlc::{BufferStatus, RlcPdu, RlcRx, RlcTx, StatusPdu};
 use tcran_ran::sdap::{Sdap, SdapConfig, SdapRule};
@@ -229,6 +229,10 @@ pub struct Gnb {
     /// `lc_base[u]`), what each handed to the MAC and whether it held data
     /// before, and whether each UE got a grant.
     pub(crate) slot_lcs: Vec<LcInput<'static>>,
+    /// The allocation of the MAC's per-UE inputs, which borrow `slot_lcs`
+    /// while a slot is scheduled and are kept empty in between
+    /// ([`crate::slot::recycle`]).
+    pub(crate) slot_inputs: Vec<UeInput<'static>>,
     pub(crate) lc_base: Vec<usize>,
     /// For EQP: the sizes of every logical channel's next SDUs, one run
     /// per channel in `slot_lcs` order (`LcInput::sdu_sizes` borrows it).
@@ -418,6 +422,7 @@ impl Gnb {
             timing: Timing::default(),
             scratch: Scratch::default(),
             slot_lcs: Vec::new(),
+            slot_inputs: Vec::new(),
             lc_base: Vec::new(),
             slot_sdu_sizes: Vec::new(),
             slot_sdu_runs: Vec::new(),

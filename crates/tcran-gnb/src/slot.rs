@@ -79,19 +79,19 @@ impl Gnb {
                 });
             }
         }
-        let lc_base = &self.lc_base;
-        let inputs: Vec<UeInput<'_>> = self
-            .ues
-            .iter()
-            .zip(lc_base)
-            .map(|(ue, &base)| UeInput {
-                rnti: ue.rnti,
-                channel: ue.sample,
-                lcs: &lcs[base..base + ue.drbs.len()],
-            })
-            .collect();
+        let mut inputs = recycle(std::mem::take(&mut self.slot_inputs));
+        inputs.extend(
+            self.ues
+                .iter()
+                .zip(&self.lc_base)
+                .map(|(ue, &base)| UeInput {
+                    rnti: ue.rnti,
+                    channel: ue.sample,
+                    lcs: &lcs[base..base + ue.drbs.len()],
+                }),
+        );
         self.mac.schedule(slot, now, &inputs, &mut out);
-        drop(inputs);
+        self.slot_inputs = recycle(inputs);
         let rlc_bytes: u64 = lcs.iter().map(|l| l.buffer_bytes).sum();
         let n_lcs = lcs.len();
         // The buffers before the MAC pulled, for the throughput counters.
@@ -420,17 +420,16 @@ fn slot_capacity(out: &SlotOutput) -> u64 {
     sum.checked_div(n).unwrap_or(0)
 }
 
-/// An empty vector of logical channels for another lifetime, keeping the
-/// allocation: the channels borrow the slot's SDU sizes, which live only
-/// for the slot, while the vector is kept between slots. (Collecting an
-/// emptied vector into one of the same layout reuses its buffer; nothing
-/// depends on that but the allocation count.)
-fn recycle<'b>(mut lcs: Vec<LcInput<'_>>) -> Vec<LcInput<'b>> {
-    lcs.clear();
-    lcs.into_iter()
-        .map(|l| LcInput {
-            sdu_sizes: &[],
-            ..l
-        })
+/// An empty vector on `v`'s allocation, for elements of another lifetime.
+/// The MAC's inputs borrow what lives only for the slot (the logical
+/// channels borrow the SDU sizes, the per-UE inputs the channel list), so
+/// their vectors cannot be kept between slots as they are; their
+/// allocations can, and then no slot allocates (std collects a vector's
+/// `IntoIter` into a vector of a same-sized element in place, and nothing
+/// is left to map).
+pub(crate) fn recycle<T, U>(mut v: Vec<T>) -> Vec<U> {
+    v.clear();
+    v.into_iter()
+        .map(|_| unreachable!("the vector was cleared"))
         .collect()
 }

@@ -1,5 +1,6 @@
-//! Simulation speed on the reference scenario of issue 5: 1 cell, 25 PRB,
-//! 15 kHz, 1 UE, one CUBIC bulk download and one VoIP call, 5 MB RLC, 60 s.
+//! Simulation speed on the reference scenario of issue 5
+//! (scenarios/reference.toml: 1 cell, 25 PRB, 15 kHz, 1 UE, one CUBIC bulk
+//! download and one VoIP call, 5 MB RLC, 60 s), in the engine alone.
 //! Prints wall time and the speed-up over real time (median of 5 runs).
 //!
 //! `speed scale`: the scale scenario instead: 100 MHz at 30 kHz (273 PRB),
@@ -11,22 +12,8 @@ use std::path::Path;
 use std::time::Instant;
 use tcran_sim::{Sim, SimConfig};
 
-const REFERENCE: &str = r#"
-    duration = "60s"
-    [cell]
-    bandwidth_mhz = 5
-    [[ues]]
-    rnti = 1
-    channel = { kind = "mcs", mcs = 28 }
-    [[flows]]
-    name = "bulk"
-    ue = 1
-    kind = "tcp"
-    [[flows]]
-    name = "voip"
-    ue = 1
-    kind = "voip"
-"#;
+/// The reference scenario, the file `tcran run` times too (`make speed`).
+const REFERENCE: &str = include_str!("../../../scenarios/reference.toml");
 
 fn scale() -> String {
     let mut s = String::from(

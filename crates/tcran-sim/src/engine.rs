@@ -41,6 +41,7 @@ use crate::scenario::SimConfig;
 use crate::RunOutput;
 use control::{ControllerSlot, Scheduled};
 use flows::{Endpoints, Flow};
+use slab::Slab;
 use std::path::Path;
 use tcran_core::event::EventQueue;
 use tcran_core::{ConfigError, Duration, Instant, Packet};
@@ -56,13 +57,15 @@ enum Ev {
     Control(usize),
     ServerWake(usize),
     ClientWake(usize),
-    /// A downlink packet reached the gNB (after the core network). Packets
-    /// are boxed so heap entries stay small: the event heap moves entries on
-    /// every push and pop.
-    AtGnb(Box<Packet>),
+    /// A downlink packet reached the gNB (after the core network).
+    AtGnb(CoreKey),
     /// An uplink packet reached its server.
-    AtServer(Box<Packet>),
+    AtServer(CoreKey),
 }
+
+/// Where a packet crossing the core network waits in [`Sim::core`].
+#[derive(Debug, Clone, Copy)]
+struct CoreKey(usize);
 
 /// What the simulator measures of one DRB after the warm-up.
 #[derive(Debug)]
@@ -85,6 +88,12 @@ pub struct Sim {
     warm: bool,
     core_delay: Duration,
     events: EventQueue<Ev>,
+    /// The packets crossing the core network, either way, under the key
+    /// their `AtGnb` or `AtServer` event carries: events stay small (the
+    /// queue moves every event in and out), and a packet moves once in and
+    /// once out without an allocation of its own, which boxing it in the
+    /// event cost (docs/performance.md).
+    core: Slab<Packet>,
     gnb: Gnb,
     next_id: u64,
     flows: Vec<Flow>,
@@ -171,6 +180,7 @@ impl Sim {
             warm: false,
             core_delay: cfg.core_delay,
             events: EventQueue::default(),
+            core: Slab::new(),
             gnb,
             next_id: 0,
             flows,
@@ -372,10 +382,14 @@ impl Sim {
             Ev::Control(i) => self.run_controller(i),
             Ev::ServerWake(i) => self.on_server_wake(i),
             Ev::ClientWake(i) => self.on_client_wake(i),
-            Ev::AtGnb(p) => self.gnb.downlink(*p, self.now),
-            Ev::AtServer(p) => {
+            Ev::AtGnb(k) => {
+                let p = self.core.remove(k.0);
+                self.gnb.downlink(p, self.now);
+            }
+            Ev::AtServer(k) => {
+                let p = self.core.remove(k.0);
                 if p.flow.is_some_and(|f| self.is_live(f.0 as usize)) {
-                    self.live_at_server(*p);
+                    self.live_at_server(p);
                 } else {
                     self.at_server(&p);
                 }
@@ -406,9 +420,8 @@ impl Sim {
                 }
             }
             Output::Uplink { packet, at, .. } => {
-                let packet = Box::new(std::mem::take(packet));
-                self.events
-                    .schedule(*at + self.core_delay, Ev::AtServer(packet));
+                let k = CoreKey(self.core.insert(std::mem::take(packet)));
+                self.events.schedule(*at + self.core_delay, Ev::AtServer(k));
             }
             Output::Dropped {
                 packet,

@@ -49,8 +49,10 @@
 //!   whichever segment completes it: a reference-counted handle the
 //!   transmitter's copy shares, so segmenting copies no packet and PDUs stay
 //!   small (`Arc::unwrap_or_clone` at delivery copies it once if the
-//!   transmitter still holds it). A change to the SDU after a segment left
-//!   (none today) would copy it first, leaving sent PDUs as they were.
+//!   transmitter still holds it). The transmitter never changes a packet
+//!   once a byte of it left; the one fact learnt later, when the SDU's last
+//!   byte was first sent (`mac_in`), travels in the PDUs
+//!   ([`RlcPdu::mac_in`]) and is written into the packet at delivery.
 //! - Buffer limits (OAI-like tail drop of whole SDUs) count SDU bytes not yet
 //!   transmitted once; sent-but-unacknowledged AM data does not count against
 //!   the limit but is reported in [`BufferStatus::sdus_held`] /
@@ -85,7 +87,7 @@ pub use tx::{HeldSdu, RlcTx};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 use tcran_core::config::check_range;
-use tcran_core::{ByteSize, ConfigError, DrbId, Duration, Packet, PacketId};
+use tcran_core::{ByteSize, ConfigError, DrbId, Duration, Packet, PacketId, Stamp};
 
 /// RLC mode of a DRB (TM carries no DRB traffic).
 #[derive(
@@ -361,11 +363,32 @@ pub struct RlcPdu {
     /// it leaves no COUNT gap (as if PDCP discarded it before numbering).
     pub count: u64,
     /// The SDU's metadata, shared with the transmitter and the SDU's other
-    /// PDUs.
+    /// PDUs. Its `stamps.mac_in` is not set: see [`RlcPdu::mac_in`].
     pub packet: Arc<Packet>,
+    /// When the SDU's last byte was first handed to the MAC, if it was by
+    /// the time this PDU was built (the packet's `stamps.mac_in` once it
+    /// leaves the receiver). It travels with each PDU rather than in the
+    /// shared packet, which would have to be copied to be stamped after its
+    /// first segments left.
+    pub mac_in: Stamp,
 }
 
 impl RlcPdu {
+    /// The SDU's packet as the receiver hands it on, stamped with this
+    /// PDU's [`RlcPdu::mac_in`].
+    pub fn sdu(self) -> Packet {
+        let mut p = Arc::unwrap_or_clone(self.packet);
+        p.stamps.mac_in = self.mac_in;
+        p
+    }
+
+    /// [`RlcPdu::sdu`] of a PDU that stays where it is.
+    pub fn sdu_copy(&self) -> Packet {
+        let mut p = Packet::clone(&self.packet);
+        p.stamps.mac_in = self.mac_in;
+        p
+    }
+
     /// Size on the air: data + RLC header + MAC subheader.
     pub fn bytes(&self) -> u32 {
         self.len + u32::from(self.header) + u32::from(self.mac_subheader)

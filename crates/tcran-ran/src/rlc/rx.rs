@@ -11,7 +11,7 @@
 use super::{Nack, Ranges, RlcMode, RlcParams, RlcPdu, SoRange, StatusPdu};
 use std::collections::{BTreeSet, VecDeque};
 use std::sync::Arc;
-use tcran_core::{DrbId, Instant, Packet};
+use tcran_core::{DrbId, Instant, Packet, Stamp};
 
 #[derive(Debug, Default)]
 struct RxSdu {
@@ -22,6 +22,8 @@ struct RxSdu {
     /// SDU length, known once the last segment arrived.
     total: Option<u32>,
     delivered: bool,
+    /// The first [`RlcPdu::mac_in`] set among its segments.
+    mac_in: Stamp,
 }
 
 /// Reception state per SN, as a map from SN to [`RxSdu`] would hold it, in
@@ -225,36 +227,31 @@ impl RlcRx {
                 e.total = Some(pdu.so + pdu.len);
             }
             if !e.ranges.complete(e.total) {
-                match &mut e.packet {
-                    None => e.packet = Some(pdu.packet),
-                    // A segment sent before the SDU's last byte was first
-                    // sent shares a handle without `mac_in` (the
-                    // transmitter stamps it at that moment); keep a
-                    // stamped one.
-                    Some(held) if held.stamps.mac_in.is_none() => *held = pdu.packet,
-                    Some(_) => {}
+                // A segment sent before the SDU's last byte was first sent
+                // has no `mac_in`; a later one has.
+                e.mac_in = e.mac_in.or(pdu.mac_in);
+                if e.packet.is_none() {
+                    e.packet = Some(pdu.packet);
                 }
                 return false;
             }
         }
         e.delivered = true;
         let mut v = std::mem::take(&mut e.ranges.v);
-        let held = e.packet.take();
+        e.packet = None;
         if v.capacity() > 0 && self.spare.len() < SPARE_RANGES {
             v.clear();
             self.spare.push(v);
         }
-        // Every PDU of an SDU carries the same metadata: deliver this one's,
-        // unless it is an early segment sent before the last byte (no
-        // `mac_in`) and an earlier PDU of the SDU has the stamp.
-        let packet = match held {
-            Some(h) if pdu.packet.stamps.mac_in.is_none() && !h.stamps.mac_in.is_none() => h,
-            _ => pdu.packet,
-        };
+        // Every PDU of an SDU carries the same packet: deliver this one's,
+        // with the stamp of the SDU's last byte if any of its PDUs had it.
+        let mac_in = pdu.mac_in.or(e.mac_in);
+        let mut packet = pdu.sdu();
+        packet.stamps.mac_in = mac_in;
         self.stats.delivered_sdus += 1;
         self.stats.delivered_bytes += u64::from(packet.len);
         self.counts.push(pdu_count);
-        delivered.push(Arc::unwrap_or_clone(packet));
+        delivered.push(packet);
         true
     }
 
@@ -285,7 +282,7 @@ impl RlcRx {
             self.stats.delivered_sdus += 1;
             self.stats.delivered_bytes += u64::from(pdu.packet.len);
             self.counts.push(pdu.count);
-            delivered.push(Arc::unwrap_or_clone(pdu.packet));
+            delivered.push(pdu.sdu());
             return;
         }
         let x = pdu.sn;
@@ -299,7 +296,7 @@ impl RlcRx {
             // window.
             if x < self.rx_next && self.reported_lost.insert(x) {
                 self.stats.discarded_sdus += 1;
-                self.pending_lost.push(Arc::unwrap_or_clone(pdu.packet));
+                self.pending_lost.push(pdu.sdu());
                 return;
             }
             self.stats.duplicate_pdus += 1;
@@ -357,7 +354,9 @@ impl RlcRx {
                 self.stats.discarded_sdus += 1;
                 if let Some(p) = e.packet {
                     if self.reported_lost.insert(k) {
-                        lost.push(Arc::unwrap_or_clone(p));
+                        let mut p = Arc::unwrap_or_clone(p);
+                        p.stamps.mac_in = e.mac_in;
+                        lost.push(p);
                     }
                 }
             }
@@ -383,12 +382,12 @@ impl RlcRx {
             return;
         }
         if pdu.complete {
-            lost.push(Packet::clone(&pdu.packet));
+            lost.push(pdu.sdu_copy());
             return;
         }
         if self.reported_lost.insert(pdu.sn) {
             self.stats.discarded_sdus += 1;
-            lost.push(Packet::clone(&pdu.packet));
+            lost.push(pdu.sdu_copy());
         }
     }
 

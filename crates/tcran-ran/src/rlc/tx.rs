@@ -61,6 +61,8 @@ struct TxSdu {
     queued: bool,
     /// The SDU's PDCP COUNT, given at its first transmission.
     count: u64,
+    /// When its last byte was first handed to the MAC ([`RlcPdu::mac_in`]).
+    mac_in: Stamp,
 }
 
 /// The transmitting side of one RLC entity.
@@ -202,6 +204,7 @@ impl RlcTx {
             retx_count: 0,
             queued: false,
             count: 0,
+            mac_in: Stamp::NONE,
         });
         Ok(())
     }
@@ -390,9 +393,9 @@ impl RlcTx {
             sdu.sn = sn;
             if last {
                 // The first transmission of the last byte: the SDU's wait
-                // in RLC ends here (every PDU cloned from now on, including
+                // in RLC ends here (every PDU built from now on, including
                 // retransmissions, carries the stamp).
-                Arc::make_mut(&mut sdu.packet).stamps.mac_in = Stamp::at(now);
+                sdu.mac_in = Stamp::at(now);
             }
             out.push(RlcPdu {
                 drb: self.drb,
@@ -407,6 +410,7 @@ impl RlcTx {
                 retx: false,
                 count: sdu.count,
                 packet: Arc::clone(&sdu.packet),
+                mac_in: sdu.mac_in,
             });
             if last {
                 self.new_sdus -= 1;
@@ -553,6 +557,7 @@ impl RlcTx {
                 retx: true,
                 count: sdu.count,
                 packet: Arc::clone(&sdu.packet),
+                mac_in: sdu.mac_in,
             });
             if done {
                 sdu.queued = false;
@@ -671,7 +676,9 @@ impl RlcTx {
             sdu.retx.clear();
             self.held_sdus -= 1;
             self.held_bytes -= u64::from(sdu.len);
-            self.abandoned.push(Packet::clone(&sdu.packet));
+            let mut p = Packet::clone(&sdu.packet);
+            p.stamps.mac_in = sdu.mac_in;
+            self.abandoned.push(p);
             return;
         }
         insert_range(&mut sdu.retx, s, e);

@@ -452,8 +452,8 @@ fn delivered_sdu_carries_when_its_last_byte_was_first_sent() {
         tx.fill(400, t(2), &mut out, &mut dep);
         tx.fill(400, t(3), &mut out, &mut dep);
         assert_eq!(out.len(), 3, "{mode:?}");
-        assert!(out[0].packet.stamps.mac_in.is_none());
-        assert_eq!(out[2].packet.stamps.mac_in.get(), Some(t(3)));
+        assert!(out[0].mac_in.is_none());
+        assert_eq!(out[2].mac_in.get(), Some(t(3)));
         let mut pdus = std::mem::take(&mut out);
         pdus.rotate_left(1); // middle, last, then first
         for p in pdus {

@@ -9,7 +9,7 @@
 //! and whatever that sends back (ACKs, echo replies) enters the node's
 //! uplink. Packet ids are numbered here, in the order packets are created.
 
-use super::{Ev, Sim};
+use super::{CoreKey, Ev, Sim};
 use crate::metrics::DelayRecorder;
 use crate::report::LayerDelays;
 use crate::scenario::{FlowConfig, FlowKind, SimConfig};
@@ -495,8 +495,8 @@ impl Sim {
             self.packets.created += 1;
             self.next_id += 1;
             p.id = PacketId(self.next_id);
-            self.events
-                .schedule(now + self.core_delay, Ev::AtGnb(Box::new(p)));
+            let k = CoreKey(self.core.insert(p));
+            self.events.schedule(now + self.core_delay, Ev::AtGnb(k));
         }
         self.scratch_packets = sent;
         if let Some(t) = next {

@@ -32,8 +32,8 @@ impl Sim {
             by_flow: vec![0; self.flows.len()],
         };
         for ev in self.events.pending() {
-            if let Ev::AtGnb(p) = ev {
-                l.add(|f| &mut f.core, p);
+            if let Ev::AtGnb(k) = ev {
+                l.add(|f| &mut f.core, &self.core[k.0]);
             }
         }
         self.gnb.for_each_in_flight(|place, p| {

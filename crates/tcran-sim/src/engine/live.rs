@@ -18,7 +18,7 @@
 //!   before handing it live packets at `now`.
 
 use super::flows::{Endpoints, Flow};
-use super::{Ev, Sim};
+use super::{CoreKey, Ev, Sim};
 use std::collections::BTreeMap;
 use tcran_core::packet::L4Meta;
 use tcran_core::{FiveTuple, FlowId, Instant, Packet, PacketId, Protocol, Rnti};
@@ -85,8 +85,8 @@ impl Sim {
                 ends.echo.insert((ident, seq), now);
             }
         }
-        self.events
-            .schedule(now + self.core_delay, Ev::AtGnb(Box::new(packet)));
+        let k = CoreKey(self.core.insert(packet));
+        self.events.schedule(now + self.core_delay, Ev::AtGnb(k));
     }
 
     /// A packet UE `rnti` sent at `now` (read from the UE's side): it goes
