@@ -410,16 +410,7 @@ pub fn check(cfg: &SimConfig) -> Result<(), ConfigError> {
 /// ordering (two or more variants of the paper), once, and says why in
 /// `gap`'s bounds.
 fn check_ordering_gaps(cfg: &SimConfig) -> Result<(), ConfigError> {
-    // Any scenario name will do: it is the same on both sides.
-    let groups: BTreeMap<String, Vec<&str>> =
-        cfg.paper.iter().fold(BTreeMap::new(), |mut groups, p| {
-            let name = p.group("");
-            let variants: &mut Vec<&str> = groups.entry(name).or_default();
-            if !variants.contains(&p.in_paper()) {
-                variants.push(p.in_paper());
-            }
-            groups
-        });
+    let groups = paper_groups(&cfg.paper);
     let mut seen = Vec::new();
     for (i, o) in cfg.ordering_gaps.iter().enumerate() {
         let at = |field: &str| format!("ordering_gap[{i}].{field}");
@@ -451,6 +442,28 @@ fn check_ordering_gaps(cfg: &SimConfig) -> Result<(), ConfigError> {
             .map_err(|(value, allowed)| ConfigError::new(at("gap"), value, allowed))?;
     }
     Ok(())
+}
+
+/// Each group's name (without a scenario: any will do, it is the same on
+/// both sides) with the paper variants it holds.
+fn paper_groups(paper: &[PaperNumber]) -> BTreeMap<String, Vec<&str>> {
+    paper.iter().fold(BTreeMap::new(), |mut groups, p| {
+        let variants: &mut Vec<&str> = groups.entry(p.group("")).or_default();
+        if !variants.contains(&p.in_paper()) {
+            variants.push(p.in_paper());
+        }
+        groups
+    })
+}
+
+impl OrderingGap {
+    /// Whether `paper` holds the group this names with two or more paper
+    /// variants (what [`check`] requires).
+    pub fn names_a_group_of(&self, paper: &[PaperNumber]) -> bool {
+        paper_groups(paper)
+            .get(&self.group(""))
+            .is_some_and(|v| v.len() >= 2)
+    }
 }
 
 /// `gap`'s bounds: 1 to [`GAP_MAX_CHARS`] characters, none a control
