@@ -123,6 +123,11 @@ pub struct Bearer {
     pub rlc_mode: RlcMode,
     /// The lowest QoS flow SDAP maps onto the DRB, if any.
     pub qfi: Option<u8>,
+    /// The UE's transport blocks decoded (HARQ ACK) and failed (HARQ NACK)
+    /// so far, first transmissions and retransmissions (TS 38.321
+    /// 5.3.2); the UE's, so counted on its first DRB only (0 on the others).
+    pub harq_acks: u64,
+    pub harq_nacks: u64,
 }
 
 /// The MAC's downlink slicing: the cell's PRBs and each slice's share of
@@ -182,6 +187,8 @@ pub trait RanNode {
             counters: self.kpm_drb(drb)?,
             rlc_mode: RlcMode::Am,
             qfi: None,
+            harq_acks: 0,
+            harq_nacks: 0,
         })
     }
     /// The MAC's downlink slicing, `None` when the node cannot slice.

@@ -179,6 +179,10 @@ pub(crate) struct Ue {
     /// PRB·slots of the UE's downlink grants so far (new data and HARQ
     /// retransmissions): the MAC grants PRBs per UE, not per DRB.
     pub prbs: u64,
+    /// Transport blocks sent to the UE (new data and HARQ retransmissions)
+    /// and decoded by it, so far.
+    pub tbs_sent: u64,
+    pub tbs_acked: u64,
 }
 
 /// The UE's queue at the UPF, before SDAP (thesis ch. 3, second scenario).
@@ -374,6 +378,8 @@ impl Gnb {
                 ul_queue: Vec::new(),
                 ul_grant: None,
                 prbs: 0,
+                tbs_sent: 0,
+                tbs_acked: 0,
             });
         }
         let sr = sr_model(&cfg.uplink, &mac).map_err(|e| e.within("uplink"))?;
@@ -688,6 +694,13 @@ impl<'a> DrbRef<'a> {
     /// share them).
     pub fn ue_prbs(&self) -> u64 {
         self.ue.prbs
+    }
+    /// HARQ outcomes of the UE's transport blocks so far: (ACKs, NACKs).
+    pub fn ue_harq(&self) -> (u64, u64) {
+        (
+            self.ue.tbs_acked,
+            self.ue.tbs_sent.saturating_sub(self.ue.tbs_acked),
+        )
     }
     /// The lowest QoS flow its UE's SDAP maps onto this DRB, if any.
     pub fn lowest_qfi(&self) -> Option<tcran_core::Qfi> {

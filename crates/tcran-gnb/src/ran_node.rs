@@ -165,6 +165,8 @@ impl RanNode for Gnb {
                 tcran_ran::rlc::RlcMode::Um => RlcMode::Um,
             },
             qfi: d.lowest_qfi().map(|q| q.0),
+            harq_acks: if d.is_first_of_ue() { d.ue_harq().0 } else { 0 },
+            harq_nacks: if d.is_first_of_ue() { d.ue_harq().1 } else { 0 },
         })
     }
 

@@ -128,6 +128,7 @@ impl Gnb {
             granted[u] = true;
             mac_views[u].transmitted(g.prbs, dl_slots);
             self.ues[u].prbs += u64::from(g.prbs) * u64::from(dl_slots);
+            self.ues[u].tbs_sent += 1;
             let mut pdus = self.pdu_lists.pop().unwrap_or_default();
             let base = self.lc_base[u];
             for d in 0..self.ues[u].drbs.len() {
@@ -150,12 +151,14 @@ impl Gnb {
             if let Some(u) = self.ue_of(r.rnti) {
                 mac_views[u].transmitted(r.prbs, dl_slots);
                 self.ues[u].prbs += u64::from(r.prbs) * u64::from(dl_slots);
+                self.ues[u].tbs_sent += 1;
             }
         }
         let arrive = now + self.period;
         for tb in out.delivered.drain(..) {
             if let Some(u) = self.ue_of(tb.rnti) {
                 mac_views[u].harq_acks += 1;
+                self.ues[u].tbs_acked += 1;
                 self.events.schedule(arrive, Ev::AtUe(u, tb.pdus));
             }
         }

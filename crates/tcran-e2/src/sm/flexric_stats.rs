@@ -31,6 +31,7 @@
 //! | | `dl_aggr_prb`, `dl_sched_rb` | PRB·slots granted, cumulative and since the previous report |
 //! | | `bsr` | RLC buffer bytes of the UE (what a BSR would report) |
 //! | | `dl_mcs1` | MCS of the last scheduling decision |
+//! | | `dl_bler` | share of the UE's transport blocks not decoded (HARQ NACKs over ACKs + NACKs), so far |
 //! | | `rnti` | the RNTI |
 //! | RLC (per DRB) | `txpdu_bytes` | bytes the MAC pulled (RLC PDUs) |
 //! | | `txbuf_occ_bytes`, `txbuf_occ_pkts` | RLC buffer bytes, SDUs not completely sent |
@@ -320,6 +321,10 @@ fn add_to_mac(r: &mut MacUe, key: DrbKey, b: &Bearer) {
         .wrapping_add(low32(b.counters.rlc_sdus_delivered));
     r.bsr = r.bsr.saturating_add(sat32(b.lower.rlc_backlog_bytes));
     r.dl_mcs1 = b.lower.mcs;
+    // HARQ outcomes are the UE's, on its first DRB only (the node's rule).
+    if b.harq_acks + b.harq_nacks > 0 {
+        r.dl_bler = (b.harq_nacks as f64 / (b.harq_acks + b.harq_nacks) as f64) as f32;
+    }
 }
 
 impl StatsJob {

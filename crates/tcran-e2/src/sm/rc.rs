@@ -344,9 +344,11 @@ impl Rc {
                 .ok_or_else(|| format!("QoS Flow Identifier {qfi} is not within 0..=63"))?;
             match element_int(&flow, param::QOS_FLOW_MAPPING_INDICATION) {
                 Err(_) | Ok(1) => {}
-                Ok(0) => return Err(format!(
+                Ok(0) => {
+                    return Err(format!(
                     "QFI {qfi}: an uplink-only mapping (indication 0); tcran carries the downlink"
-                )),
+                ))
+                }
                 Ok(v) => return Err(format!("QoS Flow Mapping Indication {v} is not 0 or 1")),
             }
             qfis.push(Qfi(qfi));
