@@ -7,10 +7,11 @@
 //!   events of the engine, with its socket I/O on a thread of its own
 //!   ([`tcran_e2::session`]); a received PDU wakes the loop at once.
 //! - The RIC sees the cell's RAN node ([`tcran_gnb::Gnb`], through
-//!   `tcran_gnb`'s `RanNode`); every change it asks for goes through the engine's
-//!   [`Sim::apply_control`], the node's control surface with the refusal
-//!   semantics of the in-process controllers, and is recorded in the run's
-//!   reconfigurations (`by = "e2"`) like theirs.
+//!   `tcran_gnb`'s `RanNode`); every change it asks for goes through the engine
+//!   ([`Sim::apply_control`] for pipelines, `Sim::set_slices` for the MAC's
+//!   slices, `Sim::map_qos_flow` for SDAP's QoS flow map), the node's control
+//!   surface with the refusal semantics of the in-process controllers, and is
+//!   recorded in the run's reconfigurations (`by = "e2"`) like theirs.
 //! - Transports: framed TCP (FLEXRIC-INTEROP.md), TLS over it, or SCTP
 //!   where the kernel has it (refused in one line where it has not).
 //! - A lost association is reconnected with backoff and set up again
