@@ -8,11 +8,24 @@
 //! derived decoder matches them on their index alone and its encoder
 //! refuses them). E2SM-KPM needs them: action definition format 4 (REPORT
 //! style 4), indication message format 3 and several test conditions are
-//! extension alternatives. For every CHOICE that has some, the derived
+//! extension alternatives; so does E2SM-RC (control header and message
+//! format 2, indication message format 6, ...). For every CHOICE that has some, the derived
 //! codec is replaced by one written here following X.691 (2021) 23.8: an
 //! extension bit, the alternative's index as a normally small non-negative
 //! whole number (10.6), and its value as an open type (11.2: the complete
 //! encoding of the value, as an unconstrained-length octet string).
+//!
+//! E2SM-RC's RAN parameters are recursive (a STRUCTURE holds values that
+//! may be STRUCTUREs or LISTs, and so do their definitions and tests), and
+//! hampi 0.7 cannot resolve a recursive type: it leaves it out without a
+//! word, with every type that refers to it. So the compiler gets the RC
+//! module with those types taken out ([`RC_RECURSIVE`]) and the three that
+//! other types name ([`RC_RECURSIVE_ROOTS`]) declared as NULL; those
+//! placeholders are then removed from the output, and the recursive types
+//! come from `src/asn_rc_recursive.rs`, written by hand in the form hampi
+//! writes (the same codec derives), from the same ASN.1. After every
+//! module, a check that each type assignment of the module made it into
+//! the Rust (so another silent omission fails the build).
 //!
 //! And one addition to E2AP's types: module `ies` names the three types of
 //! every protocol IE container (`XProtocolIEs`, `XProtocolIEs_Entry`,
@@ -30,10 +43,22 @@ fn main() {
     for (spec, module) in [
         ("asn1/e2ap-v02.03.asn", "e2ap.rs"),
         ("asn1/e2sm-kpm-v02.03.asn", "e2sm_kpm.rs"),
+        ("asn1/e2sm-rc-v01.03.asn", "e2sm_rc.rs"),
         ("asn1/e2sm-tcran-v1.asn", "e2sm_tcran.rs"),
     ] {
         println!("cargo:rerun-if-changed={spec}");
         let target = out.join(module);
+        let text = std::fs::read_to_string(spec).expect("ASN.1 module");
+        let (input, placeholders) = if module == "e2sm_rc.rs" {
+            (
+                without_recursive_types(&text),
+                RC_RECURSIVE_ROOTS.as_slice(),
+            )
+        } else {
+            (text, [].as_slice())
+        };
+        let input_path = out.join(format!("{module}.asn"));
+        std::fs::write(&input_path, &input).expect("write compiler input");
         let mut compiler = Asn1Compiler::new(
             target.to_str().expect("OUT_DIR is UTF-8"),
             &Visibility::Public,
@@ -41,10 +66,16 @@ fn main() {
             vec![Derive::Debug, Derive::Clone, Derive::PartialEq],
         );
         compiler.set_rustfmt_generated_code(false);
-        if let Err(e) = compiler.compile_files(&[spec]) {
+        if let Err(e) = compiler.compile_files(&[&input_path]) {
             panic!("compiling {spec}: {e}");
         }
         let code = std::fs::read_to_string(&target).expect("generated file");
+        let code: String = code
+            .lines()
+            .filter(|l| !placeholders.iter().any(|p| declares(l, &rust_name(p))))
+            .flat_map(|l| [l, "\n"])
+            .collect();
+        check_every_type_generated(spec, &input, &code, placeholders);
         let mut code = with_choice_extensions(&code);
         if module == "e2ap.rs" {
             code.push_str(&container_aliases(&code));
@@ -52,6 +83,148 @@ fn main() {
         std::fs::write(&target, code).expect("write generated file");
     }
     println!("cargo:rerun-if-changed=build.rs");
+}
+
+/// The types of E2SM-RC hampi cannot resolve: every type on a cycle of
+/// RAN parameter definitions, values and tests.
+const RC_RECURSIVE: [&str; 18] = [
+    "RANParameter-Definition",
+    "RANParameter-Definition-Choice",
+    "RANParameter-Definition-Choice-LIST",
+    "RANParameter-Definition-Choice-LIST-Item",
+    "RANParameter-Definition-Choice-STRUCTURE",
+    "RANParameter-Definition-Choice-STRUCTURE-Item",
+    "RANParameter-ValueType",
+    "RANParameter-ValueType-Choice-Structure",
+    "RANParameter-ValueType-Choice-List",
+    "RANParameter-STRUCTURE",
+    "RANParameter-STRUCTURE-Item",
+    "RANParameter-LIST",
+    "RANParameter-Testing",
+    "RANParameter-Testing-Item",
+    "RANParameter-Testing-Item-Choice-List",
+    "RANParameter-Testing-Item-Choice-Structure",
+    "RANParameter-Testing-LIST",
+    "RANParameter-Testing-STRUCTURE",
+];
+
+/// The types of E2SM-RC that hampi's output leaves out or gets wrong,
+/// written by hand in `src/asn_rc_recursive.rs`: the recursive ones
+/// ([`RC_RECURSIVE`]), and the SEQUENCEs with an extension addition tcran
+/// reads or writes (the RAN parameter items' definition, the gNB UE id's
+/// global node id: hampi skips those additions). Those other
+/// types refer to are declared as NULL for the compiler.
+const RC_HAND_WRITTEN: [&str; 15] = [
+    "UEID-GNB",
+    "UEID-NG-ENB",
+    "E2SM-RC-ActionDefinition-Format1-Item",
+    "E2SM-RC-ActionDefinition-Format3-Item",
+    "E2SM-RC-ActionDefinition-Format4-RANP-Item",
+    "L2Parameters-RANParameter-Item",
+    "UEIdentification-RANParameter-Item",
+    "CellIdentification-RANParameter-Item",
+    "CallProcessBreakpoint-RANParameter-Item",
+    "Report-RANParameter-Item",
+    "InsertIndication-RANParameter-Item",
+    "ControlOutcome-RANParameter-Item",
+    "ControlAction-RANParameter-Item",
+    "PolicyAction-RANParameter-Item",
+    "PolicyCondition-RANParameter-Item",
+];
+
+/// The hand-written types other types of the module refer to.
+const RC_RECURSIVE_ROOTS: [&str; 18] = [
+    "UEID-GNB",
+    "UEID-NG-ENB",
+    "RANParameter-Definition",
+    "RANParameter-ValueType",
+    "RANParameter-Testing",
+    "E2SM-RC-ActionDefinition-Format1-Item",
+    "E2SM-RC-ActionDefinition-Format3-Item",
+    "E2SM-RC-ActionDefinition-Format4-RANP-Item",
+    "L2Parameters-RANParameter-Item",
+    "UEIdentification-RANParameter-Item",
+    "CellIdentification-RANParameter-Item",
+    "CallProcessBreakpoint-RANParameter-Item",
+    "Report-RANParameter-Item",
+    "InsertIndication-RANParameter-Item",
+    "ControlOutcome-RANParameter-Item",
+    "ControlAction-RANParameter-Item",
+    "PolicyAction-RANParameter-Item",
+    "PolicyCondition-RANParameter-Item",
+];
+
+/// `text` without the assignments of [`RC_RECURSIVE`] and
+/// [`RC_HAND_WRITTEN`], with [`RC_RECURSIVE_ROOTS`] declared as NULL.
+fn without_recursive_types(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut lines = text.lines();
+    while let Some(line) = lines.next() {
+        let name = line.split("::=").next().unwrap_or("").trim();
+        if !line.contains("::=")
+            || !(RC_RECURSIVE.contains(&name) || RC_HAND_WRITTEN.contains(&name))
+        {
+            out.push_str(line);
+            out.push('\n');
+            continue;
+        }
+        // A definition with a body runs to the `}` that starts a line.
+        if line.contains('{') && !line.trim_end().ends_with('}') {
+            for body in lines.by_ref() {
+                if body.starts_with('}') {
+                    break;
+                }
+            }
+        }
+        if RC_RECURSIVE_ROOTS.contains(&name) {
+            writeln!(out, "{name} ::= NULL").unwrap();
+        }
+    }
+    out
+}
+
+/// The Rust name hampi gives ASN.1 type `name`.
+fn rust_name(name: &str) -> String {
+    name.replace('-', "_")
+}
+
+/// Whether generated line `line` declares the type `rust`.
+fn declares(line: &str, rust: &str) -> bool {
+    [" struct ", " enum "].iter().any(|kw| {
+        line.split(&format!("pub{kw}{rust}"))
+            .nth(1)
+            .is_some_and(|rest| rest.starts_with([' ', ';', '(', '{']))
+    })
+}
+
+/// Fails the build when a type assignment of `input` (other than
+/// `placeholders`) has no Rust declaration in `code`.
+fn check_every_type_generated(spec: &str, input: &str, code: &str, placeholders: &[&str]) {
+    let mut missing = Vec::new();
+    for line in input.lines() {
+        let Some((name, rhs)) = line.split_once("::=") else {
+            continue;
+        };
+        let name = name.trim();
+        // Type references start with a capital letter (X.680 12.2);
+        // value assignments (`maxnoofX INTEGER ::= 8`) do not, and
+        // information object classes generate no type.
+        let is_type = name.starts_with(|c: char| c.is_ascii_uppercase())
+            && !name.contains(' ')
+            && !name.contains('{')
+            && !rhs.trim_start().starts_with("CLASS");
+        if !is_type || placeholders.contains(&name) {
+            continue;
+        }
+        let rust = rust_name(name);
+        if !code.lines().any(|l| declares(l, &rust)) {
+            missing.push(name.to_string());
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "{spec}: hampi generated no type for {missing:?}"
+    );
 }
 
 /// `pub mod ies`: for every `pub struct C (pub Vec < C_Entry >)` (one item

@@ -12,6 +12,7 @@
 //! | [`RanNode::tc_stats_into`] | E2SM-TCRAN reports: the statistics alone, into reused values |
 //! | [`RanNode::kpm_cell`], [`RanNode::kpm_drb`] | E2SM-KPM: monotonic counters (TS 28.552 inputs) |
 //! | [`RanNode::slicing`], [`RanNode::set_slices`] | FlexRIC's SLICE model: the MAC's downlink slices |
+//! | [`RanNode::map_qos_flow`] | E2SM-RC: SDAP's QoS flow -> DRB map |
 //! | [`RanNode::bearer`] | FlexRIC's MAC, RLC, PDCP and GTP models: the layers below one DRB's pipeline |
 //! | [`RanNode::apply`] | TC models: a [`Change`] (controls, whole-pipeline deploys), all or nothing |
 //!
@@ -22,7 +23,7 @@
 //! itself ([`tcran_tc::Pipeline::apply_change`]). `tcran_gnb::Gnb`
 //! implements the trait (its `ran_node` module).
 
-use tcran_core::{DrbId, Duration, Instant, Rnti};
+use tcran_core::{DrbId, Duration, Instant, Qfi, Rnti};
 use tcran_tc::stats::PipelineStats;
 use tcran_tc::{Applied, Change, PipelineConfig, Refused};
 
@@ -209,6 +210,19 @@ pub trait RanNode {
     fn set_slices(&mut self, slices: Vec<(f64, Vec<Rnti>)>, now: Instant) -> Result<(), String> {
         let _ = (slices, now);
         Err("this node has no MAC slicing".into())
+    }
+    /// Maps QoS flow `qfi` of UE `rnti` onto its DRB `drb` in SDAP from
+    /// `now` on (TS 37.324 5.3: a new rule for the flow); `Err` says why
+    /// not (no such UE or DRB).
+    fn map_qos_flow(
+        &mut self,
+        rnti: Rnti,
+        qfi: Qfi,
+        drb: DrbId,
+        now: Instant,
+    ) -> Result<(), String> {
+        let _ = (rnti, qfi, drb, now);
+        Err("this node has no SDAP".into())
     }
     /// Applies `change` to the DRB's pipeline at `now`, entirely or not at
     /// all; `Err` says why (the models pass it on to the RIC in one line).

@@ -70,7 +70,10 @@ pub enum RicProfile {
     Standard,
     /// FlexRIC: only its RAN function ids at E2 Setup; no Subscription
     /// Failure, Control Failure, Service Update, Reset or Error Indication
-    /// is ever sent (its RIC and xApps assert on them).
+    /// is ever sent (its RIC and xApps assert on them), except the Service
+    /// Update that answers a RIC Service Query (FlexRIC never queries; the
+    /// update re-announces the same functions, so a RIC that queries, such
+    /// as tcran's xApp SDK, does not wait for an answer in vain).
     Flexric,
 }
 
@@ -299,7 +302,18 @@ impl Agent {
         self.jobs.clear();
         self.update_pending = None;
         self.queried = false;
+        self.sync_dialects();
         self.send_setup(node, now);
+    }
+
+    /// Tells every model whether the RIC reads it as FlexRIC does (KPM's
+    /// and RC's dialects follow the agent's rules, so a RIC Service Query
+    /// switches them to the standard along with the rest).
+    fn sync_dialects(&mut self) {
+        let flexric = self.flexric_rules();
+        for m in &mut self.config.models {
+            m.set_flexric_dialect(flexric);
+        }
     }
 
     /// The transport is gone at `now`. Subscriptions end with it (E2AP:
@@ -453,7 +467,17 @@ impl Agent {
     /// e.g. after DRBs came or went (the E2SM-TCRAN definition lists
     /// them) or a model was added. Not sent under FlexRIC's rules.
     pub fn refresh_functions(&mut self, node: &dyn RanNode) {
-        if self.state != AgentState::Ready || self.flexric_rules() {
+        if self.flexric_rules() {
+            return;
+        }
+        self.send_service_update(node, false);
+    }
+
+    /// Sends a RIC Service Update with the RAN functions that changed
+    /// since the last announcement; with `even_empty`, also when none did
+    /// (the answer to a RIC Service Query, which a RIC waits for).
+    fn send_service_update(&mut self, node: &dyn RanNode, even_empty: bool) {
+        if self.state != AgentState::Ready {
             return;
         }
         let now: BTreeMap<u16, RanFunction> = self
@@ -480,7 +504,7 @@ impl Agent {
                 revision: a.revision,
             })
             .collect();
-        if added.is_empty() && modified.is_empty() && deleted.is_empty() {
+        if added.is_empty() && modified.is_empty() && deleted.is_empty() && !even_empty {
             return;
         }
         let transaction = self.transaction();
@@ -589,14 +613,20 @@ impl Agent {
                 }));
             }
             E2apPdu::ServiceQuery(_) => {
-                // A RIC that queries takes a Service Update (FlexRIC never
-                // queries); `Flexric` promises never to send one.
+                // A RIC that queries takes a Service Update (E2AP 8.3.5),
+                // and is not FlexRIC (which never queries). Under `Auto`
+                // the query ends FlexRIC's rules: E2SM-TCRAN is announced
+                // and KPM and RC switch to their standard dialects. Under
+                // `Flexric` the functions stay FlexRIC's, but the query is
+                // still answered, so the RIC (tcran's xApp SDK) does not
+                // wait for an update that would never come.
                 if self.config.profile != RicProfile::Flexric {
                     self.queried = true;
-                    // Announce everything again.
-                    self.announced.clear();
-                    self.refresh_functions(node);
+                    self.sync_dialects();
                 }
+                // Announce everything again.
+                self.announced.clear();
+                self.send_service_update(node, true);
             }
             E2apPdu::ServiceUpdateAcknowledge(a) if self.update_pending == Some(a.transaction) => {
                 self.update_pending = None;

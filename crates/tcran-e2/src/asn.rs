@@ -28,6 +28,20 @@ pub mod e2sm_kpm {
     include!(concat!(env!("OUT_DIR"), "/e2sm_kpm.rs"));
 }
 
+/// E2SM-RC v01.03 and the E2SM common IEs it uses (`asn1/e2sm-rc-v01.03.asn`).
+#[allow(
+    clippy::all,
+    non_camel_case_types,
+    non_snake_case,
+    missing_debug_implementations,
+    dead_code,
+    unreachable_patterns
+)]
+pub mod e2sm_rc {
+    include!(concat!(env!("OUT_DIR"), "/e2sm_rc.rs"));
+    include!("asn_rc_recursive.rs");
+}
+
 /// E2SM-TCRAN v1, tcran's TC service model (`asn1/e2sm-tcran-v1.asn`).
 #[allow(
     clippy::all,

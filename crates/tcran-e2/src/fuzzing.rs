@@ -230,6 +230,38 @@ pub fn kpm(data: &[u8]) {
     }
 }
 
+/// E2SM-RC decoders, subscriptions, reports and controls: no panic, and
+/// a control changes nothing of a node without SDAP or slicing (the fake
+/// node) whatever the bytes.
+pub fn rc(data: &[u8]) {
+    use crate::asn::e2sm_rc as r;
+    use crate::sm::rc;
+    reencodes::<r::E2SM_RC_EventTrigger>(data);
+    reencodes::<r::E2SM_RC_ActionDefinition>(data);
+    reencodes::<r::E2SM_RC_IndicationHeader>(data);
+    reencodes::<r::E2SM_RC_IndicationMessage>(data);
+    reencodes::<r::E2SM_RC_ControlHeader>(data);
+    reencodes::<r::E2SM_RC_ControlMessage>(data);
+    reencodes::<r::E2SM_RC_ControlOutcome>(data);
+    reencodes::<r::E2SM_RC_RANFunctionDefinition>(data);
+    let _ = rc::decode_indication(data);
+    let mut n = node();
+    let split = data.len() / 2;
+    let action = e2ap::Action {
+        id: 0,
+        kind: e2ap::ActionType::Report,
+        definition: Some(data[split..].to_vec()),
+        subsequent: None,
+    };
+    let mut model = rc::Rc::default();
+    if let Ok(mut job) = model.subscribe(&data[..split], &action, &n) {
+        let _ = model.indicate(&mut job.state, &n, Instant::ZERO);
+    }
+    let before = n.drb(DRB).expect("DRB kept").pipeline.config();
+    model.control(&data[..split], &data[split..], &mut n, Instant::ZERO);
+    assert_eq!(n.drb(DRB).expect("DRB kept").pipeline.config(), before);
+}
+
 /// E2SM-TCRAN decoders, subscriptions and controls.
 pub fn tcran_sm(data: &[u8]) {
     use crate::asn::e2sm_tcran as t;

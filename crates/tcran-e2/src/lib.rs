@@ -13,11 +13,11 @@
 //!
 //! | module | what |
 //! |---|---|
-//! | [`asn`] | Rust types generated from the project's ASN.1 (`asn1/`): E2AP v02.03, E2SM-KPM v02.03, E2SM-TCRAN v1 |
+//! | [`asn`] | Rust types generated from the project's ASN.1 (`asn1/`): E2AP v02.03, E2SM-KPM v02.03, E2SM-RC v01.03 (its recursive types by hand: `asn_rc_recursive.rs`), E2SM-TCRAN v1 |
 //! | [`e2ap`] | E2AP messages as plain values, APER encode/decode |
 //! | [`agent`] | the E2 node procedures, sans-IO, time as a parameter |
 //! | [`backoff`] | when to ask again: E2 Setup retries and reconnections (TimeToWait, exponential, jitter) |
-//! | [`sm`] | service models: FlexRIC TC (146), MAC (142), RLC (143), PDCP (144), SLICE (145), GTP (148), E2SM-TCRAN (tcran's own), E2SM-KPM (2) |
+//! | [`sm`] | service models: FlexRIC TC (146), MAC (142), RLC (143), PDCP (144), SLICE (145), GTP (148), E2SM-TCRAN (tcran's own), E2SM-KPM (2), E2SM-RC (3) |
 //! | `transport` | framed TCP (+ TLS), in-process channels, SCTP detection, the reconnecting driver |
 //! | `sctp` | E2AP over SCTP (one-to-one socket, PPID 70) where the kernel has it |
 //! | `session` | the agent inside a driver's own event loop, its I/O on a thread of its own |

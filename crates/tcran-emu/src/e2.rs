@@ -7,10 +7,11 @@
 //!   events of the engine, with its socket I/O on a thread of its own
 //!   ([`tcran_e2::session`]); a received PDU wakes the loop at once.
 //! - The RIC sees the cell's RAN node ([`tcran_gnb::Gnb`], through
-//!   `tcran_gnb`'s `RanNode`); every change it asks for goes through the engine's
-//!   [`Sim::apply_control`], the node's control surface with the refusal
-//!   semantics of the in-process controllers, and is recorded in the run's
-//!   reconfigurations (`by = "e2"`) like theirs.
+//!   `tcran_gnb`'s `RanNode`); every change it asks for goes through the engine
+//!   ([`Sim::apply_control`] for pipelines, `Sim::set_slices` for the MAC's
+//!   slices, `Sim::map_qos_flow` for SDAP's QoS flow map), the node's control
+//!   surface with the refusal semantics of the in-process controllers, and is
+//!   recorded in the run's reconfigurations (`by = "e2"`) like theirs.
 //! - Transports: framed TCP (FLEXRIC-INTEROP.md), TLS over it, or SCTP
 //!   where the kernel has it (refused in one line where it has not).
 //! - A lost association is reconnected with backoff and set up again
@@ -27,7 +28,7 @@ use tcran_control::{DrbKey, KpmCounters, LowerLayerKpis, RanNode, TcView};
 use tcran_core::{DrbId, Instant, Rnti};
 use tcran_e2::agent::{AgentConfig, AgentEvent, RicProfile};
 use tcran_e2::session::{Session, SessionEvent};
-use tcran_e2::sm::{e2sm_tcran, flexric_slice, flexric_stats, flexric_tc, kpm, AnyModel};
+use tcran_e2::sm::{e2sm_tcran, flexric_slice, flexric_stats, flexric_tc, kpm, rc, AnyModel};
 use tcran_e2::transport::{self, Connector, TlsPem};
 use tcran_e2::Agent;
 use tcran_sim::Sim;
@@ -274,6 +275,15 @@ impl RanNode for SimNode<'_> {
         let _ = now; // the engine's own clock: between two of its events
         self.sim.set_slices("e2", slices)
     }
+    fn map_qos_flow(
+        &mut self,
+        rnti: Rnti,
+        qfi: tcran_core::Qfi,
+        drb: DrbId,
+        _now: Instant,
+    ) -> Result<(), String> {
+        self.sim.map_qos_flow("e2", rnti, qfi, drb)
+    }
     fn apply(&mut self, drb: DrbKey, change: &Change, _now: Instant) -> Result<Applied, Refused> {
         self.sim.apply_control("e2", drb.rnti, drb.drb, change)
     }
@@ -327,16 +337,13 @@ impl E2Link {
         // (`RicProfile`): E2SM-TCRAN never to FlexRIC.
         let mut models = vec![
             AnyModel::FlexricTc(flexric),
+            // KPM's and RC's dialects follow the agent's rules (FlexRIC's
+            // until a RIC Service Query; `ServiceModel::set_flexric_dialect`).
             AnyModel::Kpm(kpm::Kpm {
                 time_offset_us: unix_offset_us,
-                // Only a RIC of the standard profile gets E2SM-KPM as
-                // specified: FlexRIC reads collectStartTime as little-endian
-                // µs and its xApps crash on noValue (kpm::Dialect).
-                dialect: match self.opts.profile {
-                    RicProfile::Standard => kpm::Dialect::Standard,
-                    RicProfile::Auto | RicProfile::Flexric => kpm::Dialect::Flexric,
-                },
+                ..kpm::Kpm::default()
             }),
+            AnyModel::Rc(rc::Rc::default()),
             AnyModel::TcRan(e2sm_tcran::TcRan::default()),
         ];
         models.extend(flexric_stats::FlexricStats::all(unix_offset_us).map(AnyModel::FlexricStats));

@@ -17,6 +17,7 @@
 //! | KPM `DRB.*` inputs | `DrbCounters` (PDCP SDU bytes, RLC SDU bytes sent, RLC SDU sojourn sum and count, ThpVolDl/ThpTimeDl) |
 //! | KPM `RRU.*` inputs | `CellCounters` (PRB·slots used and available, DL slots) |
 //! | slicing | the MAC's downlink slices; set at run time by `Mac::set_slices` |
+//! | QoS flow mapping (E2SM-RC) | the UE's SDAP table: the QFI's rule names the DRB from then on |
 //! | bearer (FlexRIC MAC/RLC/PDCP/GTP) | the two rows above without the pipeline's statistics, the RLC mode, the lowest QFI SDAP maps onto the DRB |
 //!
 //! Changes go through [`Gnb::apply`], the node's control surface: all or
@@ -170,6 +171,23 @@ impl RanNode for Gnb {
                 Default::default()
             },
         })
+    }
+
+    fn map_qos_flow(
+        &mut self,
+        rnti: tcran_core::Rnti,
+        qfi: tcran_core::Qfi,
+        drb: tcran_core::DrbId,
+        _now: Instant,
+    ) -> Result<(), String> {
+        let u = self
+            .ue_of(rnti)
+            .ok_or_else(|| format!("UE {} does not exist", rnti.0))?;
+        let ue = &mut self.ues[u];
+        if !ue.drbs.iter().any(|d| d.id == drb) {
+            return Err(format!("UE {} has no DRB {}", rnti.0, drb.0));
+        }
+        ue.sdap.map_flow(qfi, drb).map_err(|e| e.to_string())
     }
 
     fn apply(&mut self, drb: DrbKey, change: &Change, now: Instant) -> Result<Applied, Refused> {

@@ -116,6 +116,16 @@ impl Sdap {
         Ok(m)
     }
 
+    /// Maps `qfi` onto `drb` from now on (a RIC's QoS flow mapping
+    /// control; TS 37.324 5.3.1: packets already mapped stay on their
+    /// DRB). Out-of-range values are refused.
+    pub fn map_flow(&mut self, qfi: Qfi, drb: DrbId) -> Result<(), ConfigError> {
+        check_range("qfi", qfi.0, 0, 63)?;
+        check_range("drb", drb.0, 1, 32)?;
+        self.map[usize::from(qfi.0)] = Some(drb);
+        Ok(())
+    }
+
     /// QFIs mapped to `drb` explicitly, in order.
     pub fn qfis_of(&self, drb: DrbId) -> impl Iterator<Item = Qfi> + '_ {
         (0u8..64)

@@ -186,7 +186,8 @@ pub struct XappConfig {
     pub setup_timeout: std::time::Duration,
     /// How long a node has to answer the RIC Service Query sent after its
     /// E2 Setup; after it the node is listed with its E2 Setup functions
-    /// (a node that does not implement the procedure).
+    /// (a node that does not implement the procedure; tcran's nodes answer
+    /// it under every RIC profile, `flexric` with its FlexRIC functions).
     pub query_timeout: std::time::Duration,
     /// Indications buffered per subscription before they are dropped.
     pub subscription_buffer: usize,

@@ -24,8 +24,8 @@
 //! The MAC schedules a fixed partition with these shares (round robin
 //! inside each slice; unused PRBs are not lent) while slices exist, its
 //! configured scheduler again when the last is deleted. A UE no control
-//! associated belongs to the slice with the lowest id; a UE that attaches
-//! after the last control belongs to none until the next one. The outcome
+//! associated belongs to the slice with the lowest id, and so does a UE
+//! that attaches after the last control (the MAC's default slice). The outcome
 //! is FlexRIC's: `u32 len | diagnostic` (empty when applied, the refusal
 //! otherwise).
 
@@ -230,8 +230,11 @@ impl FlexricSlice {
             .into_iter()
             .map(|rnti| {
                 let index = mac.slices.iter().position(|(_, u)| u.contains(&rnti));
+                // A UE no slice lists is in the MAC's default slice, the
+                // first (`Mac::set_slices`), while slices set over E2 exist.
                 let dl_id = match index {
                     Some(i) => slices.get(i).map_or(i as u32, |s| s.id),
+                    None if !self.slices.is_empty() => slices[0].id,
                     None => 0,
                 };
                 UeSlice {

@@ -665,6 +665,14 @@ impl ServiceModel for Kpm {
         }
     }
 
+    fn set_flexric_dialect(&mut self, flexric: bool) {
+        self.dialect = if flexric {
+            Dialect::Flexric
+        } else {
+            Dialect::Standard
+        };
+    }
+
     fn control(
         &mut self,
         _header: &[u8],

@@ -8,7 +8,8 @@
 //! | [`flexric_slice`] | 145 `SLICE_STATS_V0` | FlexRIC's SLICE model on the MAC's slicing (codec: [`flexric_slice_codec`]) |
 //! | [`flexric_stats`] | 142 MAC, 143 RLC, 144 PDCP, 148 GTP | FlexRIC's monitoring models, PLAIN encoding ([`plain`]): the node's MAC, RLC, PDCP and SDAP counters |
 //! | [`e2sm_tcran`] | configurable (default 246) | tcran's TC model (E2SM-TCRAN v1): every DRB, every stage, triggers by period and condition |
-//! | [`kpm`] | 2 | E2SM-KPM v02.03 REPORT styles 1 (node) and 4 (UE level), TS 28.552 measurements |
+//! | [`kpm`] | 2 | E2SM-KPM v02.03 REPORT styles 1-5, TS 28.552 measurements |
+//! | [`rc`] | 3 | E2SM-RC v01.03: REPORT style 4 (RRC state), CONTROL style 1 action 2 (QoS flow -> DRB on SDAP), style 2 action 6 (PRB quota on the MAC's slicing) |
 //!
 //! The RIC side reads E2SM-TCRAN indications as tcran's statistics types
 //! with [`tc_status`] (the direct decoder of [`aper_fast`], hampi's
@@ -25,6 +26,7 @@ pub mod flexric_stats;
 pub mod flexric_tc;
 pub mod kpm;
 pub mod plain;
+pub mod rc;
 pub mod report_stream;
 pub mod tc_status;
 
@@ -114,6 +116,7 @@ pub enum JobState {
     FlexricStats(flexric_stats::StatsJob),
     FlexricSlice,
     Kpm(kpm::KpmJob),
+    Rc(rc::RcJob),
     TcRan(e2sm_tcran::TcRanJob),
 }
 
@@ -154,6 +157,13 @@ pub trait ServiceModel {
     /// hold), several when one report would exceed [`MAX_MESSAGE`].
     /// Called every `job.period`.
     fn indicate(&self, job: &mut JobState, node: &dyn RanNode, now: Instant) -> Vec<Indication>;
+    /// Whether the RIC reads this model as FlexRIC does (the agent's
+    /// FlexRIC rules, `agent::RicProfile`): set at every E2 Setup and when
+    /// a RIC Service Query ends those rules. Models with a FlexRIC dialect
+    /// (KPM, RC) follow it; the others have none.
+    fn set_flexric_dialect(&mut self, flexric: bool) {
+        let _ = flexric;
+    }
     /// Executes one RIC Control Request.
     fn control(
         &mut self,
@@ -171,6 +181,7 @@ pub enum AnyModel {
     FlexricStats(flexric_stats::FlexricStats),
     FlexricSlice(flexric_slice::FlexricSlice),
     Kpm(kpm::Kpm),
+    Rc(rc::Rc),
     TcRan(e2sm_tcran::TcRan),
 }
 
@@ -181,6 +192,7 @@ macro_rules! dispatch {
             AnyModel::FlexricStats($m) => $e,
             AnyModel::FlexricSlice($m) => $e,
             AnyModel::Kpm($m) => $e,
+            AnyModel::Rc($m) => $e,
             AnyModel::TcRan($m) => $e,
         }
     };
@@ -203,6 +215,9 @@ impl ServiceModel for AnyModel {
     }
     fn indicate(&self, job: &mut JobState, node: &dyn RanNode, now: Instant) -> Vec<Indication> {
         dispatch!(self, m => m.indicate(job, node, now))
+    }
+    fn set_flexric_dialect(&mut self, flexric: bool) {
+        dispatch!(self, m => m.set_flexric_dialect(flexric))
     }
     fn control(
         &mut self,

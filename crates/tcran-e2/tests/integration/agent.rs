@@ -615,11 +615,47 @@ fn auto_follows_flexrics_rules_until_the_ric_queries_its_services() {
 }
 
 #[test]
-fn flexric_never_announces_what_flexric_cannot_take() {
+fn flexric_answers_a_query_with_its_flexric_functions_and_keeps_its_rules() {
     let mut n = node();
     let mut a = ready(RicProfile::Flexric, &mut n);
+    // A RIC that queries is not FlexRIC: it gets its answer (so tcran's
+    // SDK need not wait out its timeout), and the answer lists only what
+    // FlexRIC could take.
     a.handle(&service_query(), &mut n, t(2));
-    assert!(out(&mut a).is_empty(), "no Service Update to FlexRIC");
+    let [E2apPdu::ServiceUpdate(u)] = one(&mut a) else {
+        unreachable!()
+    };
+    let mut added: Vec<u16> = u.added.unwrap().iter().map(|f| f.id).collect();
+    added.sort();
+    assert_eq!(added, [2, 146]);
     a.handle(&refused_control(), &mut n, t(3));
     assert!(matches!(one(&mut a), [E2apPdu::ControlAcknowledge(_)]));
+}
+
+/// KPM's dialect follows the agent's rules: FlexRIC's at E2 Setup, the
+/// standard after a RIC Service Query, FlexRIC's again on a new association.
+#[test]
+fn a_service_query_switches_kpm_to_the_standard_dialect() {
+    let kpm_dialect = |a: &Agent| {
+        a.config()
+            .models
+            .iter()
+            .find_map(|m| match m {
+                AnyModel::Kpm(k) => Some(k.dialect),
+                _ => None,
+            })
+            .unwrap()
+    };
+    let mut n = node();
+    let mut a = ready(RicProfile::Auto, &mut n);
+    assert_eq!(kpm_dialect(&a), kpm::Dialect::Flexric);
+    a.handle(&service_query(), &mut n, t(2));
+    assert_eq!(kpm_dialect(&a), kpm::Dialect::Standard);
+    a.disconnected(t(3));
+    a.connected(&n, t(4));
+    assert_eq!(kpm_dialect(&a), kpm::Dialect::Flexric);
+    let mut standard = ready(RicProfile::Standard, &mut n);
+    assert_eq!(kpm_dialect(&standard), kpm::Dialect::Standard);
+    standard.handle(&service_query(), &mut n, t(2));
+    assert_eq!(kpm_dialect(&standard), kpm::Dialect::Standard);
 }

@@ -22,12 +22,13 @@ fn seeds(target: &str) -> Vec<Vec<u8>> {
 
 type Body = fn(&[u8]);
 
-const TARGETS: [(&str, Body); 7] = [
+const TARGETS: [(&str, Body); 8] = [
     ("e2_e2ap", fuzzing::e2ap_decode),
     ("e2_flexric_tc", fuzzing::flexric_tc),
     ("e2_flexric_stats", fuzzing::flexric_stats),
     ("e2_flexric_slice", fuzzing::flexric_slice),
     ("e2_kpm", fuzzing::kpm),
+    ("e2_rc", fuzzing::rc),
     ("e2_tcran_sm", fuzzing::tcran_sm),
     ("e2_agent", fuzzing::agent),
 ];

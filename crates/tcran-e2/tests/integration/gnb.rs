@@ -388,6 +388,40 @@ fn flexrics_monitoring_models_report_the_nodes_counters() {
     );
     assert_eq!((p.rnti, p.mode, p.rbid), (1, 1, 1));
     assert_eq!(g.rnti, 1);
+    assert_eq!(m2.dl_bler, 0.0, "no block error configured");
+}
+
+/// The MAC record's `dl_bler` is the share of the UE's transport blocks
+/// that failed (HARQ NACKs), here of a cell configured with a 20 % block
+/// error rate.
+#[test]
+fn flexrics_mac_record_reports_the_harq_nack_share_as_bler() {
+    use tcran_e2::sm::flexric_stats::{FlexricStats, MacUe, StatsKind};
+    use tcran_e2::sm::plain::PlainList;
+    use tcran_e2::sm::ServiceModel;
+    let mut gnb = node(&CELL.replace("bandwidth_mhz = 5", "bandwidth_mhz = 5\n    bler = 0.2"));
+    for i in 0..20_000 {
+        gnb.downlink(packet(1, i, 1500, Instant::ZERO), Instant::ZERO);
+    }
+    let mac = FlexricStats::all(0)
+        .into_iter()
+        .find(|m| m.kind == StatsKind::Mac)
+        .unwrap();
+    let action = e2ap::Action {
+        id: 0,
+        kind: e2ap::ActionType::Report,
+        definition: None,
+        subsequent: None,
+    };
+    let mut job = mac
+        .subscribe(&1u32.to_le_bytes(), &action, &gnb)
+        .unwrap()
+        .state;
+    let end = Instant::ZERO + Duration::from_millis(2000);
+    run_until(&mut gnb, end);
+    let (_, msg) = mac.indicate(&mut job, &gnb, end).remove(0);
+    let bler = PlainList::<MacUe>::decode("MAC", &msg).unwrap().records[0].dl_bler;
+    assert!((bler - 0.2).abs() < 0.03, "dl_bler {bler}");
 }
 
 /// FlexRIC's MAC record carries the node's HARQ counters: the histogram

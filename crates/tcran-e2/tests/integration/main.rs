@@ -14,5 +14,6 @@ mod golden;
 mod kpm;
 mod large;
 mod procedures;
+mod rc;
 mod report_stream;
 mod roundtrip;

@@ -771,6 +771,9 @@ pub struct Mac {
     /// The scheduler of the configuration: what the cell returns to when
     /// slices set at run time are removed ([`Mac::set_slices`]).
     configured_scheduler: SchedulerKind,
+    /// Whether the slices were set at run time: then a UE no slice lists
+    /// is in the first one ([`Mac::set_slices`]).
+    runtime_slices: bool,
 }
 
 impl Mac {
@@ -785,6 +788,7 @@ impl Mac {
         let rng = RngStream::new(params.seed, "mac/harq");
         Mac {
             configured_scheduler: params.scheduler,
+            runtime_slices: false,
             p: params,
             ues: BTreeMap::new(),
             rng,
@@ -855,6 +859,13 @@ impl Mac {
     /// slice) while it has slices, and gets its scheduler back when they
     /// are all removed; `fixed_partition` and `eqp` keep theirs and need
     /// at least one slice. Refused without change, with the reason.
+    ///
+    /// A UE that none of `slices` lists, one that attaches after the
+    /// control among them, is scheduled in the first slice, the default
+    /// slice: a RIC's slice control describes the UEs it knows, and a UE
+    /// it did not know of must not be left without PRBs (FlexRIC's
+    /// emulated gNB and OAI's slicing put a new UE into the default
+    /// slice; the configuration's slices keep their UE lists exact).
     pub fn set_slices(&mut self, slices: Vec<(f64, Vec<Rnti>)>) -> Result<(), String> {
         let mut total = 0.0;
         let mut seen: Vec<Rnti> = Vec::new();
@@ -889,16 +900,23 @@ impl Mac {
             SchedulerKind::FixedPartition
         };
         self.quantum = vec![0.0; slices.len()];
+        self.runtime_slices = !slices.is_empty();
         self.p.slices = slices;
-        let Mac { ues, p, .. } = self;
-        for (rnti, st) in ues.iter_mut() {
-            st.slice = p.slices.iter().position(|(_, u)| u.contains(rnti));
+        let rnti_slices: Vec<(Rnti, Option<usize>)> =
+            self.ues.keys().map(|&r| (r, self.slice_of(r))).collect();
+        for (rnti, slice) in rnti_slices {
+            if let Some(st) = self.ues.get_mut(&rnti) {
+                st.slice = slice;
+            }
         }
         Ok(())
     }
 
-    fn slice_of(&self, rnti: Rnti) -> Option<usize> {
-        self.p.slices.iter().position(|(_, u)| u.contains(&rnti))
+    /// The slice `rnti` is scheduled in: the one that lists it, else,
+    /// under slices set at run time, the first ([`Mac::set_slices`]).
+    pub fn slice_of(&self, rnti: Rnti) -> Option<usize> {
+        let listed = self.p.slices.iter().position(|(_, u)| u.contains(&rnti));
+        listed.or((self.runtime_slices).then_some(0))
     }
 
     /// Index of the bytes-by-n_PRB table of `mcs` over `slots`.

@@ -929,3 +929,34 @@ fn slices_set_at_run_time_partition_the_cell_and_can_be_removed() {
     let mut fp = mac(two_slices(SchedulerKind::FixedPartition, 25.0, 75.0));
     assert!(fp.set_slices(Vec::new()).is_err());
 }
+
+/// A UE that attaches after a RIC's slice control (the control did not
+/// list it) is scheduled in the first slice, the default one, instead of
+/// getting no PRBs.
+#[test]
+fn a_ue_attaching_after_a_slice_control_is_in_the_default_slice() {
+    let mut m = mac(MacConfig {
+        prbs: Some(24),
+        ..MacConfig::default()
+    });
+    let l = lc(BIG);
+    let ue = |rnti| UeInput {
+        rnti: Rnti(rnti),
+        channel: mcs(28),
+        lcs: &l,
+    };
+    let mut out = SlotOutput::default();
+    m.schedule(0, Instant::ZERO, &[ue(1)], &mut out);
+    m.set_slices(vec![(0.25, vec![Rnti(1)]), (0.75, vec![])])
+        .unwrap();
+    // UE 2 attaches now: it shares slice 0's 6 PRBs with UE 1.
+    assert_eq!(m.slice_of(Rnti(2)), Some(0));
+    let mut prbs = [0u32; 2];
+    for slot in 1..=4 {
+        m.schedule(slot, Instant::ZERO, &[ue(1), ue(2)], &mut out);
+        for (i, r) in [1, 2].into_iter().enumerate() {
+            prbs[i] += out.grant(Rnti(r)).map_or(0, |g| u32::from(g.prbs));
+        }
+    }
+    assert_eq!(prbs, [12, 12], "6 PRBs per slot between the two");
+}

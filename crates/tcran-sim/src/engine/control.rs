@@ -313,6 +313,37 @@ impl Sim {
         result
     }
 
+    /// Maps QoS flow `qfi` of `rnti` onto its DRB `drb` in SDAP now (an
+    /// E2SM-RC control), recorded among the run's reconfigurations like a
+    /// slice change.
+    pub fn map_qos_flow(
+        &mut self,
+        by: &str,
+        rnti: Rnti,
+        qfi: tcran_core::Qfi,
+        drb: tcran_core::DrbId,
+    ) -> Result<(), String> {
+        let what = format!("SDAP QFI {} -> DRB {}", qfi.0, drb.0);
+        let result = tcran_control::RanNode::map_qos_flow(&mut self.gnb, rnti, qfi, drb, self.now);
+        match &result {
+            Ok(()) => self.applied(by, rnti.0, drb.0, what),
+            Err(e) => {
+                self.reconfig_counts.failed += 1;
+                self.series.reconfiguration(
+                    true,
+                    Reconfiguration {
+                        t_s: self.now.as_secs_f64(),
+                        by: by.to_string(),
+                        rnti: rnti.0,
+                        drb: drb.0,
+                        what: format!("{what}: {e}"),
+                    },
+                );
+            }
+        }
+        result
+    }
+
     fn applied(&mut self, by: &str, rnti: u16, drb: u8, what: String) {
         self.reconfig_counts.applied += 1;
         self.series.reconfiguration(

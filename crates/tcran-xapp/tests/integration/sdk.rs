@@ -461,3 +461,22 @@ fn the_blocking_facade_does_the_same() {
     assert_eq!(r.records[0].1.len(), 2);
     rt.block_on(tn.stop());
 }
+
+/// A node under FlexRIC's rules (`--e2-profile flexric`) answers the RIC
+/// Service Query the SDK sends after E2 Setup with its FlexRIC functions,
+/// so the SDK lists it at once instead of after its query timeout (here a
+/// minute, far beyond the wait).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_flexric_profile_node_is_listed_without_waiting_for_the_query_timeout() {
+    let (x, addr) = start_xapp(|c| c.query_timeout = StdDuration::from_secs(60)).await;
+    let agent = agent_as(7, tcran_e2::agent::RicProfile::Flexric);
+    let n = spawn_agent(addr, agent, fake(1), None);
+    let nodes = x.wait_for_nodes(1, WAIT).await.unwrap();
+    let ids: Vec<u16> = nodes[0].functions.iter().map(|(id, _)| *id).collect();
+    assert_eq!(
+        ids,
+        [2],
+        "KPM only: E2SM-TCRAN is never offered under FlexRIC's rules"
+    );
+    n.stop().await;
+}

@@ -44,12 +44,16 @@ pub fn fake(drbs: u16) -> Arc<Mutex<FakeNode>> {
 }
 
 pub fn agent(gnb_id: u32) -> Agent {
+    agent_as(gnb_id, RicProfile::Standard)
+}
+
+pub fn agent_as(gnb_id: u32, profile: RicProfile) -> Agent {
     let mut cfg = AgentConfig::new(
         vec![
             AnyModel::TcRan(tcsm::TcRan::default()),
             AnyModel::Kpm(kpm::Kpm::default()),
         ],
-        RicProfile::Standard,
+        profile,
     );
     cfg.node_id = e2ap::gnb_node_id([0x00, 0xf1, 0x10], gnb_id, 22);
     Agent::new(cfg)
@@ -62,6 +66,16 @@ pub fn spawn_node(
     node: Arc<Mutex<FakeNode>>,
     tls: Option<&TlsPem>,
 ) -> TestNode {
+    spawn_agent(addr, agent(gnb_id), node, tls)
+}
+
+/// Starts `agent` over `node` towards `addr` (optionally TLS).
+pub fn spawn_agent(
+    addr: SocketAddr,
+    agent: Agent,
+    node: Arc<Mutex<FakeNode>>,
+    tls: Option<&TlsPem>,
+) -> TestNode {
     let (stop, rx) = watch::channel(false);
     let tls = tls.map(|pem| {
         (
@@ -70,7 +84,7 @@ pub fn spawn_node(
         )
     });
     let driver = tokio::spawn(transport::run(
-        agent(gnb_id),
+        agent,
         node.clone(),
         Connector::Tcp { addr, tls },
         WallClock::start(),
