@@ -248,8 +248,8 @@ async fn a_ric_drives_a_realtime_run_over_e2() {
     let functions = ric.setup().await;
     assert_eq!(
         functions.iter().map(|f| f.id).collect::<Vec<_>>(),
-        [2, 142, 143, 144, 145, 146, 148, 246],
-        "E2SM-KPM, FlexRIC MAC, RLC, PDCP, SLICE, TC, GTP and E2SM-TCRAN"
+        [2, 3, 142, 143, 144, 145, 146, 148, 246],
+        "E2SM-KPM, E2SM-RC, FlexRIC MAC, RLC, PDCP, SLICE, TC, GTP and E2SM-TCRAN"
     );
 
     // TC every 5 ms, KPM style 1 every 10 ms.
