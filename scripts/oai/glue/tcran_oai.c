@@ -56,6 +56,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <netinet/in.h> /* before f1ap_ids.h's <netinet/sctp.h>, which defines IPPROTO_SCTP as a macro */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
