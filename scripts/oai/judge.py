@@ -22,8 +22,10 @@ import statistics
 import sys
 from pathlib import Path
 
-WARM_UP_S = 5.0  # TCP's slow start, left out of every phase
-AFTER_DEPLOY_S = 3.0  # the RLC buffer the passthrough phase filled drains first
+# Each phase is judged on its second half: CUBIC takes wall-clock seconds to
+# fill OAI's RLC buffer, and the RLC buffer the passthrough phase filled
+# drains after the deploy.
+SETTLE_SHARE = 0.5
 
 
 class Clock:
@@ -111,11 +113,12 @@ def main():
         clock = Clock(stats)
         start = int((out / f"{session}-start").read_text())
         total_ns = int((seconds * len(phases) + 2) * 1e9)
-        bounds = [start + int(WARM_UP_S * 1e9), start + total_ns]
+        settle = int(SETTLE_SHARE * seconds * 1e9)
+        bounds = [start + settle, start + total_ns]
         if len(phases) == 2:
             deploy = int((out / f"{session}-deploy").read_text())
-            bounds = [bounds[0], deploy, deploy + int(AFTER_DEPLOY_S * 1e9), bounds[1]]
-            rows["deploy_to_cure_radio_ms"] = time_to_cure(pings, clock, deploy)
+            bounds = [bounds[0], deploy, deploy + settle, bounds[1]]
+            rows["deploy_to_cure_radio_ms"] = time_to_cure(pings, clock, deploy, settle)
         for i, name in enumerate(phases):
             rows[name] = phase(stats, pings, clock, bounds[2 * i], bounds[2 * i + 1])
         rows[f"{session}_iperf_mbit_wall"] = iperf_mbit(out / f"{session}-iperf.json")
@@ -148,10 +151,10 @@ def main():
     return 0 if ok else 1
 
 
-def time_to_cure(pings, clock, deploy_ns):
+def time_to_cure(pings, clock, deploy_ns, settle_ns):
     """Radio ms from the deploy to the first ping reply no more than twice the
-    cured phase's median (read from the replies after AFTER_DEPLOY_S)."""
-    later = [rtt for t, rtt in pings if t > deploy_ns + AFTER_DEPLOY_S * 1e9]
+    cured phase's median (read from the replies of its second half)."""
+    later = [rtt for t, rtt in pings if t > deploy_ns + settle_ns]
     if not later:
         return float("nan")
     limit = 2 * statistics.median(later)

@@ -3,7 +3,9 @@
 # (docs/oai.md), a CUBIC download (iperf3 -R -C cubic) with ping beside it:
 #   run 1  OAI as it is (no pipeline): the bufferbloat of its RLC buffer;
 #   run 2  tcran on the data path, first passing everything (passthrough),
-#          then the cure (FQ-CoDel + 5G-BDP) deployed live mid-download.
+#          then the cure deployed live mid-download: priority for ping and
+#          UDP + jit (pipelines/priority-jit.toml), or OAI_TEST_CURE=NAME
+#          for pipelines/NAME.toml (fq-codel-jit, fq-codel-bdp).
 # Judged in radio time (OAI's frame/slot clock, written by the glue next
 # to the wall clock): the cure's ping RTT at least 10x below run 1's at a
 # MAC throughput within 10 % of it.
@@ -12,12 +14,13 @@
 # pid (gNB and UE, joined by a veth pair), its processes (killed by
 # process group on exit), its files under $OAI_CACHE/oai-test/<pid>.
 #   OAI_CACHE          where `make oai` built (default /work/oai-cache)
-#   OAI_TEST_SECONDS   length of each measured phase (default 20)
+#   OAI_TEST_SECONDS   length of each phase (default 30; judged on its second half)
+#   OAI_TEST_CURE      the pipeline deployed in run 2 (default priority-jit)
 set -eu
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 here="$repo/scripts/oai"
 cache=${OAI_CACHE:-/work/oai-cache}
-seconds=${OAI_TEST_SECONDS:-20}
+seconds=${OAI_TEST_SECONDS:-30}
 oai="$cache/src/openairinterface5g-v2.1.0"
 gnb_bin="$cache/build/nr-softmodem"
 ue_bin="$cache/build/nr-uesoftmodem"
@@ -45,10 +48,7 @@ cleanup() {
     for g in $pgids; do kill -TERM "-$g" 2>/dev/null || true; done
     sleep 1
     for g in $pgids; do kill -KILL "-$g" 2>/dev/null || true; done
-    sleep 1
-    for g in $pgids; do
-        if kill -0 "-$g" 2>/dev/null; then echo "oai-test: process group $g survived SIGKILL" >&2; fi
-    done
+    for g in $pgids; do wait "$g" 2>/dev/null || true; done
     pgids=""
     ip netns del "$ns_gnb" 2>/dev/null || true
     ip netns del "$ns_ue" 2>/dev/null || true
@@ -72,6 +72,9 @@ stop_all() {
     for g in $pgids; do kill -TERM "-$g" 2>/dev/null || true; done
     sleep 2
     for g in $pgids; do kill -KILL "-$g" 2>/dev/null || true; done
+    # Each group's leader is this shell's child: reap it, then nothing of
+    # the group may be left.
+    for g in $pgids; do wait "$g" 2>/dev/null || true; done
     sleep 1
     for g in $pgids; do
         if kill -0 "-$g" 2>/dev/null; then
@@ -146,6 +149,6 @@ session() {
 
 t0=$(date +%s)
 session vanilla "" ""
-session tcran "$here/pipelines/passthrough.toml" "$here/pipelines/fq-codel-jit.toml"
+session tcran "$here/pipelines/passthrough.toml" "$here/pipelines/${OAI_TEST_CURE:-priority-jit}.toml"
 echo "oai-test: sessions took $(($(date +%s) - t0)) s; files in $out"
 python3 "$here/judge.py" "$out" "$seconds"
