@@ -75,14 +75,24 @@ stop_all() {
     # Each group's leader is this shell's child: reap it, then nothing of
     # the group may be left.
     for g in $pgids; do wait "$g" 2>/dev/null || true; done
-    sleep 1
     for g in $pgids; do
-        if kill -0 "-$g" 2>/dev/null; then
-            echo "oai-test: process group $g survived SIGKILL" >&2
-            exit 1
-        fi
+        waited=0
+        while group_alive "$g"; do
+            sleep 1
+            waited=$((waited + 1))
+            if [ "$waited" -ge 30 ]; then
+                echo "oai-test: process group $g survived SIGKILL for 30 s" >&2
+                exit 1
+            fi
+        done
     done
     pgids=""
+}
+
+# Whether a process of group $1 still runs (a zombie waiting for init to
+# reap it does not count: a gNB of 1 GB under load takes seconds to exit).
+group_alive() {
+    ps -eo pgid=,stat= | awk -v g="$1" '$1 == g && $2 !~ /^Z/ { found = 1 } END { exit !found }'
 }
 
 ip netns add "$ns_gnb"
