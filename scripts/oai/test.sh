@@ -157,6 +157,17 @@ session() {
     stop_all
 }
 
+# A bad pipeline file stops the gNB before it starts, with exit code 2 and
+# tcran's message naming the variable, the file and the field.
+printf 'pacer = { kind = "jit", window = 0 }\n[[queues]]\nid = 0\nkind = "fifo"\n' >"$out/bad.toml"
+status=0
+TCRAN_OAI_PIPELINE="$out/bad.toml" "$gnb_bin" >/dev/null 2>"$out/bad.err" || status=$?
+if [ "$status" != 2 ] || ! grep -q "TCRAN_OAI_PIPELINE=$out/bad.toml: config: pacer.window = 0: must be in 1..=1000" "$out/bad.err"; then
+    echo "oai-test: a bad pipeline file gave exit code $status and: $(cat "$out/bad.err")" >&2
+    exit 1
+fi
+echo "oai-test: a bad pipeline file is refused (exit code 2): $(cat "$out/bad.err")"
+
 t0=$(date +%s)
 session vanilla "" ""
 session tcran "$here/pipelines/passthrough.toml" "$here/pipelines/${OAI_TEST_CURE:-priority-jit}.toml"
