@@ -148,6 +148,10 @@ def main():
     ok = rtt_ratio >= 10 and tput_ratio >= 0.9
     print(f"oai-test: {'PASS' if ok else 'FAIL'}: ping RTT {rtt_ratio:.1f}x lower (>= 10x), "
           f"throughput {tput_ratio * 100:.0f} % of vanilla (>= 90 %), in radio time")
+    passthrough = rows.get("passthrough")
+    if passthrough:
+        print(f"(against the passthrough phase of the same session: ping RTT "
+              f"{passthrough['rtt_ms_median'] / cured['rtt_ms_median']:.1f}x lower)")
     return 0 if ok else 1
 
 
