@@ -7,7 +7,7 @@ CARGO ?= cargo
 export CARGO_TERM_COLOR ?= never
 
 
-.PHONY: demo test fmt lint unit fuzz-smoke bench speed build browser dashboard-screenshots reproduce reproduction-doc generalisation golden golden-record capi capi-header capi-test capi-bench emu-test emu-bench flexric-matrix python python-test python-wheel python-bench
+.PHONY: demo test fmt lint unit fuzz-smoke bench speed build browser dashboard-screenshots reproduce reproduction-doc generalisation golden golden-record capi capi-header capi-test capi-bench emu-test emu-bench flexric-matrix oai oai-test python python-test python-wheel python-bench
 
 build:
 	$(CARGO) build --release --workspace
@@ -150,6 +150,19 @@ emu-bench:
 # fresh machine); its reading of logs is tested in the unit stage.
 flexric-matrix:
 	./scripts/flexric-matrix.sh
+
+# OpenAirInterface v2.1.0's gNB, UE and rfsimulator with tcran between
+# SDAP and PDCP (docs/oai.md): sources from ../shared/oai (OAI_SRC), built
+# into /work/oai-cache (OAI_CACHE); a second run after a tcran change
+# relinks the gNB only.
+oai:
+	CARGO="$(CARGO)" ./scripts/oai/build.sh
+
+# gNB + UE over rfsimulator in network namespaces: a CUBIC download with
+# ping, OAI as it is vs tcran's cure deployed live (needs root and the
+# `make oai` build; about 3 minutes; not part of `make test`).
+oai-test: oai
+	./scripts/oai/test.sh
 
 # The Python package (docs/python.md): a virtualenv in target/venv with
 # the pinned tools of python/requirements-dev.txt, and `tcran` installed

@@ -1,0 +1,172 @@
+#!/usr/bin/env python3
+"""Judges `make oai-test` (scripts/oai/test.sh) in radio time.
+
+Reads what the sessions left in one directory: the glue's stats
+(<session>-stats.jsonl: every 100 ms of radio time, OAI's radio clock next
+to the wall clock and the MAC/RLC/tcran counters of the bearer), ping's
+log (-D: wall-clock stamps), iperf3's JSON, and the wall-clock instants at
+which the download started and the cure was deployed.
+
+rfsimulator runs faster or slower than the wall clock, and by a different
+ratio under load, so every duration is mapped onto the radio clock through
+the stats lines (piecewise linear wall -> radio) before it is compared: a
+ping RTT becomes radio(reply) - radio(request), a throughput is MAC bytes
+pulled per second of radio time.
+
+Pass: the cure's median ping RTT is at least 10x below OAI's own (run 1),
+and its MAC throughput within 10 % of it. Exit code 1 otherwise.
+"""
+import bisect
+import json
+import statistics
+import sys
+from pathlib import Path
+
+# Each phase is judged on its second half: CUBIC takes wall-clock seconds to
+# fill OAI's RLC buffer, and the RLC buffer the passthrough phase filled
+# drains after the deploy.
+SETTLE_SHARE = 0.5
+
+
+class Clock:
+    """Wall-clock ns -> radio ns, from the glue's stats lines."""
+
+    def __init__(self, lines):
+        points = sorted((line["wall_ns"], line["radio_ns"]) for line in lines)
+        self.wall = [w for w, _ in points]
+        self.radio = [r for _, r in points]
+
+    def radio_at(self, wall_ns):
+        if len(self.wall) < 2:
+            return float("nan")
+        i = bisect.bisect_left(self.wall, wall_ns)
+        i = min(max(i, 1), len(self.wall) - 1)
+        w0, w1 = self.wall[i - 1], self.wall[i]
+        r0, r1 = self.radio[i - 1], self.radio[i]
+        return r0 + (r1 - r0) * (wall_ns - w0) / max(w1 - w0, 1)
+
+
+def read_stats(path):
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def read_pings(path):
+    """(reply wall ns, rtt wall ms) for every answered echo."""
+    pings = []
+    for line in path.read_text().splitlines():
+        if not line.startswith("[") or "time=" not in line:
+            continue
+        stamp = float(line[1 : line.index("]")])
+        rtt = float(line.split("time=")[1].split()[0])
+        pings.append((int(stamp * 1e9), rtt))
+    return pings
+
+
+def phase(stats, pings, clock, start_ns, end_ns):
+    lines = [s for s in stats if start_ns <= s["wall_ns"] <= end_ns]
+    if len(lines) < 2:
+        return None
+    radio_span = lines[-1]["radio_ns"] - lines[0]["radio_ns"]
+    wall_span = lines[-1]["wall_ns"] - lines[0]["wall_ns"]
+    pulled = sum(s["pulled_bytes"] for s in lines[1:])
+    rtts = []
+    for reply_ns, rtt_ms in pings:
+        if start_ns <= reply_ns <= end_ns:
+            sent_ns = reply_ns - rtt_ms * 1e6
+            rtts.append((clock.radio_at(reply_ns) - clock.radio_at(sent_ns)) / 1e6)
+    rlc = [s["rlc_bytes"] for s in lines]
+    return {
+        "radio_s": radio_span / 1e9,
+        "wall_s": wall_span / 1e9,
+        "speed": radio_span / max(wall_span, 1),
+        "mbit_radio": pulled * 8 / max(radio_span, 1) * 1e3,
+        "rtt_ms_median": statistics.median(rtts) if rtts else float("nan"),
+        "rtt_ms_p95": sorted(rtts)[int(0.95 * (len(rtts) - 1))] if rtts else float("nan"),
+        "pings": len(rtts),
+        "rlc_kB_median": statistics.median(rlc) / 1e3,
+        "queued_kB_median": statistics.median(s["queued_bytes"] for s in lines) / 1e3,
+        "dropped": lines[-1]["dropped_packets"] - lines[0]["dropped_packets"],
+        "drops": lines[-1].get("drops", {}),
+        "release_us_per_packet": sum(s["release_ns_sum"] for s in lines)
+        / max(sum(s["release_packets"] for s in lines), 1)
+        / 1e3,
+        "release_us_max": max(s["release_ns_max"] for s in lines) / 1e3,
+        "frames": (lines[0]["frame"], lines[-1]["frame"]),
+    }
+
+
+def iperf_mbit(path):
+    try:
+        end = json.loads(path.read_text())["end"]
+        return end["sum_received"]["bits_per_second"] / 1e6
+    except (ValueError, KeyError):
+        return float("nan")
+
+
+def main():
+    out = Path(sys.argv[1])
+    seconds = float(sys.argv[2])
+    rows = {}
+    for session, phases in (("vanilla", ("vanilla",)), ("tcran", ("passthrough", "cured"))):
+        stats = read_stats(out / f"{session}-stats.jsonl")
+        pings = read_pings(out / f"{session}-ping.log")
+        clock = Clock(stats)
+        start = int((out / f"{session}-start").read_text())
+        total_ns = int((seconds * len(phases) + 2) * 1e9)
+        settle = int(SETTLE_SHARE * seconds * 1e9)
+        bounds = [start + settle, start + total_ns]
+        if len(phases) == 2:
+            deploy = int((out / f"{session}-deploy").read_text())
+            bounds = [bounds[0], deploy, deploy + settle, bounds[1]]
+            rows["deploy_to_cure_radio_ms"] = time_to_cure(pings, clock, deploy, settle)
+        for i, name in enumerate(phases):
+            rows[name] = phase(stats, pings, clock, bounds[2 * i], bounds[2 * i + 1])
+        rows[f"{session}_iperf_mbit_wall"] = iperf_mbit(out / f"{session}-iperf.json")
+
+    keys = ["radio_s", "wall_s", "speed", "mbit_radio", "rtt_ms_median", "rtt_ms_p95", "pings",
+            "rlc_kB_median", "queued_kB_median", "dropped", "release_us_per_packet", "release_us_max"]
+    print(f"{'':24}" + "".join(f"{p:>14}" for p in ("vanilla", "passthrough", "cured")))
+    for k in keys:
+        cells = []
+        for p in ("vanilla", "passthrough", "cured"):
+            v = rows[p][k] if rows.get(p) else float("nan")
+            cells.append(f"{v:>14.2f}" if isinstance(v, float) else f"{v:>14}")
+        print(f"{k:24}" + "".join(cells))
+    print(f"cured drops by reason: {rows['cured']['drops'] if rows.get('cured') else {}}")
+    print(f"iperf3 (wall clock): vanilla {rows['vanilla_iperf_mbit_wall']:.1f} Mbit/s, tcran session "
+          f"{rows['tcran_iperf_mbit_wall']:.1f} Mbit/s")
+    print(f"live deploy: ping RTT within 2x of the cured median {rows['deploy_to_cure_radio_ms']:.0f} ms "
+          "(radio) after the pipeline file changed")
+    (out / "summary.json").write_text(json.dumps(rows, indent=1, default=str))
+
+    vanilla, cured = rows.get("vanilla"), rows.get("cured")
+    if not vanilla or not cured:
+        print("oai-test: FAIL: a phase has no stats (see the logs)")
+        return 1
+    rtt_ratio = vanilla["rtt_ms_median"] / cured["rtt_ms_median"]
+    tput_ratio = cured["mbit_radio"] / vanilla["mbit_radio"]
+    ok = rtt_ratio >= 10 and tput_ratio >= 0.9
+    print(f"oai-test: {'PASS' if ok else 'FAIL'}: ping RTT {rtt_ratio:.1f}x lower (>= 10x), "
+          f"throughput {tput_ratio * 100:.0f} % of vanilla (>= 90 %), in radio time")
+    passthrough = rows.get("passthrough")
+    if passthrough:
+        print(f"(against the passthrough phase of the same session: ping RTT "
+              f"{passthrough['rtt_ms_median'] / cured['rtt_ms_median']:.1f}x lower)")
+    return 0 if ok else 1
+
+
+def time_to_cure(pings, clock, deploy_ns, settle_ns):
+    """Radio ms from the deploy to the first ping reply no more than twice the
+    cured phase's median (read from the replies of its second half)."""
+    later = [rtt for t, rtt in pings if t > deploy_ns + settle_ns]
+    if not later:
+        return float("nan")
+    limit = 2 * statistics.median(later)
+    for t, rtt in pings:
+        if t > deploy_ns and rtt <= limit:
+            return (clock.radio_at(t) - clock.radio_at(deploy_ns)) / 1e6
+    return float("nan")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
