@@ -3,16 +3,15 @@
 //! counters ("no value" without samples), the TC view is the node's, and
 //! changes have the node's refusal semantics (all or nothing).
 
-use std::net::{IpAddr, Ipv4Addr};
-use std::path::Path;
+use crate::common::node::{node, packet, prb_split, run_until, two_saturated_ues};
 use tcran_control::{DrbKey, RanNode};
-use tcran_core::{DrbId, Duration, FiveTuple, Instant, Packet, PacketId, Protocol, QueueId, Rnti};
+use tcran_core::{DrbId, Duration, Instant, QueueId, Rnti};
 use tcran_e2::agent::{Agent, AgentConfig, RicProfile};
 use tcran_e2::e2ap::{self, E2apPdu, RicRequestId};
 use tcran_e2::sm::flexric_tc::{self, PlainControl};
 use tcran_e2::sm::kpm::{self, Value};
 use tcran_e2::sm::AnyModel;
-use tcran_gnb::{ue_address, Gnb, GnbConfig};
+use tcran_gnb::Gnb;
 use tcran_tc::queue::{CodelConfig, QueueKindConfig};
 use tcran_tc::{Change, Control, QueueConfig, Refused};
 
@@ -27,29 +26,6 @@ const CELL: &str = r#"
     id = 1
     rlc = { mode = "um", buffer_limit = "10MB" }
 "#;
-
-fn node(text: &str) -> Gnb {
-    let cfg: GnbConfig = toml::from_str(text).expect("config parses");
-    cfg.build(Path::new(".")).expect("config builds")
-}
-
-fn packet(rnti: u16, id: u64, len: u32, at: Instant) -> Packet {
-    let tuple = FiveTuple {
-        src: IpAddr::V4(Ipv4Addr::new(198, 51, 100, 1)),
-        dst: ue_address(Rnti(rnti)),
-        sport: 5000,
-        dport: 40000,
-        proto: Protocol::UDP,
-    };
-    Packet::new(PacketId(id), len, tuple, at)
-}
-
-fn run_until(gnb: &mut Gnb, until: Instant) {
-    while let Some(t) = gnb.next_wakeup().filter(|t| *t <= until) {
-        gnb.on_timeout(t);
-        while gnb.poll_output().is_some() {}
-    }
-}
 
 const DRB: DrbKey = DrbKey {
     rnti: Rnti(1),
@@ -489,42 +465,8 @@ fn a_slice_control_changes_two_ues_prb_split() {
         self as sc, Slice, SliceConf, SliceControl, SliceIndication, SliceParams, UeAssoc, UeSlice,
     };
     use tcran_e2::sm::{ControlOutcome, JobState, ServiceModel};
-    const TWO_UES: &str = r#"
-        [cell]
-        bandwidth_mhz = 5
-        [[ues]]
-        rnti = 1
-        channel = { kind = "mcs", mcs = 20 }
-        [[ues.drbs]]
-        id = 1
-        rlc = { mode = "um", buffer_limit = "100MB" }
-        [[ues]]
-        rnti = 2
-        channel = { kind = "mcs", mcs = 20 }
-        [[ues.drbs]]
-        id = 1
-        rlc = { mode = "um", buffer_limit = "100MB" }
-    "#;
-    let mut gnb = node(TWO_UES);
-    for i in 0..40_000 {
-        gnb.downlink(
-            packet(1 + (i % 2) as u16, i, 1500, Instant::ZERO),
-            Instant::ZERO,
-        );
-    }
-    let prbs = |g: &Gnb, rnti| g.drb(Rnti(rnti), DrbId(1)).unwrap().ue_prbs();
-    // PRBs per slot of each UE over 1-ms slots from `from` to `to`.
-    let split = |g: &mut Gnb, from: u64, to: u64| {
-        run_until(g, Instant::ZERO + Duration::from_millis(from));
-        let a = (prbs(g, 1), prbs(g, 2));
-        run_until(g, Instant::ZERO + Duration::from_millis(to));
-        let slots = (to - from) as f64;
-        (
-            (prbs(g, 1) - a.0) as f64 / slots,
-            (prbs(g, 2) - a.1) as f64 / slots,
-        )
-    };
-    let before = split(&mut gnb, 0, 200);
+    let mut gnb = two_saturated_ues();
+    let before = prb_split(&mut gnb, 0, 200);
     assert!(
         (before.0 - 12.5).abs() < 1.5 && (before.1 - 12.5).abs() < 1.5,
         "{before:?}"
@@ -567,7 +509,7 @@ fn a_slice_control_changes_two_ues_prb_split() {
         ControlOutcome::Done { .. }
     ));
     // Within a second: 5 and 20 PRBs per slot.
-    let after = split(&mut gnb, 200, 1200);
+    let after = prb_split(&mut gnb, 200, 1200);
     assert!(
         (after.0 - 5.0).abs() < 0.5 && (after.1 - 20.0).abs() < 0.5,
         "{after:?}"
@@ -603,6 +545,6 @@ fn a_slice_control_changes_two_ues_prb_split() {
         control(&mut model, &mut gnb, del),
         ControlOutcome::Done { .. }
     ));
-    let last = split(&mut gnb, 1200, 1400);
+    let last = prb_split(&mut gnb, 1200, 1400);
     assert!((last.0 + last.1 - 5.0).abs() < 0.5, "{last:?}");
 }

@@ -9,10 +9,10 @@
 //! within a second.
 
 use crate::common::hex;
+use crate::common::node::{node, packet, prb_split, run_until, two_saturated_ues};
 use asn1_codecs::aper::AperCodec;
 use asn1_codecs::PerCodecData;
 use serde_json::Value;
-use std::path::Path;
 use tcran_control::RanNode;
 use tcran_core::{DrbId, Duration, Instant, Qfi, Rnti};
 use tcran_e2::asn::e2sm_rc as r;
@@ -20,7 +20,7 @@ use tcran_e2::e2ap::{Action, ActionType};
 use tcran_e2::fake::FakeNode;
 use tcran_e2::sm::rc::{self, Dialect, Rc};
 use tcran_e2::sm::{ControlOutcome, JobState, ServiceModel};
-use tcran_gnb::{Gnb, GnbConfig};
+use tcran_gnb::Gnb;
 
 const ALL_SMS: &str = include_str!("../data/flexric-golden-vectors-all-sms.jsonl");
 
@@ -319,27 +319,9 @@ fn malformed_rc_bytes_are_refused_not_panicked_on() {
 
 // --- the effect on the gNB --------------------------------------------
 
-fn node(text: &str) -> Gnb {
-    let cfg: GnbConfig = toml::from_str(text).expect("config parses");
-    cfg.build(Path::new(".")).expect("config builds")
-}
-
-fn run_until(gnb: &mut Gnb, until: Instant) {
-    while let Some(t) = gnb.next_wakeup().filter(|t| *t <= until) {
-        gnb.on_timeout(t);
-        while gnb.poll_output().is_some() {}
-    }
-}
-
-fn packet(rnti: u16, id: u64, qfi: u8) -> tcran_core::Packet {
-    let tuple = tcran_core::FiveTuple {
-        src: std::net::IpAddr::V4(std::net::Ipv4Addr::new(198, 51, 100, 1)),
-        dst: tcran_gnb::ue_address(Rnti(rnti)),
-        sport: 5000,
-        dport: 40000,
-        proto: tcran_core::Protocol::UDP,
-    };
-    let mut p = tcran_core::Packet::new(tcran_core::PacketId(id), 1000, tuple, Instant::ZERO);
+/// A 1000-byte packet of QoS flow `qfi` to UE `rnti`.
+fn packet_of_flow(rnti: u16, id: u64, qfi: u8) -> tcran_core::Packet {
+    let mut p = packet(rnti, id, 1000, Instant::ZERO);
     p.qfi = Qfi(qfi);
     p
 }
@@ -366,7 +348,7 @@ fn after_the_qos_flow_mapping_control_a_qfis_packets_take_the_other_drb() {
             .counters()
             .pdcp_sdu_bytes
     };
-    gnb.downlink(packet(1, 0, 2), Instant::ZERO);
+    gnb.downlink(packet_of_flow(1, 0, 2), Instant::ZERO);
     run_until(&mut gnb, Instant::ZERO + Duration::from_millis(5));
     assert_eq!((pdcp(&gnb, 1), pdcp(&gnb, 2)), (0, 1000), "QFI 2 on DRB 2");
 
@@ -378,7 +360,7 @@ fn after_the_qos_flow_mapping_control_a_qfis_packets_take_the_other_drb() {
         "{outcome:?}"
     );
     assert_eq!(gnb.sdap_drb(Rnti(1), Qfi(2)), Some(DrbId(1)));
-    gnb.downlink(packet(1, 1, 2), t);
+    gnb.downlink(packet_of_flow(1, 1, 2), t);
     run_until(&mut gnb, t + Duration::from_millis(5));
     assert_eq!((pdcp(&gnb, 1), pdcp(&gnb, 2)), (1000, 1000), "now on DRB 1");
 
@@ -397,41 +379,8 @@ fn after_the_qos_flow_mapping_control_a_qfis_packets_take_the_other_drb() {
 
 #[test]
 fn a_slice_level_prb_quota_changes_two_ues_prb_split_within_a_second() {
-    let mut gnb = node(
-        r#"
-        [cell]
-        bandwidth_mhz = 5
-        [[ues]]
-        rnti = 1
-        channel = { kind = "mcs", mcs = 20 }
-        [[ues.drbs]]
-        id = 1
-        rlc = { mode = "um", buffer_limit = "100MB" }
-        [[ues]]
-        rnti = 2
-        channel = { kind = "mcs", mcs = 20 }
-        [[ues.drbs]]
-        id = 1
-        rlc = { mode = "um", buffer_limit = "100MB" }
-    "#,
-    );
-    for i in 0..40_000u64 {
-        let mut p = packet(1 + (i % 2) as u16, i, 0);
-        p.len = 1500;
-        gnb.downlink(p, Instant::ZERO);
-    }
-    let prbs = |g: &Gnb, rnti| g.drb(Rnti(rnti), DrbId(1)).unwrap().ue_prbs();
-    let split = |g: &mut Gnb, from: u64, to: u64| {
-        run_until(g, Instant::ZERO + Duration::from_millis(from));
-        let a = (prbs(g, 1), prbs(g, 2));
-        run_until(g, Instant::ZERO + Duration::from_millis(to));
-        let slots = (to - from) as f64;
-        (
-            (prbs(g, 1) - a.0) as f64 / slots,
-            (prbs(g, 2) - a.1) as f64 / slots,
-        )
-    };
-    let before = split(&mut gnb, 0, 200);
+    let mut gnb = two_saturated_ues();
+    let before = prb_split(&mut gnb, 0, 200);
     assert!(
         (before.0 - 12.5).abs() < 1.5 && (before.1 - 12.5).abs() < 1.5,
         "{before:?}"
@@ -446,7 +395,7 @@ fn a_slice_level_prb_quota_changes_two_ues_prb_split_within_a_second() {
         "{outcome:?}"
     );
     // UE 1 at most 20 % of 25 PRBs, UE 2 the rest, over the next second.
-    let after = split(&mut gnb, 200, 1200);
+    let after = prb_split(&mut gnb, 200, 1200);
     assert!(
         (after.0 - 5.0).abs() < 0.5 && (after.1 - 20.0).abs() < 0.5,
         "{after:?}"

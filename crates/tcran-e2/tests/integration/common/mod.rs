@@ -1,5 +1,7 @@
-//! Shared test helpers: the FlexRIC golden vectors.
+//! Shared test helpers: the FlexRIC golden vectors, a node to drive.
 #![allow(dead_code)]
+
+pub mod node;
 
 /// One captured PDU of `tests/data/flexric-golden-vectors.jsonl`.
 pub struct Vector {
