@@ -203,6 +203,19 @@ fn reencodes<T: AperCodec<Output = T>>(data: &[u8]) {
     }
 }
 
+/// `data` read as a REPORT subscription: its first half the event
+/// trigger, its second half the action definition.
+fn report_subscription(data: &[u8]) -> (&[u8], e2ap::Action) {
+    let (trigger, definition) = data.split_at(data.len() / 2);
+    let action = e2ap::Action {
+        id: 0,
+        kind: e2ap::ActionType::Report,
+        definition: Some(definition.to_vec()),
+        subsequent: None,
+    };
+    (trigger, action)
+}
+
 /// E2SM-KPM decoders and subscriptions.
 pub fn kpm(data: &[u8]) {
     use crate::asn::e2sm_kpm as k;
@@ -212,14 +225,8 @@ pub fn kpm(data: &[u8]) {
     reencodes::<k::E2SM_KPM_IndicationMessage>(data);
     reencodes::<k::E2SM_KPM_RANfunction_Description>(data);
     let n = node();
-    let split = data.len() / 2;
-    let action = e2ap::Action {
-        id: 0,
-        kind: e2ap::ActionType::Report,
-        definition: Some(data[split..].to_vec()),
-        subsequent: None,
-    };
-    if let Ok(mut job) = kpm::Kpm::default().subscribe(&data[..split], &action, &n) {
+    let (trigger, action) = report_subscription(data);
+    if let Ok(mut job) = kpm::Kpm::default().subscribe(trigger, &action, &n) {
         for ms in 0..4 {
             let _ = kpm::Kpm::default().indicate(
                 &mut job.state,
@@ -246,19 +253,14 @@ pub fn rc(data: &[u8]) {
     reencodes::<r::E2SM_RC_RANFunctionDefinition>(data);
     let _ = rc::decode_indication(data);
     let mut n = node();
-    let split = data.len() / 2;
-    let action = e2ap::Action {
-        id: 0,
-        kind: e2ap::ActionType::Report,
-        definition: Some(data[split..].to_vec()),
-        subsequent: None,
-    };
+    let (trigger, action) = report_subscription(data);
     let mut model = rc::Rc::default();
-    if let Ok(mut job) = model.subscribe(&data[..split], &action, &n) {
+    if let Ok(mut job) = model.subscribe(trigger, &action, &n) {
         let _ = model.indicate(&mut job.state, &n, Instant::ZERO);
     }
     let before = n.drb(DRB).expect("DRB kept").pipeline.config();
-    model.control(&data[..split], &data[split..], &mut n, Instant::ZERO);
+    let (header, message) = data.split_at(data.len() / 2);
+    model.control(header, message, &mut n, Instant::ZERO);
     assert_eq!(n.drb(DRB).expect("DRB kept").pipeline.config(), before);
 }
 
