@@ -67,7 +67,7 @@ for side, d in (('simulator', sim_dir), ('emulator', emu_dir)):
         why = ''
         if side == 'emulator':
             # What the emulator saw in its quiet seconds (emulation.json):
-            # the relay did not run, the cell held the packets, or the
+            # the machine or the relay did not run, the cell held the packets, or the
             # programs sent nothing.
             quiet = json.load(open(d / 'emulation.json'))['relay']['quiet']['first']
             causes = {q['second']: q['cause'] for q in quiet}

@@ -8,7 +8,7 @@ use crate::error::EmuError;
 use nix::sys::time::TimeSpec;
 use nix::sys::timerfd::{ClockId, Expiration, TimerFd, TimerFlags, TimerSetTimeFlags};
 use nix::time::ClockId as TimeClock;
-use tcran_core::Instant;
+use tcran_core::{Duration, Instant};
 
 /// CLOCK_MONOTONIC since `start`.
 #[derive(Debug, Clone, Copy)]
@@ -107,5 +107,40 @@ pub fn realtime_scheduling() -> String {
             "SCHED_OTHER (SCHED_FIFO refused: {})",
             std::io::Error::last_os_error()
         )
+    }
+}
+
+/// The time the hypervisor did not run this virtual machine's CPUs
+/// ("steal", the eighth value of `/proc/stat`'s `cpu` line, in USER_HZ
+/// ticks of 10 ms: proc(5)), averaged over its CPUs, since boot; `None`
+/// where the kernel does not say.
+pub fn host_steal() -> Option<Duration> {
+    parse_steal(&std::fs::read_to_string("/proc/stat").ok()?)
+}
+
+/// [`host_steal`] from the text of `/proc/stat`.
+fn parse_steal(stat: &str) -> Option<Duration> {
+    let mut lines = stat.lines();
+    let all = lines.next()?.strip_prefix("cpu ")?;
+    let ticks: u64 = all.split_whitespace().nth(7)?.parse().ok()?;
+    let cpus = lines.take_while(|l| l.starts_with("cpu")).count().max(1) as u64;
+    // USER_HZ is 100 on every Linux architecture's ABI.
+    Some(Duration::from_millis(ticks * 10 / cpus))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two CPUs, 3088 ticks stolen in all: 15.44 s each.
+    #[test]
+    fn steal_is_the_eighth_value_per_cpu() {
+        let stat = "cpu  1792403 1999670 499933 466419 7173 0 5611 3088 0 0\n\
+                    cpu0 896201 999835 249966 233209 3586 0 2805 1544 0 0\n\
+                    cpu1 896202 999835 249967 233210 3587 0 2806 1544 0 0\n\
+                    intr 1 2 3\n";
+        assert_eq!(parse_steal(stat), Some(Duration::from_millis(15_440)));
+        assert_eq!(parse_steal("cpu  1 2 3 4\n"), None);
+        assert_eq!(parse_steal(""), None);
     }
 }

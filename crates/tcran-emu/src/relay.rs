@@ -20,7 +20,7 @@
 //! - Nothing is lost silently: a packet the host cannot take (its device
 //!   queue is full) or that fails to write is counted.
 
-use crate::clock::{realtime_scheduling, Clock, Timer};
+use crate::clock::{host_steal, realtime_scheduling, Clock, Timer};
 use crate::e2::E2Link;
 use crate::error::EmuError;
 use crate::pcap::{Capture, Direction};
@@ -96,8 +96,12 @@ const RELAY_GAP: Duration = Duration::from_millis(500);
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct Quiet {
     pub second: u64,
-    /// `relay`: the loop did not run for at least 0.5 s in it (the host
-    /// did not schedule the relay); `model`: the model held downlink
+    /// `vm`: the loop did not run for at least 0.5 s in it and the
+    /// hypervisor did not run the machine's CPUs for at least half that
+    /// time (their steal time, [`crate::clock::host_steal`]): the whole
+    /// machine stood still, programs and relay alike; `relay`: the loop
+    /// did not run for at least 0.5 s in it while the machine ran (the
+    /// kernel did not schedule the relay); `model`: the model held downlink
     /// packets and let none out (a pacer, a queue or the channel holding
     /// them); `hosts`: nothing to carry, the programs sent nothing (e.g. a
     /// TCP sender waiting out a retransmission timeout).
@@ -112,21 +116,55 @@ struct QuietWatch {
     moved_before: u64,
     /// The last turn of the loop.
     last_turn: Option<Instant>,
-    /// Seconds the relay did not run through (from the last long gap).
-    relay_gap: Option<(u64, u64)>,
+    /// Seconds the relay did not run through (from the last long gap),
+    /// and whose stall it was (`vm` or `relay`).
+    relay_gap: Option<(u64, u64, &'static str)>,
+    /// The machine's steal time when last sampled, and when.
+    steal: Option<(Instant, Duration)>,
 }
+
+/// How often the loop samples the machine's steal time (reading
+/// `/proc/stat` costs tens of microseconds: not every turn).
+const STEAL_EVERY: Duration = Duration::from_millis(100);
 
 impl QuietSeconds {
     /// A turn of the loop at `now`: `moved` packets read and written so
-    /// far, `held` downlink packets inside the model. Closes every second
-    /// that ended since the last turn.
-    pub fn turn(&mut self, now: Instant, moved: u64, held: u64) {
+    /// far, `held` downlink packets inside the model; `steal` reads the
+    /// machine's steal time (called at most every [`STEAL_EVERY`] and
+    /// after a long gap). Closes every second that ended since the last
+    /// turn.
+    pub fn turn(
+        &mut self,
+        now: Instant,
+        moved: u64,
+        held: u64,
+        steal: &mut dyn FnMut() -> Option<Duration>,
+    ) {
         let w = &mut self.watch;
         let now_s = now.as_nanos() / 1_000_000_000;
-        if let Some(last) = w.last_turn {
-            if now.saturating_since(last) >= RELAY_GAP {
-                w.relay_gap = Some((last.as_nanos() / 1_000_000_000, now_s));
+        let gap = w.last_turn.map(|last| (last, now.saturating_since(last)));
+        let long_gap = gap.is_some_and(|(_, g)| g >= RELAY_GAP);
+        if long_gap
+            || w.steal
+                .is_none_or(|(t, _)| now.saturating_since(t) >= STEAL_EVERY)
+        {
+            let sample = steal();
+            if let Some((last, g)) = gap.filter(|_| long_gap) {
+                // Stolen for at least half the gap (the last sample was
+                // at most STEAL_EVERY before it began): the machine, not
+                // the relay, stood still.
+                let stolen = match (w.steal, sample) {
+                    (Some((_, before)), Some(after)) => after.saturating_sub(before),
+                    _ => Duration::ZERO,
+                };
+                let whose = if stolen.as_nanos() * 2 >= g.as_nanos() {
+                    "vm"
+                } else {
+                    "relay"
+                };
+                w.relay_gap = Some((last.as_nanos() / 1_000_000_000, now_s, whose));
             }
+            w.steal = sample.map(|s| (now, s));
         }
         w.last_turn = Some(now);
         if now_s == w.second {
@@ -144,9 +182,12 @@ impl QuietSeconds {
             quiet.extend(w.second + 1..now_s);
         }
         for k in quiet {
-            let relay = w.relay_gap.is_some_and(|(a, b)| a <= k && k <= b);
-            let cause = if relay {
-                "relay"
+            let stalled = w
+                .relay_gap
+                .filter(|(a, b, _)| *a <= k && k <= *b)
+                .map(|(_, _, whose)| whose);
+            let cause = if let Some(whose) = stalled {
+                whose
             } else if held > 0 {
                 "model"
             } else {
@@ -310,7 +351,9 @@ pub fn run(
         stats.turns += 1;
         let now = clock.now();
         let moved = stats.downlink_in + stats.uplink_in + stats.downlink_out + stats.uplink_out;
-        stats.quiet.turn(now, moved, sim.downlink_held());
+        stats
+            .quiet
+            .turn(now, moved, sim.downlink_held(), &mut host_steal);
         if let Some(d) = deadline.take() {
             if now >= d {
                 stats.lateness_us.record(now.saturating_since(d).as_nanos());
@@ -502,7 +545,7 @@ mod tests {
         assert_eq!(d.count, 100_000);
     }
 
-    use super::{Instant, QuietSeconds};
+    use super::{Duration, Instant, QuietSeconds};
 
     fn at_ms(ms: u64) -> Instant {
         Instant::from_millis(ms)
@@ -511,42 +554,60 @@ mod tests {
     /// Turns every 10 ms; packets move in seconds 0-2, none in 3-4 while
     /// the model holds some (a pacer), none in 5 with the model empty (the
     /// hosts sent nothing), then the loop does not run from 6.2 s to 9.5 s
-    /// (seconds 6-9 are the relay's), and packets move again from 10 s.
-    #[test]
-    fn quiet_seconds_say_who_held_things_up() {
+    /// (seconds 6-9: the relay's, or the whole machine's if its CPUs were
+    /// stolen meanwhile), and packets move again from 10 s.
+    fn quiet_causes(stolen_in_gap: Duration) -> Vec<(u64, &'static str)> {
         let mut q = QuietSeconds::default();
         let mut moved = 0;
         let mut t = 0;
+        let mut samples = 0;
         while t < 12_000 {
             if (6_200..9_500).contains(&t) {
                 t = 9_500;
             }
             // Sampled when the previous second has just ended.
             let held = if t <= 5_000 { 3 } else { 0 };
-            q.turn(at_ms(t), moved, held);
+            // 10 ms of steal per second outside the gap.
+            let steal = Duration::from_millis(t / 100)
+                + if t >= 9_500 {
+                    stolen_in_gap
+                } else {
+                    Duration::ZERO
+                };
+            q.turn(at_ms(t), moved, held, &mut || {
+                samples += 1;
+                Some(steal)
+            });
             if !(3_000..10_000).contains(&t) {
                 moved += 1;
             }
             t += 10;
         }
-        let got: Vec<(u64, &str)> = q.first.iter().map(|x| (x.second, x.cause)).collect();
-        assert_eq!(
-            got,
-            [
-                (3, "model"),
-                (4, "model"),
-                (5, "hosts"),
-                (6, "relay"),
-                (7, "relay"),
-                (8, "relay"),
-                (9, "relay"),
-            ]
-        );
-        assert_eq!(q.count, 7);
+        // Every 100 ms from 0 to 6.1 s and from 9.6 to 11.9 s (62 + 24),
+        // and at the turn that ends the gap.
+        assert_eq!(samples, 62 + 24 + 1);
+        assert_eq!(q.count, q.first.len() as u64);
+        q.first.iter().map(|x| (x.second, x.cause)).collect()
+    }
+
+    #[test]
+    fn quiet_seconds_say_who_held_things_up() {
+        let ours = [(3, "model"), (4, "model"), (5, "hosts")];
+        let gap = [6, 7, 8, 9];
+        let with = |whose| {
+            ours.into_iter()
+                .chain(gap.map(|s| (s, whose)))
+                .collect::<Vec<_>>()
+        };
+        // The machine ran (33 ms of steal in 3.3 s): the relay stalled.
+        assert_eq!(quiet_causes(Duration::ZERO), with("relay"));
+        assert_eq!(quiet_causes(Duration::from_millis(1_500)), with("relay"));
+        // Stolen for most of the gap: the machine stood still.
+        assert_eq!(quiet_causes(Duration::from_millis(3_000)), with("vm"));
         // Nothing moved yet: the seconds before the first packet are not quiet.
         let mut q = QuietSeconds::default();
         for t in (0..5_000).step_by(10) {
-            q.turn(at_ms(t), 0, 0);
+            q.turn(at_ms(t), 0, 0, &mut || None);
         }
         assert_eq!(q.count, 0);
     }
