@@ -582,10 +582,12 @@ impl Chart {
                 Shape::Band => {}
                 Shape::Line => {
                     for seg in &s.segments {
-                        let pts = seg.iter().copied().filter(ok);
-                        if seg.len() == 1 {
-                            chart.draw_series(pts.map(|p| Circle::new(p, 2, c.filled())))?;
-                        } else {
+                        // A line needs two points the axes can show (a log
+                        // axis drops zeros): one left is a dot.
+                        let pts: Vec<_> = seg.iter().copied().filter(ok).collect();
+                        if let [p] = pts[..] {
+                            chart.draw_series([Circle::new(p, 2, c.filled())])?;
+                        } else if pts.len() > 1 {
                             chart.draw_series(LineSeries::new(pts, c.stroke_width(2)))?;
                         }
                     }
@@ -958,6 +960,40 @@ mod tests {
         assert!(fig.contains("class=\"plot-svg\""));
         assert!(fig.contains(">bulk</li>") && fig.contains(">drops</li>"));
         assert!(fig.contains("reconfiguration"));
+    }
+
+    /// Every `<polyline>` of `svg` has at least two points (a viewer or
+    /// PDF converter skips one of a single point, with a warning).
+    fn polylines_have_two_points(svg: &str) -> bool {
+        svg.split("<polyline").skip(1).all(|p| {
+            let pts = p
+                .split("points=\"")
+                .nth(1)
+                .and_then(|r| r.split('"').next());
+            pts.is_some_and(|v| v.split_whitespace().count() >= 2)
+        })
+    }
+
+    /// A line with a single point, or a single one the log axis can show
+    /// (a CDF rising from a zero delay): drawn as a dot, not as a line of
+    /// one point.
+    #[test]
+    fn a_line_with_one_drawable_point_is_a_dot() {
+        for seg in [vec![(3.0, 1.0)], vec![(0.0, 0.0), (300.0, 1.0)]] {
+            let mut c = Chart::new("delay-cdf", "CDF", "delay (ms)", "fraction of packets");
+            c.series.push(Series::line("ping", color(0), vec![seg]));
+            c.series.push(Series::line(
+                "bulk",
+                color(1),
+                vec![vec![(1.0, 0.5), (2000.0, 1.0)]],
+            ));
+            c.log_x_if_wide();
+            let svg = c.svg().unwrap();
+            assert!(svg.contains("<circle"), "the dot");
+            assert!(polylines_have_two_points(&svg), "{svg}");
+        }
+        let one = "<polyline fill=\"none\" points=\"167,39 \"/>";
+        assert!(!polylines_have_two_points(one), "the check sees it");
     }
 
     #[test]

@@ -432,6 +432,17 @@ const BAND_LEVELS: usize = 100;
 
 /// The delay at which `cdf` reaches `q`: the first point with a fraction
 /// of at least `q` (the CDF is a step function through its points).
+/// An empirical CDF as a line that rises from 0 at its smallest value, so
+/// that a CDF of one value (a single packet, or all delays equal) is a
+/// vertical step there rather than a lone point no plot draws.
+fn cdf_line(cdf: &[(f64, f64)]) -> Vec<(f64, f64)> {
+    let rise = cdf
+        .first()
+        .filter(|(_, f)| *f > 0.0)
+        .map(|(d, _)| (*d, 0.0));
+    rise.into_iter().chain(cdf.iter().copied()).collect()
+}
+
 fn quantile_of(cdf: &[(f64, f64)], q: f64) -> Option<f64> {
     cdf.iter().find(|(_, f)| *f >= q - 1e-12).map(|(d, _)| *d)
 }
@@ -492,7 +503,7 @@ fn compare_cdfs(s: &ScenarioSummary, series: &[RunSeries], seeds: &[Vec<RunSerie
                     .and_then(|r| r.flows.iter().find(|f| f.name == name))
                 {
                     c.series
-                        .push(Series::line(&v.name, color(vi), vec![shown_cdf(f).0.to_vec()]));
+                        .push(Series::line(&v.name, color(vi), vec![cdf_line(shown_cdf(f).0)]));
                 }
             }
             c.log_x_if_wide();
@@ -1042,7 +1053,7 @@ fn cdf_chart(s: &RunSeries) -> Chart {
             f.name.clone()
         };
         c.series
-            .push(Series::line(name, color(k), vec![cdf.to_vec()]));
+            .push(Series::line(name, color(k), vec![cdf_line(cdf)]));
     }
     c.log_x_if_wide();
     c.note = c.x_log.then(|| log_note(true).trim().to_string());
@@ -1067,7 +1078,7 @@ fn layer_cdf_chart(s: &RunSeries) -> Chart {
             c.series.push(Series::line(
                 format!("{} {layer}", f.name),
                 color(k),
-                vec![cdf.to_vec()],
+                vec![cdf_line(cdf)],
             ));
             k += 1;
         }
@@ -1177,6 +1188,18 @@ mod tests {
             figure_dir: Some(FIGURE_DIR),
             clock: crate::simulate::Clock::Simulated,
         })
+    }
+
+    /// A CDF line starts from 0 at its smallest value: one value is a
+    /// vertical step.
+    #[test]
+    fn a_cdf_line_rises_from_zero() {
+        assert_eq!(cdf_line(&[(3.0, 1.0)]), [(3.0, 0.0), (3.0, 1.0)]);
+        assert_eq!(
+            cdf_line(&[(1.0, 0.5), (2.0, 1.0)]),
+            [(1.0, 0.0), (1.0, 0.5), (2.0, 1.0)]
+        );
+        assert_eq!(cdf_line(&[]), []);
     }
 
     #[test]
