@@ -198,6 +198,7 @@ pub struct Blocked {
 
 impl Blocked {
     pub const CAP: usize = 32;
+    #[inline]
     pub fn contains(&self, q: QueueId) -> bool {
         self.ids[..self.len].contains(&q.0)
     }

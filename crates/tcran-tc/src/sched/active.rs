@@ -29,7 +29,10 @@ impl ActiveList {
             return;
         }
         self.member[q.index()] = false;
-        if let Some(i) = self.order.iter().position(|x| *x == q) {
+        // Mostly the queue just served, at the front: no search, no shift.
+        if self.order.front() == Some(&q) {
+            self.order.pop_front();
+        } else if let Some(i) = self.order.iter().position(|x| *x == q) {
             self.order.remove(i);
         }
     }
@@ -53,8 +56,15 @@ impl ActiveList {
                 break;
             }
         }
+        // The front now holds packets: it is the answer unless a shaper
+        // holds it back (asked once, not again by the search).
+        let &front = self.order.front()?;
+        if !blocked.contains(front) {
+            return Some(front);
+        }
         self.order
             .iter()
+            .skip(1)
             .copied()
             .find(|q| view.packets(*q) > 0 && !blocked.contains(*q))
     }
