@@ -51,7 +51,7 @@ NS3_A = {
     "tcp_mbps_bins": [0.0] + [30.0] * 39,
     "handover_count": 1,
     "handovers": [
-        {"t_s": 17.6, "source_cell": 1, "target_cell": 2, "rrc_interruption_ms": 19.0,
+        {"t_s": 17.6, "source_cell": 1, "target_cell": 2, "rrc_interruption_ms": 19.0, "no_data_ms": 412.5,
          "mbps_1s_before": 31.5, "mbps_2s_after": 12.3}
     ],
 }
@@ -73,6 +73,7 @@ def test_handover_rows_from_the_summary_the_series_and_the_ns3_line(tmp_path):
         "| handover 1: cells | 1 -> 2 | 1 -> 2 |",
         "| handover 1: time (s) | 17.50 | 17.60 |",
         "| handover 1: interruption (ms) | 30.0 | 19.0 |",
+        "| handover 1: longest TCP delivery gap around it (ms) | - | 412.5 |",
         "| handover 1: TCP goodput 1 s before (Mbit/s) | 50.0 | 31.5 |",
         "| handover 1: TCP goodput 2 s after (Mbit/s) | 40.0 | 12.3 |",
         "| handover 1: packets forwarded | 120 | - |",
@@ -143,3 +144,13 @@ def test_bad_inputs_are_named_with_exit_code_2(tmp_path):
     done = compare(summary, broken)
     assert done.returncode == 2
     assert done.stderr.startswith(f"error: {broken}: not the ns-3 output: ")
+
+
+def test_without_a_tcran_run_the_tcran_column_is_pending(tmp_path):
+    ns3 = write(tmp_path / "ns3.json", NS3_A)
+    done = compare("-", ns3)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert "| handovers | pending | 1 |" in lines
+    assert "| handover 1: cells | pending | 1 -> 2 |" in lines
+    assert "| handover 1: packets forwarded | pending | - |" in lines

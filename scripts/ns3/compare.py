@@ -12,7 +12,8 @@ windowed figures when they are there. NS3_JSON is the line printed by
 scripts/ns3/handover.py or uplink.py; its `case` says which table.
 
 Prints Markdown rows `| quantity | tcran | ns-3 LENA |`. A figure the
-tcran output does not carry prints as `-`, never as a guess. Standard
+tcran output does not carry prints as `-`, never as a guess; with `-` for
+TCRAN_SUMMARY every tcran cell says `pending` (the ns-3 column alone). Standard
 library only, so it runs with any Python 3.9+.
 """
 
@@ -32,6 +33,7 @@ HANDOVER_TIME = ("t_s", "time_s", "at_s")
 HANDOVER_SOURCE = ("source_cell", "source", "from_cell", "from")
 HANDOVER_TARGET = ("target_cell", "target", "to_cell", "to")
 HANDOVER_INTERRUPTION = ("interruption_ms",)
+HANDOVER_GAP = ("tcp_gap_ms", "no_data_ms")
 HANDOVER_FORWARDED = ("forwarded_packets", "packets_forwarded", "forwarded")
 HANDOVER_DROPPED = ("dropped_packets", "packets_dropped", "dropped")
 UE_RLC_SLOT_COLUMNS = ("ue_rlc_bytes", "ul_rlc_bytes")
@@ -64,8 +66,12 @@ def fmt(v, digits: int = 1) -> str:
     return f"{v:,.{digits}f}"
 
 
+PENDING = False
+
+
 def row(what: str, tcran, ns3, digits: int = 1) -> str:
-    return f"| {what} | {fmt(tcran, digits)} | {fmt(ns3, digits)} |"
+    left = "pending" if PENDING else fmt(tcran, digits)
+    return f"| {what} | {left} | {fmt(ns3, digits)} |"
 
 
 def load_json(path: Path, what: str) -> dict:
@@ -80,7 +86,10 @@ def load_json(path: Path, what: str) -> dict:
 class Tcran:
     """One variant of a tcran run: its summary and, if written, its series."""
 
-    def __init__(self, summary_path: Path, variant: str | None):
+    def __init__(self, summary_path: Path | None, variant: str | None):
+        if summary_path is None:
+            self.v, self.dir = {}, Path("/nonexistent")
+            return
         summary = load_json(summary_path, "tcran summary")
         variants = summary.get("variants")
         if not isinstance(variants, list) or not variants:
@@ -154,10 +163,11 @@ def handover_rows(tcran: Tcran, ns3: dict) -> list[str]:
         cells = lambda h, s, d: None if first(h, s) is None else f"{first(h, s)} -> {first(h, d)}"  # noqa: E731
         tag = f"handover {i + 1}"
         rows += [
-            f"| {tag}: cells | {cells(t, HANDOVER_SOURCE, HANDOVER_TARGET) or '-'} "
+            f"| {tag}: cells | {'pending' if PENDING else cells(t, HANDOVER_SOURCE, HANDOVER_TARGET) or '-'} "
             f"| {cells(n, ('source_cell',), ('target_cell',)) or '-'} |",
             row(f"{tag}: time (s)", t_at, n.get("t_s"), 2),
             row(f"{tag}: interruption (ms)", first(t, HANDOVER_INTERRUPTION), n.get("rrc_interruption_ms")),
+            row(f"{tag}: longest TCP delivery gap around it (ms)", first(t, HANDOVER_GAP), n.get("no_data_ms")),
             row(f"{tag}: TCP goodput 1 s before (Mbit/s)",
                 None if t_at is None else mean_over(bins, t_at - BEFORE_S, t_at), n.get("mbps_1s_before")),
             row(f"{tag}: TCP goodput 2 s after (Mbit/s)",
@@ -201,7 +211,9 @@ def main(argv: list[str]) -> int:
         case = ns3.get("case")
         if case not in ("A", "B"):
             raise Unusable(f"{args.ns3_json}: case = {case!r}: A (handover.py) or B (uplink.py) expected")
-        tcran = Tcran(args.tcran_summary, args.variant)
+        global PENDING
+        PENDING = str(args.tcran_summary) == "-"
+        tcran = Tcran(None if PENDING else args.tcran_summary, args.variant)
         rows = (handover_rows if case == "A" else uplink_rows)(tcran, ns3)
     except (Unusable, KeyError) as e:
         msg = e.args[0] if isinstance(e, Unusable) else f"{args.ns3_json}: no field {e}"
