@@ -29,7 +29,7 @@ trap 'rm -rf "$out"' EXIT
 sim_s=60
 ns3_python=${NS3_VENV:-$HOME/.cache/tcran-ns3}/bin/python
 [[ -x $ns3_python ]] || ns3_python=
-declare -a e_wall=() c_wall=() c_total=() n_run=() n_total=()
+declare -a e_wall=() c_wall=() c_total=() n_run=() n_cpu=() n_total=()
 for ((i = 0; i < rounds; i++)); do
 	if [[ -n $ns3_python ]]; then
 		# `wall_s.run` is Simulator::Run alone; the whole process adds
@@ -38,6 +38,7 @@ for ((i = 0; i < rounds; i++)); do
 		"$ns3_python" scripts/ns3/speed.py "$sim_s" >"$out/ns3.json"
 		n_total+=("$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.4f", b - a }')")
 		n_run+=("$(sed -nE 's/.*"run": ?([0-9.e+-]+).*/\1/p' "$out/ns3.json")")
+		n_cpu+=("$(sed -nE 's/.*"run_cpu_s": ?([0-9.e+-]+).*/\1/p' "$out/ns3.json")")
 	fi
 	# "... median wall 0.073 s, 822x real time"
 	e_wall+=("$("$engine" | sed -E 's/.*median wall ([0-9.]+) s.*/\1/')")
@@ -59,6 +60,7 @@ report "tcran run: simulation (summary wall_s)" "${c_wall[@]}"
 report "tcran run: whole command (with the report)" "${c_total[@]}"
 if [[ -n $ns3_python ]]; then
 	report "ns-3 LENA: Simulator::Run (scripts/ns3/speed.py)" "${n_run[@]}"
+	report "ns-3 LENA: Simulator::Run, its CPU time" "${n_cpu[@]}"
 	report "ns-3 LENA: whole process (import, setup, run)" "${n_total[@]}"
 	awk -v n="$(median "${n_run[@]}")" -v e="$(median "${e_wall[@]}")" \
 		-v c="$(median "${c_wall[@]}")" -v nt="$(median "${n_total[@]}")" \

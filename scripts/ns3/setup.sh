@@ -35,7 +35,15 @@ print(f"ns-3 {have} with LTE")
 PY
 }
 
+# Importing the bindings takes 12-15 s of CPU, so a venv that passed the
+# check once says so in a stamp naming the pin, and is not checked again.
+stamp=$venv/.tcran-ns3-checked
+if [[ -f $stamp && $(cat "$stamp") == "$pin" ]]; then
+	echo "ns-3 venv ready: $venv"
+	exit 0
+fi
 if [[ -x $venv/bin/python ]] && check 2>/dev/null; then
+	echo "$pin" >"$stamp"
 	echo "ns-3 venv ready: $venv ($(du -sh "$venv" | cut -f1))"
 	exit 0
 fi
@@ -43,5 +51,6 @@ t0=$EPOCHREALTIME
 "$python" -m venv "$venv"
 "$venv/bin/pip" install --quiet --disable-pip-version-check "ns3==$pin"
 check
+echo "$pin" >"$stamp"
 awk -v a="$t0" -v b="$EPOCHREALTIME" -v v="$venv" -v s="$(du -sh "$venv" | cut -f1)" \
 	'BEGIN { printf "ns-3 venv made: %s (%s) in %.0f s\n", v, s, b - a }'
