@@ -35,7 +35,10 @@ for ((i = 0; i < rounds; i++)); do
 		# `wall_s.run` is Simulator::Run alone; the whole process adds
 		# importing the bindings (cppyy compiles them) and the setup.
 		t0=$EPOCHREALTIME
-		"$ns3_python" scripts/ns3/speed.py "$sim_s" >"$out/ns3.json"
+		# Its stderr (cppyy's start-up notes, docs/simulator.md) is shown
+		# only if it fails.
+		"$ns3_python" scripts/ns3/speed.py "$sim_s" >"$out/ns3.json" 2>"$out/ns3.err" ||
+			{ cat "$out/ns3.err" >&2; exit 1; }
 		n_total+=("$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.4f", b - a }')")
 		n_run+=("$(sed -nE 's/.*"run": ?([0-9.e+-]+).*/\1/p' "$out/ns3.json")")
 		n_cpu+=("$(sed -nE 's/.*"run_cpu_s": ?([0-9.e+-]+).*/\1/p' "$out/ns3.json")")
@@ -52,7 +55,7 @@ report() {
 	local m
 	m=$(median "${@:2}")
 	awk -v what="$1" -v m="$m" -v s="$sim_s" -v all="${*:2}" \
-		'BEGIN { printf "%-44s median %.3f s, %5.0fx real time   (runs: %s)\n", what, m, s / m, all }'
+		'BEGIN { printf "%-50s median %.3f s, %5.0fx real time   (runs: %s)\n", what, m, s / m, all }'
 }
 echo "reference scenario, $sim_s s simulated, $profile build, $rounds rounds"
 report "engine (examples/speed, median of 5 each)" "${e_wall[@]}"
