@@ -168,7 +168,7 @@ oai-test: oai
 # LENA"): a venv outside the repository (NS3_VENV, default
 # ~/.cache/tcran-ns3) with ns3==3.44.post0 from PyPI; `ns3-run` runs the
 # three cases of docs/ns3-spec.md into target/ns3/{handover,uplink,speed}.json
-# (compare them with scripts/ns3/compare.py): ~2.5 min of CPU, about 25 min
+# (compare them with scripts/ns3/compare.py): ~3 min of CPU, about 25 min
 # on a 2-core machine at load 10. Not part of `make test`.
 NS3_VENV ?= $(HOME)/.cache/tcran-ns3
 ns3:
