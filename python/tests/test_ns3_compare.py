@@ -154,3 +154,16 @@ def test_without_a_tcran_run_the_tcran_column_is_pending(tmp_path):
     assert "| handovers | pending | 1 |" in lines
     assert "| handover 1: cells | pending | 1 -> 2 |" in lines
     assert "| handover 1: packets forwarded | pending | - |" in lines
+
+
+def test_a_summary_without_directions_has_no_upload(tmp_path):
+    # A run from before the uplink: its TCP flow is a download, not case B's upload.
+    summary = write(tmp_path / "summary.json",
+                    {"variants": [{"name": "default", "flows": [{"name": "bulk", "kind": "tcp"}]}]})
+    ns3 = write(tmp_path / "ns3.json", {
+        "case": "B", "sim_s": 30.0, "upload_mbps_5_30s": 35.5, "ping_rtt_ms_p50": 120.0,
+        "ping_rtt_ms_p95": 180.5, "ue_rlc_bytes_p50_5_30s": 2_500_000,
+    })
+    done = compare(summary, ns3)
+    assert done.returncode == 0, done.stderr
+    assert "| upload goodput, mean 5-30 s (Mbit/s) | - | 35.5 |" in done.stdout.splitlines()

@@ -107,7 +107,9 @@ class Tcran:
 
     def flow(self, kind: str, direction: str | None = None) -> dict | None:
         for f in self.v.get("flows", []):
-            if f.get("kind") == kind and (direction is None or f.get("direction", direction) == direction):
+            # A summary from before the uplink (no `direction`) has no
+            # uplink flow: its downlink TCP is not taken for the upload.
+            if f.get("kind") == kind and (direction is None or f.get("direction") == direction):
                 return f
         return None
 
