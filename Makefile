@@ -7,7 +7,7 @@ CARGO ?= cargo
 export CARGO_TERM_COLOR ?= never
 
 
-.PHONY: demo test fmt lint unit fuzz-smoke bench speed build browser dashboard-screenshots reproduce reproduction-doc generalisation golden golden-record capi capi-header capi-test capi-bench emu-test emu-bench flexric-matrix oai oai-test python python-test python-wheel python-bench
+.PHONY: demo test fmt lint unit fuzz-smoke bench speed build browser dashboard-screenshots reproduce reproduction-doc generalisation golden golden-record capi capi-header capi-test capi-bench emu-test emu-bench flexric-matrix oai oai-test ns3 ns3-run python python-test python-wheel python-bench
 
 build:
 	$(CARGO) build --release --workspace
@@ -163,6 +163,22 @@ oai:
 # `make oai` build; about 3 minutes; not part of `make test`).
 oai-test: oai
 	./scripts/oai/test.sh
+
+# ns-3 LENA as an independent reference (docs/simulator.md "Against ns-3
+# LENA"): a venv outside the repository (NS3_VENV, default
+# ~/.cache/tcran-ns3) with ns3==3.44.post0 from PyPI; `ns3-run` runs the
+# three cases of docs/ns3-spec.md into target/ns3/{handover,uplink,speed}.json
+# (compare them with scripts/ns3/compare.py): ~3 min of CPU, about 25 min
+# on a 2-core machine at load 10. Not part of `make test`.
+NS3_VENV ?= $(HOME)/.cache/tcran-ns3
+ns3:
+	NS3_VENV=$(NS3_VENV) ./scripts/ns3/setup.sh
+
+ns3-run: ns3
+	mkdir -p target/ns3
+	for case in handover uplink speed; do \
+		$(NS3_VENV)/bin/python scripts/ns3/$$case.py >target/ns3/$$case.json || exit; \
+	done
 
 # The Python package (docs/python.md): a virtualenv in target/venv with
 # the pinned tools of python/requirements-dev.txt, and `tcran` installed
