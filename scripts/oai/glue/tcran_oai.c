@@ -43,6 +43,13 @@
  *    every queued packet. A file that does not parse or validate is
  *    refused at start (exit code 2, the message names file, field and
  *    value) and, live, logged with the running pipeline kept.
+ *  - TCRAN_OAI_E2=HOST:PORT (or the E2 node's whole config, TOML, when the
+ *    value holds a '='; docs/c-api.md): libtcran's E2 node, on a thread of
+ *    its own, connects to the RIC there and serves every bearer the glue
+ *    made (E2SM-TCRAN, FlexRIC's TC, MAC and RLC models, KPM), with the
+ *    per-slot report below as its RLC and MAC counters. An xApp's deploy
+ *    is applied under the instance's lock, between two slots. Needs a
+ *    pipeline (TCRAN_OAI_PIPELINE): the one every bearer starts with.
  *  - TCRAN_OAI_STATS=file.jsonl: every 100 ms of radio time one JSON line
  *    per bearer: radio clock next to the wall clock, the MAC/RLC report
  *    sums, the pipeline's totals, drops by reason, and the release cost.
@@ -114,6 +121,7 @@ typedef struct {
   uint64_t release_slots, release_packets, release_ns_sum, release_ns_max;
   uint64_t drops_by_reason[TCRAN_OAI_DROP_REASONS];
   uint64_t deploys, deploy_errors;
+  bool e2_served; /* handed to the E2 node (slot thread only) */
 } bearer_t;
 
 typedef struct {
@@ -129,6 +137,7 @@ static harq_count_t harq_counts[TCRAN_OAI_MAX_UES];
 static pipeline_file_t *default_config;
 static pipeline_file_t *drb_configs[33]; /* DRB ids 1..32, TS 38.331 */
 static FILE *stats_file;
+static tcran_e2_t *e2_node;
 
 /* The radio clock: ns since the first slot seen, from (frame, slot). */
 static _Atomic uint64_t radio_now_ns;
@@ -209,6 +218,22 @@ __attribute__((constructor)) static void tcran_oai_init(void)
     if (path != NULL && *path != '\0')
       drb_configs[drb] = load_pipeline_or_exit(variable, path);
   }
+  const char *ric = getenv("TCRAN_OAI_E2");
+  if (ric != NULL && *ric != '\0') {
+    if (default_config == NULL) {
+      fprintf(stderr, "tcran-oai: TCRAN_OAI_E2=%s needs TCRAN_OAI_PIPELINE, the pipeline every bearer starts with (e.g. scripts/oai/pipelines/passthrough.toml)\n", ric);
+      exit(2);
+    }
+    char config[1024];
+    if (strchr(ric, '=') != NULL)
+      snprintf(config, sizeof(config), "%s", ric);
+    else
+      snprintf(config, sizeof(config), "ric = \"%s\"", ric);
+    if (tcran_e2_start(config, strlen(config), TCRAN_FORMAT_TOML, &e2_node) != TCRAN_OK) {
+      fprintf(stderr, "tcran-oai: TCRAN_OAI_E2=%s: %s\n", ric, tcran_last_error());
+      exit(2);
+    }
+  }
   const char *stats = getenv("TCRAN_OAI_STATS");
   if (stats != NULL && *stats != '\0') {
     stats_file = fopen(stats, "w");
@@ -217,7 +242,7 @@ __attribute__((constructor)) static void tcran_oai_init(void)
       exit(2);
     }
   }
-  fprintf(stderr, "tcran-oai: libtcran %s, pipeline %s\n", tcran_version(), default_config ? default_config->path : "none (vanilla)");
+  fprintf(stderr, "tcran-oai: libtcran %s, pipeline %s, E2 %s\n", tcran_version(), default_config ? default_config->path : "none (vanilla)", e2_node ? ric : "off");
 }
 
 static pipeline_file_t *config_of(int drb)
@@ -536,6 +561,15 @@ static void serve_bearer(bearer_t *b, NR_UE_info_t *UE, int lcid, int slot_ns, i
       .head_of_line_age_ns = 0,
   };
   tcran_on_report(tc, &report, now);
+  /* Served over E2 once the MAC named the UE's RNTI; from here the RIC
+   * reads this bearer's reports and may change its pipeline. */
+  if (e2_node != NULL && !b->e2_served) {
+    b->e2_served = true;
+    if (tcran_e2_add(e2_node, tc, UE->rnti, (uint8_t)b->drb) == TCRAN_OK)
+      LOG_I(PDCP, "tcran: E2 serves UE %" PRIu64 " DRB %d as RNTI %04x\n", b->ue_id, b->drb, UE->rnti);
+    else
+      LOG_E(PDCP, "tcran: E2: UE %" PRIu64 " DRB %d: %s\n", b->ue_id, b->drb, tcran_last_error());
+  }
 
   release_ctx_t r = {.bearer = b,
                      .ctxt = {.module_id = 0, .enb_flag = 1, .instance = 0, .rntiMaybeUEid = b->ue_id}};
