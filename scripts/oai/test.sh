@@ -5,7 +5,12 @@
 #   run 2  tcran on the data path, first passing everything (passthrough),
 #          then the cure deployed live mid-download: priority for ping and
 #          UDP + jit (pipelines/priority-jit.toml), or OAI_TEST_CURE=NAME
-#          for pipelines/NAME.toml (fq-codel-jit, fq-codel-bdp).
+#          for pipelines/NAME.toml (fq-codel-jit, fq-codel-bdp). Deployed
+#          over E2: the gNB's E2 node (TCRAN_OAI_E2) reaches `tcran xapp
+#          low-latency --pipeline CURE`, started after the passthrough
+#          phase, which deploys the cure on the bloated bearer (RLC sojourn
+#          above 10 ms, TC-RAN Fig. 7); OAI_TEST_DEPLOY=file deploys it by
+#          replacing the pipeline file instead.
 # Judged in radio time (OAI's frame/slot clock, written by the glue next
 # to the wall clock): the cure's ping RTT at least 10x below run 1's at a
 # MAC throughput within 10 % of it.
@@ -16,6 +21,8 @@
 #   OAI_CACHE          where `make oai` built (default /work/oai-cache)
 #   OAI_TEST_SECONDS   length of each phase (default 30; judged on its second half)
 #   OAI_TEST_CURE      the pipeline deployed in run 2 (default priority-jit)
+#   OAI_TEST_DEPLOY    e2 (default) or file: how run 2's cure is deployed
+#   TCRAN              the tcran command (default: the release build's)
 set -eu
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 here="$repo/scripts/oai"
@@ -25,6 +32,19 @@ oai="$cache/src/openairinterface5g-v2.1.0"
 gnb_bin="$cache/build/nr-softmodem"
 ue_bin="$cache/build/nr-uesoftmodem"
 conf="$oai/ci-scripts/conf_files/gnb.band78.106prb.rfsim.phytest-dora.conf"
+deploy_by=${OAI_TEST_DEPLOY:-e2}
+tcran=${TCRAN:-${CARGO_TARGET_DIR:-$repo/target}/release/tcran}
+case "$deploy_by" in
+    e2 | file) ;;
+    *) echo "oai-test: OAI_TEST_DEPLOY=$deploy_by: must be e2 or file" >&2; exit 2 ;;
+esac
+if [ "$deploy_by" = e2 ] && [ ! -x "$tcran" ]; then
+    echo "oai-test: $tcran is missing: cargo build --release -p tcran-cli, or TCRAN=path" >&2
+    exit 2
+fi
+# The RIC's port inside the gNB's namespace (its own loopback: nothing
+# else listens there).
+ric=127.0.0.1:36421
 
 for f in "$gnb_bin" "$ue_bin" "$conf"; do
     if [ ! -e "$f" ]; then
@@ -129,8 +149,15 @@ session() {
     cure=$3
     live="$out/$name-pipeline.toml"
     if [ -n "$pipeline" ]; then cp "$pipeline" "$live"; fi
+    e2=""
+    if [ -n "$cure" ] && [ "$deploy_by" = e2 ]; then
+        # The xApp starts only after the passthrough phase: the gNB keeps
+        # asking (at most 1 s apart) until it is there.
+        e2="ric = \"$ric\"
+retry_max = \"1s\""
+    fi
     start "$out/$name-gnb.log" "$ns_gnb" env OAI_NO_REALTIME=1 TCRAN_OAI_STATS="$out/$name-stats.jsonl" \
-        ${pipeline:+TCRAN_OAI_PIPELINE="$live"} \
+        ${pipeline:+TCRAN_OAI_PIPELINE="$live"} ${e2:+TCRAN_OAI_E2="$e2"} \
         "$gnb_bin" -O "$conf" --rfsim --do-ra --noS1
     wait_for 120 "gNB start ($name)" ip netns exec "$ns_gnb" ip addr show oaitun_enb1
     sleep 2
@@ -149,9 +176,20 @@ session() {
     start "$out/$name-iperf.json" "$ns_ue" iperf3 -c 10.0.1.1 -p 5201 -R -C cubic -t "$total" -J
     if [ -n "$cure" ]; then
         sleep "$seconds"
-        date +%s%N >"$out/$name-deploy"
-        cp "$cure" "$live.new"
-        mv "$live.new" "$live"
+        if [ "$deploy_by" = e2 ]; then
+            # The deploy's instant is when the xApp reports it applied
+            # (its first reconfiguration line).
+            date +%s%N >"$out/$name-xapp-start"
+            start "$out/$name-xapp.log" "$ns_gnb" sh -c '"$1" xapp low-latency --ric-listen "$2" --pipeline "$3" --threshold 10ms --json 2>"$4" |
+                while IFS= read -r line; do
+                    echo "$line"
+                    [ -s "$5" ] || date +%s%N >"$5"
+                done' sh "$tcran" "$ric" "$cure" "$out/$name-xapp.err" "$out/$name-deploy"
+        else
+            date +%s%N >"$out/$name-deploy"
+            cp "$cure" "$live.new"
+            mv "$live.new" "$live"
+        fi
     fi
     sleep $((total - seconds * (phases - 1) + 3))
     stop_all
@@ -172,4 +210,4 @@ t0=$(date +%s)
 session vanilla "" ""
 session tcran "$here/pipelines/passthrough.toml" "$here/pipelines/${OAI_TEST_CURE:-priority-jit}.toml"
 echo "oai-test: sessions took $(($(date +%s) - t0)) s; files in $out"
-python3 "$here/judge.py" "$out" "$seconds"
+python3 "$here/judge.py" "$out" "$seconds" "$deploy_by"

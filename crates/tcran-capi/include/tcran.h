@@ -163,6 +163,9 @@ typedef enum tcran_verdict {
   TCRAN_DROPPED = 2,
 } tcran_verdict;
 
+// A running E2 node (`tcran_e2_start`). Opaque.
+typedef struct tcran_e2_t tcran_e2_t;
+
 // A registry of C plug-in ops tables. Opaque.
 typedef struct tcran_plugins_t tcran_plugins_t;
 
@@ -584,6 +587,36 @@ enum tcran_status tcran_stats_json(struct tcran_t *tc,
                                    char *buf,
                                    size_t cap,
                                    size_t *needed);
+
+// Starts an E2 node in `*out` from its config (`config_len` bytes of TOML
+// or JSON, see `TCRAN_FORMAT_*`): `ric = "HOST:PORT"` (framed TCP, as
+// `tcran xapp --ric-listen`), optionally `gnb_id` (0..2^22, default 1) and
+// `profile` (`"auto"`, `"standard"`, `"flexric"`). The agent runs on a
+// thread of its own, connects, and reconnects until `tcran_e2_stop`; a
+// RIC that is not there yet is no error. On error `*out` is NULL.
+enum tcran_status tcran_e2_start(const char *config,
+                                 size_t config_len,
+                                 uint32_t format,
+                                 struct tcran_e2_t **out);
+
+// Serves instance `tc` over E2 as bearer (`rnti`, `drb`) (replacing a
+// bearer served under that key): the RIC reads its pipeline, statistics
+// and reports, and its controls are applied under the instance's lock,
+// between two of the caller's calls, all or nothing. The node keeps the
+// instance alive until `tcran_e2_remove` or `tcran_e2_stop`, even past
+// `tcran_free`.
+enum tcran_status tcran_e2_add(struct tcran_e2_t *e2,
+                               struct tcran_t *tc,
+                               uint16_t rnti,
+                               uint8_t drb);
+
+// Stops serving bearer (`rnti`, `drb`): `TCRAN_OK`, or `TCRAN_EMPTY` if
+// it was not served.
+enum tcran_status tcran_e2_remove(struct tcran_e2_t *e2, uint16_t rnti, uint8_t drb);
+
+// Closes the association, ends the node's thread and frees it (NULL:
+// nothing). No other call on it may run or follow.
+void tcran_e2_stop(struct tcran_e2_t *e2);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -13,6 +13,7 @@
 #![allow(clippy::missing_safety_doc)] // See "Safety" above.
 #![allow(non_camel_case_types)] // C names, as the header spells them.
 
+use crate::e2::E2Node;
 use crate::error::{guard, guard_void, last_error_ptr, Error};
 use crate::instance::Instance;
 use crate::plugin::abi::tcran_plugin_header;
@@ -25,7 +26,14 @@ use tcran_core::DropReason;
 /// A TC instance: the pipeline of one (RNTI, DRB). Opaque.
 #[derive(Debug)]
 pub struct tcran_t {
-    inner: Instance,
+    /// Shared with the E2 node that serves it (`tcran_e2_add`), if any.
+    inner: Arc<Instance>,
+}
+
+/// A running E2 node (`tcran_e2_start`). Opaque.
+#[derive(Debug)]
+pub struct tcran_e2_t {
+    node: E2Node,
 }
 
 /// A registry of C plug-in ops tables. Opaque.
@@ -213,7 +221,11 @@ pub unsafe extern "C" fn tcran_new(
         let registry = unsafe { plugins.as_ref() }.map(|p| p.registry.clone());
         let inner = Instance::new(text, format, rnti, drb, registry)?;
         // SAFETY: `out` is writable.
-        unsafe { *out = Box::into_raw(Box::new(tcran_t { inner })) };
+        unsafe {
+            *out = Box::into_raw(Box::new(tcran_t {
+                inner: Arc::new(inner),
+            }))
+        };
         Ok(TCRAN_OK)
     })
 }
@@ -572,5 +584,83 @@ pub unsafe extern "C" fn tcran_stats_json(
             *buf.add(json.len()) = 0;
         }
         Ok(TCRAN_OK)
+    })
+}
+
+// ----------------------------------------------------------------------- E2
+
+/// Starts an E2 node in `*out` from its config (`config_len` bytes of TOML
+/// or JSON, see `TCRAN_FORMAT_*`): `ric = "HOST:PORT"` (framed TCP, as
+/// `tcran xapp --ric-listen`), optionally `gnb_id` (0..2^22, default 1) and
+/// `profile` (`"auto"`, `"standard"`, `"flexric"`). The agent runs on a
+/// thread of its own, connects, and reconnects until `tcran_e2_stop`; a
+/// RIC that is not there yet is no error. On error `*out` is NULL.
+#[no_mangle]
+pub unsafe extern "C" fn tcran_e2_start(
+    config: *const c_char,
+    config_len: usize,
+    format: u32,
+    out: *mut *mut tcran_e2_t,
+) -> tcran_status {
+    guard(|| {
+        if out.is_null() {
+            return Err(Error::null("out"));
+        }
+        // SAFETY: `out` is writable.
+        unsafe { *out = std::ptr::null_mut() };
+        // SAFETY: readable for `config_len` bytes by the contract.
+        let text = unsafe { bytes(config.cast(), config_len, "config", MAX_TEXT) }?;
+        let node = E2Node::start(text, format)?;
+        // SAFETY: `out` is writable.
+        unsafe { *out = Box::into_raw(Box::new(tcran_e2_t { node })) };
+        Ok(TCRAN_OK)
+    })
+}
+
+/// Serves instance `tc` over E2 as bearer (`rnti`, `drb`) (replacing a
+/// bearer served under that key): the RIC reads its pipeline, statistics
+/// and reports, and its controls are applied under the instance's lock,
+/// between two of the caller's calls, all or nothing. The node keeps the
+/// instance alive until `tcran_e2_remove` or `tcran_e2_stop`, even past
+/// `tcran_free`.
+#[no_mangle]
+pub unsafe extern "C" fn tcran_e2_add(
+    e2: *mut tcran_e2_t,
+    tc: *mut tcran_t,
+    rnti: u16,
+    drb: u8,
+) -> tcran_status {
+    guard(|| {
+        // SAFETY: NULL or live objects by the contract.
+        let (e2, tc) = unsafe { (reference(e2, "e2")?, reference(tc, "tc")?) };
+        e2.node.add(tc.inner.clone(), rnti, drb)?;
+        Ok(TCRAN_OK)
+    })
+}
+
+/// Stops serving bearer (`rnti`, `drb`): `TCRAN_OK`, or `TCRAN_EMPTY` if
+/// it was not served.
+#[no_mangle]
+pub unsafe extern "C" fn tcran_e2_remove(e2: *mut tcran_e2_t, rnti: u16, drb: u8) -> tcran_status {
+    guard(|| {
+        // SAFETY: NULL or a node from `tcran_e2_start`.
+        let e2 = unsafe { reference(e2, "e2") }?;
+        Ok(if e2.node.remove(rnti, drb) {
+            TCRAN_OK
+        } else {
+            TCRAN_EMPTY
+        })
+    })
+}
+
+/// Closes the association, ends the node's thread and frees it (NULL:
+/// nothing). No other call on it may run or follow.
+#[no_mangle]
+pub unsafe extern "C" fn tcran_e2_stop(e2: *mut tcran_e2_t) {
+    guard_void(|| {
+        if !e2.is_null() {
+            // SAFETY: made by `tcran_e2_start`, freed once by the contract.
+            unsafe { Box::from_raw(e2) }.node.stop();
+        }
     })
 }

@@ -26,8 +26,12 @@ use crate::plugin::{PluginErrors, Registry, Resolver};
 use crate::types::*;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
+use tcran_control::{KpmCounters, LowerLayerKpis};
 use tcran_core::{CallerClock, DrbId, Dropped, Duration, Instant, Packet, PacketId, Rnti};
-use tcran_tc::{Change, Control, LowerLayerReport, Pipeline, PipelineConfig, PushOutcome};
+use tcran_tc::stats::PipelineStats;
+use tcran_tc::{
+    Applied, Change, Control, LowerLayerReport, Pipeline, PipelineConfig, PushOutcome, Refused,
+};
 
 /// Receives every dropped packet.
 pub type DropSink = Box<dyn FnMut(&Dropped) + Send>;
@@ -53,6 +57,9 @@ struct CapiStats {
 struct State {
     pipeline: Pipeline,
     clock: CallerClock,
+    /// What the reports said, summed: the E2 node's view of the layers
+    /// below ([`crate::e2`]).
+    below: Below,
     /// A packet pulled for a buffer too small for it; it goes first next.
     held: Option<Packet>,
     on_drop: Option<DropSink>,
@@ -117,7 +124,11 @@ impl Drop for ClearOnDrop<'_> {
 }
 
 /// Parses a config or control text.
-fn parse<T: serde::de::DeserializeOwned>(what: &str, text: &[u8], format: u32) -> Result<T, Error> {
+pub(crate) fn parse<T: serde::de::DeserializeOwned>(
+    what: &str,
+    text: &[u8],
+    format: u32,
+) -> Result<T, Error> {
     let text = std::str::from_utf8(text).map_err(|e| {
         Error::new(
             tcran_status::TCRAN_ERR_PARSE,
@@ -139,6 +150,23 @@ fn parse<T: serde::de::DeserializeOwned>(what: &str, text: &[u8], format: u32) -
     } else {
         toml::from_str(text).map_err(|e| Error::parse(what, e))
     }
+}
+
+/// The bearer (`rnti`, `drb`), or why it cannot be one: C-RNTI values
+/// 0x0001..=0xFFEF (TS 38.321 Table 7.1-1), DRB ids 1..=32 (TS 38.331
+/// DRB-Identity).
+pub(crate) fn check_key(rnti: u16, drb: u8) -> Result<tcran_control::DrbKey, Error> {
+    if !(0x0001..=0xFFEF).contains(&rnti) {
+        return Err(Error::invalid(format!(
+            "rnti = {rnti:#06x}: must be a C-RNTI, 0x0001..=0xffef (TS 38.321 Table 7.1-1)"
+        )));
+    }
+    if !(1..=32).contains(&drb) {
+        return Err(Error::invalid(format!(
+            "drb = {drb}: must be 1..=32 (TS 38.331 DRB-Identity)"
+        )));
+    }
+    Ok(tcran_control::DrbKey::new(rnti, drb))
 }
 
 /// A TC pipeline for one (RNTI, DRB), shareable between threads.
@@ -170,18 +198,7 @@ impl Instance {
         drb: u8,
         plugins: Option<Arc<Registry>>,
     ) -> Result<Instance, Error> {
-        // C-RNTI values 0x0001..=0xFFEF (TS 38.321 Table 7.1-1); DRB ids
-        // 1..=32 (TS 38.331 DRB-Identity).
-        if !(0x0001..=0xFFEF).contains(&rnti) {
-            return Err(Error::invalid(format!(
-                "rnti = {rnti:#06x}: must be a C-RNTI, 0x0001..=0xffef (TS 38.321 Table 7.1-1)"
-            )));
-        }
-        if !(1..=32).contains(&drb) {
-            return Err(Error::invalid(format!(
-                "drb = {drb}: must be 1..=32 (TS 38.331 DRB-Identity)"
-            )));
-        }
+        check_key(rnti, drb)?;
         let config: PipelineConfig = parse("config", config, format)?;
         let plugin_errors = Arc::new(PluginErrors::default());
         let resolver = Resolver {
@@ -199,6 +216,7 @@ impl Instance {
             state: Mutex::new(State {
                 pipeline,
                 clock: CallerClock::default(),
+                below: Below::default(),
                 held: None,
                 on_drop: None,
                 counters: Counters::default(),
@@ -372,6 +390,7 @@ impl Instance {
             .map_err(|e| Error::invalid(e.within("report").to_string()))?;
         self.with(|s| {
             let now = s.clock(now_ns);
+            s.below.add(&report, now);
             s.pipeline.on_report(&report, now);
             Ok(())
         })
@@ -467,5 +486,182 @@ impl Instance {
             });
             Ok(v.to_string())
         })
+    }
+
+    /// The E2 node's view of this bearer: its pipeline as configured, its
+    /// statistics and what the reports said about RLC and MAC, at the
+    /// instance's own time (the caller's clock, e.g. OAI's radio clock:
+    /// the E2 agent's wall clock never enters the pipeline).
+    pub(crate) fn tc_view(
+        &self,
+        with_config: bool,
+    ) -> Result<(Option<PipelineConfig>, PipelineStats, LowerLayerKpis), Error> {
+        self.with(|s| {
+            let now = s.clock.now();
+            let config = with_config.then(|| s.pipeline.config());
+            Ok((config, s.pipeline.stats(now), s.below.kpis(now)))
+        })
+    }
+
+    /// The bearer's cumulative TS 28.552 counters (E2SM-KPM).
+    pub(crate) fn kpm(&self) -> Result<KpmCounters, Error> {
+        self.with(|s| Ok(s.below.kpm(s.pipeline.totals().in_bytes)))
+    }
+
+    /// Applies an E2 control at the instance's own time, all or nothing,
+    /// under the instance's lock: between two calls of the gNB's threads.
+    pub(crate) fn apply_e2(&self, change: &Change) -> Result<Result<Applied, Refused>, Error> {
+        self.with(|s| {
+            let now = s.clock.now();
+            Ok(s.pipeline.apply_change(change, now))
+        })
+    }
+}
+
+/// The reports of the layers below, summed since the instance was made:
+/// what an E2 node serves as RLC and MAC KPIs and KPM counters.
+#[derive(Debug, Default, Clone)]
+struct Below {
+    last: LowerLayerReport,
+    pulled_bytes: u64,
+    prbs: u64,
+    slots: u64,
+    /// TS 28.552 5.1.1.3.1: volume and time of the slots that left data
+    /// in RLC (a burst's last slot, which emptied the buffer, excluded).
+    thp_bits: u64,
+    thp_time: Duration,
+    /// Bytes the MAC pulls per second, averaged over about 100 ms.
+    drain_rate: f64,
+    /// Since when RLC has held data without emptying (`None`: empty).
+    busy_since: Option<Instant>,
+}
+
+/// How long the drain-rate average remembers.
+const DRAIN_WINDOW: Duration = Duration::from_millis(100);
+
+impl Below {
+    fn add(&mut self, r: &LowerLayerReport, now: Instant) {
+        self.pulled_bytes += r.pulled_bytes;
+        self.prbs += u64::from(r.prbs);
+        self.slots += 1;
+        if r.backlog_bytes > 0 && r.pulled_bytes > 0 {
+            self.thp_bits += r.pulled_bytes * 8;
+            self.thp_time += r.tti;
+        }
+        let tti = r.tti.as_secs_f64();
+        if tti > 0.0 {
+            let weight = (tti / DRAIN_WINDOW.as_secs_f64()).min(1.0);
+            self.drain_rate += (r.pulled_bytes as f64 / tti - self.drain_rate) * weight;
+        }
+        self.busy_since = match (r.backlog_bytes, self.busy_since) {
+            (0, _) => None,
+            (_, Some(t)) => Some(t),
+            (_, None) => Some(now),
+        };
+        self.last = *r;
+    }
+
+    /// The RLC head-of-line sojourn: the report's, or, from a gNB that
+    /// does not know it (OAI v2.1.0's RLC), the backlog over the drain
+    /// rate (Little's law), never more than the time since RLC was last
+    /// empty (every SDU in it came after that).
+    fn sojourn(&self, now: Instant) -> Duration {
+        if self.last.head_of_line_age > Duration::ZERO || self.last.backlog_bytes == 0 {
+            return self.last.head_of_line_age;
+        }
+        let busy = self
+            .busy_since
+            .map_or(Duration::ZERO, |t| now.saturating_since(t));
+        if self.drain_rate <= 0.0 {
+            return busy;
+        }
+        let estimate = Duration::from_secs_f64(self.last.backlog_bytes as f64 / self.drain_rate);
+        estimate.min(busy)
+    }
+
+    fn kpis(&self, now: Instant) -> LowerLayerKpis {
+        LowerLayerKpis {
+            rlc_backlog_bytes: self.last.backlog_bytes,
+            rlc_backlog_sdus: self.last.backlog_sdus,
+            rlc_sojourn: self.sojourn(now),
+            rlc_tx_bytes: self.pulled_bytes,
+            mac_tx_bytes: self.pulled_bytes,
+            mac_prbs: self.prbs,
+            mcs: self.last.mcs.unwrap_or(0),
+        }
+    }
+
+    fn kpm(&self, in_bytes: u64) -> KpmCounters {
+        KpmCounters {
+            pdcp_sdu_bits_dl: in_bytes * 8,
+            rlc_sdu_transmitted_bits_dl: self.pulled_bytes * 8,
+            thp_volume_bits_dl: self.thp_bits,
+            thp_time_dl: self.thp_time,
+            prb_used_dl: self.prbs,
+            prb_used_total_dl: self.prbs,
+            slots: self.slots,
+            ..KpmCounters::default()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn report(backlog: u64, pulled: u64) -> LowerLayerReport {
+        LowerLayerReport {
+            tti: Duration::from_micros(500),
+            backlog_bytes: backlog,
+            pulled_bytes: pulled,
+            ..LowerLayerReport::default()
+        }
+    }
+
+    /// Without the gNB's head-of-line age, the sojourn is the backlog over
+    /// the drain rate (Little's law), capped by the time RLC has held data.
+    #[test]
+    fn the_sojourn_estimate_is_backlog_over_drain_rate_capped_by_the_busy_time() {
+        let mut b = Below::default();
+        let slot = Duration::from_micros(500);
+        let mut now = Instant::ZERO;
+        // 1 s of slots pulling 10 kB each (20 MB/s) over a 2 MB backlog.
+        for _ in 0..2000 {
+            now += slot;
+            b.add(&report(2_000_000, 10_000), now);
+        }
+        let s = b.sojourn(now).as_secs_f64();
+        assert!((s - 0.1).abs() < 0.001, "{s}");
+        // Just after RLC was empty, nothing in it can be older than that.
+        now += slot;
+        b.add(&report(0, 10_000), now);
+        now += slot;
+        b.add(&report(2_000_000, 10_000), now);
+        now += slot;
+        assert_eq!(b.sojourn(now), slot);
+        // The gNB's own head-of-line age wins when it has one.
+        let mut r = report(2_000_000, 10_000);
+        r.head_of_line_age = Duration::from_millis(42);
+        b.add(&r, now);
+        assert_eq!(b.sojourn(now), Duration::from_millis(42));
+        // Empty: no sojourn.
+        b.add(&report(0, 0), now);
+        assert_eq!(b.sojourn(now), Duration::ZERO);
+    }
+
+    /// TS 28.552 5.1.1.3.1: a burst's last slot (it emptied RLC) counts in
+    /// neither the throughput volume nor its time.
+    #[test]
+    fn ue_throughput_leaves_out_the_slot_that_emptied_rlc() {
+        let mut b = Below::default();
+        let now = Instant::ZERO;
+        b.add(&report(5_000, 10_000), now);
+        b.add(&report(0, 5_000), now);
+        let k = b.kpm(1_000);
+        assert_eq!(k.thp_volume_bits_dl, 80_000);
+        assert_eq!(k.thp_time_dl, Duration::from_micros(500));
+        assert_eq!(k.rlc_sdu_transmitted_bits_dl, 120_000);
+        assert_eq!(k.pdcp_sdu_bits_dl, 8_000);
+        assert_eq!(k.slots, 2);
     }
 }

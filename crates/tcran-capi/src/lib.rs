@@ -22,10 +22,13 @@
 //! - Drops are never silent: counted by reason in the statistics, and
 //!   reported one by one to the drop callback if set.
 //! - Plug-in stages: C ops tables, see [`plugin`].
+//! - E2: an E2 node on its own thread serving the caller's instances to a
+//!   RIC, see [`e2`].
 //!
 //! The Rust side is safe code except the `ffi` and `plugin` modules, which
 //! allow `unsafe` for raw pointers and C function calls.
 
+pub mod e2;
 pub mod error;
 mod ffi;
 pub mod instance;

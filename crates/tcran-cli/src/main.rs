@@ -237,6 +237,9 @@ enum Command {
         /// RLC sojourn threshold of low-latency and online-game.
         #[arg(long, default_value = "10ms", value_name = "D")]
         threshold: String,
+        /// The pipeline low-latency deploys (a pipeline file, docs/pipeline.md) [default: CoDel + round robin + 5G-BDP, the paper's].
+        #[arg(long, value_name = "FILE")]
+        pipeline: Option<PathBuf>,
         /// Rate of the shaped slice (shaper-slice).
         #[arg(long, default_value = "15Mbit/s", value_name = "RATE")]
         rate: String,
@@ -568,6 +571,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
             scenario,
             period,
             threshold,
+            pipeline,
             rate,
             low,
             high,
@@ -589,6 +593,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
             scenario,
             period,
             threshold,
+            pipeline,
             rate,
             low,
             high,

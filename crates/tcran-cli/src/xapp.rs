@@ -53,6 +53,8 @@ pub struct Args {
     pub scenario: Option<PathBuf>,
     pub period: String,
     pub threshold: String,
+    /// What low-latency deploys, instead of the paper's pipeline.
+    pub pipeline: Option<PathBuf>,
     pub rate: String,
     pub low: String,
     pub high: String,
@@ -135,7 +137,13 @@ fn controller(args: &Args, flows: &[FlowEntry]) -> Result<AnyController, CliErro
                 .map_err(|e| usage(format!("--rate {}: {e} (e.g. 15Mbit/s)", args.rate)))?;
             xapps::shaper_slice(&names, rate).map_err(config_error)?
         }
-        XappName::LowLatency => xapps::low_latency(threshold),
+        XappName::LowLatency => match &args.pipeline {
+            None => xapps::low_latency(threshold),
+            Some(path) => ControllerKind::SojournDeploy {
+                threshold,
+                pipeline: read_config(path)?.parse_with(&[])?,
+            },
+        },
         XappName::OnlineGame => {
             need_flows()?;
             xapps::online_game(threshold, BitRate(1_000_000))
@@ -244,6 +252,11 @@ fn print_change(node: &NodeInfo, r: &Reconfiguration, json: bool) {
 
 /// Runs the xApp until `--duration` (or forever).
 pub fn run(args: &Args) -> Result<(), CliError> {
+    if args.pipeline.is_some() && args.name != XappName::LowLatency {
+        return Err(usage(
+            "--pipeline is the pipeline low-latency deploys; the other xApps take none".into(),
+        ));
+    }
     let flows = match &args.scenario {
         Some(p) => scenario_flows(p)?,
         None => Vec::new(),

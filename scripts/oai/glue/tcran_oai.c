@@ -21,11 +21,19 @@
  *    PDCP hands SDUs to RLC through OAI's queue thread, so what is released
  *    after slot n's pull is what slot n+1 can take: the release must follow
  *    the report at once, and only a pacer that fills the next pull at the
- *    report (jit) uses the slot fully; pacers that spread a TTI's bytes
- *    over the TTI (bdp, e5g_bdp) see one pull per slot at its start (see
- *    docs/oai.md). A separate release thread woken per slot would add a
- *    thread hop and its scheduling delay to every packet; what the release
- *    costs the slot thread is measured and reported (`release_ns_*`).
+ *    report fills the next pull. The release runs at the last instant that
+ *    still reaches the MAC's next pull (one ns before it, on the radio
+ *    clock): whatever a pacer lets go anywhere between this pull and the
+ *    next is in RLC when the next pull reads it, so releasing it all at
+ *    the report, as of that instant, gives the MAC the same pull as a
+ *    release spread over the slot would. Pacers that spread a TTI's
+ *    bytes over the TTI (bdp, e5g_bdp) then let a whole TTI's bytes go,
+ *    and jit's held packet ("just before the next pull") goes too. SDAP's
+ *    pushes are stamped with the same instant, so each instance's clock
+ *    only moves forward. A separate release thread woken per slot would
+ *    add a thread hop and its scheduling delay to every packet; what the
+ *    release costs the slot thread is measured and reported
+ *    (`release_ns_*`).
  *  - tcran_oai_dl_harq, where the MAC handles a DL HARQ ACK/NACK.
  *
  * Time is OAI's radio clock, never the wall clock: (frame, slot) of the
@@ -43,6 +51,13 @@
  *    every queued packet. A file that does not parse or validate is
  *    refused at start (exit code 2, the message names file, field and
  *    value) and, live, logged with the running pipeline kept.
+ *  - TCRAN_OAI_E2=HOST:PORT (or the E2 node's whole config, TOML, when the
+ *    value holds a '='; docs/c-api.md): libtcran's E2 node, on a thread of
+ *    its own, connects to the RIC there and serves every bearer the glue
+ *    made (E2SM-TCRAN, FlexRIC's TC, MAC and RLC models, KPM), with the
+ *    per-slot report below as its RLC and MAC counters. An xApp's deploy
+ *    is applied under the instance's lock, between two slots. Needs a
+ *    pipeline (TCRAN_OAI_PIPELINE): the one every bearer starts with.
  *  - TCRAN_OAI_STATS=file.jsonl: every 100 ms of radio time one JSON line
  *    per bearer: radio clock next to the wall clock, the MAC/RLC report
  *    sums, the pipeline's totals, drops by reason, and the release cost.
@@ -114,6 +129,7 @@ typedef struct {
   uint64_t release_slots, release_packets, release_ns_sum, release_ns_max;
   uint64_t drops_by_reason[TCRAN_OAI_DROP_REASONS];
   uint64_t deploys, deploy_errors;
+  bool e2_served; /* handed to the E2 node (slot thread only) */
 } bearer_t;
 
 typedef struct {
@@ -129,9 +145,13 @@ static harq_count_t harq_counts[TCRAN_OAI_MAX_UES];
 static pipeline_file_t *default_config;
 static pipeline_file_t *drb_configs[33]; /* DRB ids 1..32, TS 38.331 */
 static FILE *stats_file;
+static tcran_e2_t *e2_node;
 
 /* The radio clock: ns since the first slot seen, from (frame, slot). */
 static _Atomic uint64_t radio_now_ns;
+/* The instant of this slot's release: 1 ns before the MAC's next pull.
+ * Pushes (SDAP's thread) are stamped with it too. */
+static _Atomic uint64_t release_ns;
 static uint64_t sfn_cycles;
 static int last_frame = -1;
 static uint64_t next_stats_ns, next_reload_ns;
@@ -209,6 +229,22 @@ __attribute__((constructor)) static void tcran_oai_init(void)
     if (path != NULL && *path != '\0')
       drb_configs[drb] = load_pipeline_or_exit(variable, path);
   }
+  const char *ric = getenv("TCRAN_OAI_E2");
+  if (ric != NULL && *ric != '\0') {
+    if (default_config == NULL) {
+      fprintf(stderr, "tcran-oai: TCRAN_OAI_E2=%s needs TCRAN_OAI_PIPELINE, the pipeline every bearer starts with (e.g. scripts/oai/pipelines/passthrough.toml)\n", ric);
+      exit(2);
+    }
+    char config[1024];
+    if (strchr(ric, '=') != NULL)
+      snprintf(config, sizeof(config), "%s", ric);
+    else
+      snprintf(config, sizeof(config), "ric = \"%s\"", ric);
+    if (tcran_e2_start(config, strlen(config), TCRAN_FORMAT_TOML, &e2_node) != TCRAN_OK) {
+      fprintf(stderr, "tcran-oai: TCRAN_OAI_E2=%s: %s\n", ric, tcran_last_error());
+      exit(2);
+    }
+  }
   const char *stats = getenv("TCRAN_OAI_STATS");
   if (stats != NULL && *stats != '\0') {
     stats_file = fopen(stats, "w");
@@ -217,7 +253,7 @@ __attribute__((constructor)) static void tcran_oai_init(void)
       exit(2);
     }
   }
-  fprintf(stderr, "tcran-oai: libtcran %s, pipeline %s\n", tcran_version(), default_config ? default_config->path : "none (vanilla)");
+  fprintf(stderr, "tcran-oai: libtcran %s, pipeline %s, E2 %s\n", tcran_version(), default_config ? default_config->path : "none (vanilla)", e2_node ? ric : "off");
 }
 
 static pipeline_file_t *config_of(int drb)
@@ -302,7 +338,7 @@ bool tcran_oai_dl_sdu(uint64_t ue_id, int drb, uint32_t mui, const uint8_t *sdu,
     return false;
   }
   tcran_push_result result;
-  tcran_status status = tcran_push(tc, sdu, (size_t)len, sdap_header ? TCRAN_PUSH_SDAP : 0, mui, atomic_load(&radio_now_ns), &result);
+  tcran_status status = tcran_push(tc, sdu, (size_t)len, sdap_header ? TCRAN_PUSH_SDAP : 0, mui, atomic_load(&release_ns), &result);
   if (status != TCRAN_OK) {
     /* Only an SDU over TCRAN_MAX_PACKET gets here (SDAP refuses those
      * before): PDCP gets it as in vanilla OAI, counted. */
@@ -445,7 +481,7 @@ static void write_stats(int frame, int slot, uint64_t now)
 }
 
 /* One bearer's report of the period since its last one, then its release. */
-static void serve_bearer(bearer_t *b, NR_UE_info_t *UE, int lcid, int slot_ns, int gap_slots, int dl_per_frame, uint64_t now)
+static void serve_bearer(bearer_t *b, NR_UE_info_t *UE, int lcid, int slot_ns, int gap_slots, int dl_per_frame, uint64_t now, uint64_t release)
 {
   NR_UE_sched_ctrl_t *sched = &UE->UE_sched_ctrl;
   const NR_mac_dir_stats_t *dl = &UE->mac_stats.dl;
@@ -536,12 +572,21 @@ static void serve_bearer(bearer_t *b, NR_UE_info_t *UE, int lcid, int slot_ns, i
       .head_of_line_age_ns = 0,
   };
   tcran_on_report(tc, &report, now);
+  /* Served over E2 once the MAC named the UE's RNTI; from here the RIC
+   * reads this bearer's reports and may change its pipeline. */
+  if (e2_node != NULL && !b->e2_served) {
+    b->e2_served = true;
+    if (tcran_e2_add(e2_node, tc, UE->rnti, (uint8_t)b->drb) == TCRAN_OK)
+      LOG_I(PDCP, "tcran: E2 serves UE %" PRIu64 " DRB %d as RNTI %04x\n", b->ue_id, b->drb, UE->rnti);
+    else
+      LOG_E(PDCP, "tcran: E2: UE %" PRIu64 " DRB %d: %s\n", b->ue_id, b->drb, tcran_last_error());
+  }
 
   release_ctx_t r = {.bearer = b,
                      .ctxt = {.module_id = 0, .enb_flag = 1, .instance = 0, .rntiMaybeUEid = b->ue_id}};
   uint64_t start = monotonic_ns();
   size_t released = 0;
-  tcran_pull_each(tc, now, 0, to_pdcp, &r, &released);
+  tcran_pull_each(tc, release, 0, to_pdcp, &r, &released);
   if (released > 0) {
     uint64_t spent = monotonic_ns() - start;
     b->release_slots++;
@@ -567,6 +612,10 @@ void tcran_oai_dl_slot(int module_id, int frame, int slot)
 
   int gap_slots, dl_per_frame;
   dl_slot_pattern(mac, slot, slots_per_frame, &gap_slots, &dl_per_frame);
+  /* The report goes in at the slot's own instant (a pacer measures the
+   * slot from it), the release at the last instant that reaches the next
+   * pull; only then do SDAP's pushes move to that instant. */
+  const uint64_t release = now + (uint64_t)gap_slots * (uint64_t)slot_ns - 1;
 
   UE_iterator (mac->UE_info.list, UE) {
     /* The DU's UE (RNTI) to the UE id PDCP and SDAP use: the F1 id table,
@@ -580,13 +629,14 @@ void tcran_oai_dl_slot(int module_id, int frame, int slot)
         continue; /* SRBs never pass SDAP */
       bearer_t *b = bearer_of(ue_id, lcid - 3, stats_file != NULL);
       if (b != NULL)
-        serve_bearer(b, UE, lcid, slot_ns, gap_slots, dl_per_frame, now);
+        serve_bearer(b, UE, lcid, slot_ns, gap_slots, dl_per_frame, now, release);
     }
   }
+  atomic_store(&release_ns, release);
 
   if (now >= next_reload_ns) {
     next_reload_ns = now + TCRAN_OAI_RELOAD_PERIOD_NS;
-    reload_configs(now);
+    reload_configs(release);
   }
   if (stats_file != NULL && now >= next_stats_ns) {
     if (next_stats_ns != 0)

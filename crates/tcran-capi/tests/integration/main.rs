@@ -3,4 +3,5 @@
 //! `cargo test -p tcran-capi --test integration NAME::`.
 
 mod api;
+mod e2;
 mod header;
