@@ -86,11 +86,26 @@ pub struct InFlight {
     pub reassembly: u64,
     /// The UE's PDCP receiver: SDUs waiting for earlier COUNTs (reordering).
     pub reordering: u64,
+    /// Forwarded over Xn between two cells in a handover (absent from
+    /// single-cell summaries, which never have any).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub xn: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl InFlight {
     pub fn total(&self) -> u64 {
-        self.core + self.upf + self.tc + self.rlc + self.air + self.reassembly + self.reordering
+        self.core
+            + self.upf
+            + self.tc
+            + self.rlc
+            + self.air
+            + self.reassembly
+            + self.reordering
+            + self.xn
     }
 }
 

@@ -44,6 +44,7 @@ impl Sim {
                 Place::Air => |f| &mut f.air,
                 Place::Reassembly => |f| &mut f.reassembly,
                 Place::Reordering => |f| &mut f.reordering,
+                Place::Xn => |f| &mut f.xn,
             };
             l.add(field, p);
         });
