@@ -44,6 +44,13 @@ pub struct RunSummary {
     /// `created = delivered + dropped + in_flight`, and `unaccounted` (the
     /// difference) is 0.
     pub packets: PacketCounts,
+    /// Every handover of a multi-cell run, in time order (absent with one
+    /// cell).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub handovers: Vec<crate::cells::HandoverRecord>,
+    /// Each cell's load in a multi-cell run (absent with one cell).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub cells: Vec<crate::cells::CellLoad>,
 }
 
 /// The downlink packet ledger. `in_flight` is not a difference: each packet
