@@ -94,6 +94,7 @@ speed:
 	$(CARGO) build --profile dist -q -p tcran-sim --example speed
 	target/dist/examples/speed
 	/usr/bin/time -f "scale: %e s wall, %M kB peak memory" target/dist/examples/speed scale
+	/usr/bin/time -f "cells: %e s wall, %M kB peak memory" target/dist/examples/speed cells
 	./scripts/speed.sh 5 release
 
 # Byte-identical outputs across a refactor: `make golden-record` on the

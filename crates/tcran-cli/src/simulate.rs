@@ -473,6 +473,10 @@ impl Writing {
             let path = dir.join("seeds.csv");
             crate::series_csv::write_seeds(&path, s).map_err(|e| csv_error(&path, e))?;
         }
+        if s.variants.iter().any(|v| !v.run.handovers.is_empty()) {
+            let path = dir.join("handovers.csv");
+            crate::series_csv::write_handovers(&path, s).map_err(|e| csv_error(&path, e))?;
+        }
         let names = crate::series_csv::dir_names(s.variants.iter().map(|v| v.name.as_str()));
         let figures = crate::report::FigureFiles::new(&dir.join(crate::report::FIGURE_DIR))?;
         let page_path = dir.join("report.html");

@@ -44,6 +44,9 @@ pub enum Place {
     Reassembly,
     /// The UE's PDCP receiver: SDUs waiting for earlier COUNTs.
     Reordering,
+    /// Forwarded over Xn between two cells in a handover
+    /// ([`crate::UeContext`]); never reported by a node itself.
+    Xn,
 }
 
 impl Gnb {
@@ -61,7 +64,7 @@ impl Gnb {
             }
         }
         for tb in self.mac.harq_tbs() {
-            if let Some(u) = self.ues.iter().position(|x| x.rnti == tb.rnti) {
+            if let Some(u) = self.ue_of(tb.rnti) {
                 for pdu in &tb.pdus {
                     air.entry((u, pdu.drb.0)).or_default().push(pdu);
                 }

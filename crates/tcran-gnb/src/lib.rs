@@ -77,12 +77,15 @@
 //! - the data path: `downlink` (UPF, SDAP, TC egress), `slot` (MAC, HARQ,
 //!   per-TTI reports), `ue` (UE-side RLC/PDCP), `uplink` (SR/grant model),
 //!   `ledger` (where in-flight packets are).
+//! - [`handover`]: a UE leaves one node and joins another with its
+//!   forwarded data (TS 38.300 §9.2.3).
 
 pub mod config;
 mod control;
 pub mod counters;
 mod downlink;
 mod drb;
+pub mod handover;
 mod ledger;
 pub mod node;
 mod ran_node;
@@ -95,6 +98,7 @@ pub use config::{
     LosName, TraceFormatName, TraceStart, UeConfig, UpfConfig, UplinkConfig, BUILTIN_TRACES,
 };
 pub use counters::{CellCounters, CellKpis, DrbCounters, DrbKpis, Timing};
+pub use handover::{HandoverCounts, TcForwarding, UeContext};
 pub use ledger::Place;
 pub use node::{ue_address, ue_rnti, DrbRef, Gnb, Layer, Output, SlotRecord, TtiRecord};
 pub use ran_node::{drb_kpm, lower_layer_kpis};

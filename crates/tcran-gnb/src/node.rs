@@ -42,6 +42,9 @@ pub enum Layer {
     Air,
     /// The uplink from a UE (no such UE).
     Uplink,
+    /// A handover: TC packets the source did not forward (`no_route`),
+    /// RLC UM data lost with the source's RLC and HARQ (`air_loss`).
+    Handover,
 }
 
 impl Layer {
@@ -54,6 +57,7 @@ impl Layer {
             Layer::Rlc => "rlc",
             Layer::Air => "air",
             Layer::Uplink => "uplink",
+            Layer::Handover => "handover",
         }
     }
 }
@@ -181,6 +185,36 @@ pub(crate) struct Ue {
     pub prbs: u64,
     /// The MAC's HARQ counters of the UE's transport blocks so far.
     pub harq: tcran_control::HarqCounters,
+    /// Handed over to another cell: a tombstone that keeps the indices of
+    /// the node's events stable (`crate::handover`).
+    pub detached: bool,
+}
+
+impl Ue {
+    /// A UE joining the cell by handover (`crate::handover`).
+    pub(crate) fn attached(
+        rnti: Rnti,
+        channel: AnyChannel,
+        sdap: Sdap,
+        drbs: Vec<Drb>,
+        upf: Option<Upf>,
+    ) -> Ue {
+        Ue {
+            rnti,
+            channel,
+            channel_start: Duration::ZERO,
+            channel_start_random: false,
+            sample: ChannelSample::Outage,
+            sdap,
+            drbs,
+            upf,
+            ul_queue: Vec::new(),
+            ul_grant: None,
+            prbs: 0,
+            harq: tcran_control::HarqCounters::default(),
+            detached: false,
+        }
+    }
 }
 
 /// The UE's queue at the UPF, before SDAP (thesis ch. 3, second scenario).
@@ -215,8 +249,8 @@ pub struct Gnb {
     /// Reports per TDD pattern repetition (`LowerLayerReport::pulls_per_pattern`).
     pub(crate) pulls_per_pattern: u16,
     pub(crate) ues: Vec<Ue>,
-    /// UE index by RNTI, sorted by RNTI.
-    ue_index: Vec<(Rnti, usize)>,
+    /// UE index by RNTI, sorted by RNTI (without handed-over UEs).
+    pub(crate) ue_index: Vec<(Rnti, usize)>,
     /// Outputs as the data path appends them, and those moved on for
     /// [`Gnb::poll_output`] (oldest first).
     pub(crate) outputs: Outputs,
@@ -270,6 +304,16 @@ impl Gnb {
     /// Builds the node; `base` resolves relative trace paths. Every value
     /// is checked; a mistake names its field.
     pub fn new(cfg: &GnbConfig, base: &Path) -> Result<Gnb, ConfigError> {
+        Gnb::build(cfg, base, true)
+    }
+
+    /// [`Gnb::new`] for one cell of several: it may start without UEs
+    /// (they join by handover, [`Gnb::attach`]).
+    pub fn new_cell(cfg: &GnbConfig, base: &Path) -> Result<Gnb, ConfigError> {
+        Gnb::build(cfg, base, false)
+    }
+
+    fn build(cfg: &GnbConfig, base: &Path, needs_ue: bool) -> Result<Gnb, ConfigError> {
         if let Some(t) = cfg.tc_tick {
             tcran_core::config::check_range(
                 "tc_tick",
@@ -288,7 +332,7 @@ impl Gnb {
         // PRBs x 12 subcarriers x the spacing, 15 kHz x 2^mu (TS 38.211
         // §4.2: slots of 1 ms / 2^mu).
         let occupied_hz = f64::from(mac.n_prb()) * 12.0 * 15e3 * 1e-3 / slot_duration.as_secs_f64();
-        if cfg.ues.is_empty() {
+        if needs_ue && cfg.ues.is_empty() {
             return Err(ConfigError::new("ues", "[]", "must hold at least one UE"));
         }
         let mut ues = Vec::new();
@@ -395,6 +439,7 @@ impl Gnb {
                 ul_grant: None,
                 prbs: 0,
                 harq: tcran_control::HarqCounters::default(),
+                detached: false,
             });
         }
         let sr = sr_model(&cfg.uplink, &mac).map_err(|e| e.within("uplink"))?;
@@ -509,20 +554,33 @@ impl Gnb {
                     }
                 }
             }
+            // A handed-over UE has no bearers left: its timers find none.
             Ev::TcWake(u, d) => {
-                if self.ues[u].drbs[d].tc_wake == Some(self.now) {
+                if self.ues[u]
+                    .drbs
+                    .get(d)
+                    .is_some_and(|x| x.tc_wake == Some(self.now))
+                {
                     self.ues[u].drbs[d].tc_wake = None;
                     self.egress(u, d);
                 }
             }
             Ev::RlcWake(u, d) => {
-                if self.ues[u].drbs[d].rlc_wake == Some(self.now) {
+                if self.ues[u]
+                    .drbs
+                    .get(d)
+                    .is_some_and(|x| x.rlc_wake == Some(self.now))
+                {
                     self.ues[u].drbs[d].rlc_wake = None;
                     self.rlc_timers(u, d);
                 }
             }
             Ev::AtUe(u, pdus) => self.at_ue(u, pdus),
-            Ev::StatusAtGnb(u, d, status) => self.status_at_gnb(u, d, &status),
+            Ev::StatusAtGnb(u, d, status) => {
+                if d < self.ues[u].drbs.len() {
+                    self.status_at_gnb(u, d, &status);
+                }
+            }
             Ev::UlGrant(u) => self.ul_grant(u),
         }
     }

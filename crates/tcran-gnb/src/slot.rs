@@ -84,6 +84,8 @@ impl Gnb {
             self.ues
                 .iter()
                 .zip(&self.lc_base)
+                // A handed-over UE is not the MAC's any more.
+                .filter(|(ue, _)| !ue.detached)
                 .map(|(ue, &base)| UeInput {
                     rnti: ue.rnti,
                     channel: ue.sample,

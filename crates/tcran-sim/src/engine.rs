@@ -26,6 +26,7 @@
 //!   counters are read at the first event at or after it); the time series
 //!   ([`crate::series`]) cost O(1) per delivered packet, drop and slot.
 
+mod cells;
 mod control;
 mod flows;
 mod ledger;
@@ -118,6 +119,9 @@ pub struct Sim {
     /// The node's outputs being handled (a buffer kept between batches).
     outputs: Vec<Output>,
     live: live::Live,
+    /// The other cells and the UEs' mobility of a `[[cells]]` scenario
+    /// (`None`: one cell, `gnb`).
+    cells: Option<Box<cells::Cells>>,
 }
 
 impl Sim {
@@ -150,7 +154,12 @@ impl Sim {
 
     /// [`Sim::new`] without the checks that only a modelled run needs.
     fn build(cfg: &SimConfig, base: &Path) -> Result<Sim, ConfigError> {
-        let gnb = Gnb::new(&cfg.gnb(), base)?;
+        let (gnb, cells) = if cfg.cells.is_empty() {
+            (Gnb::new(&cfg.gnb(), base)?, None)
+        } else {
+            let (first, others) = cells::build(cfg, base)?;
+            (first, Some(others))
+        };
         let end = Instant::ZERO + cfg.duration;
         let flows = flows::build_flows(cfg, |r| cfg.ues.iter().any(|u| u.rnti == r))?;
         if cfg.series_bin < Duration::from_millis(1) || cfg.series_bin > cfg.duration {
@@ -163,8 +172,11 @@ impl Sim {
         let series = SeriesRecorder::new(cfg.series_bin, end, gnb.period(), flows.len(), |i| {
             matches!(flows[i].ends, Endpoints::Tcp { .. })
         });
+        // Per-DRB measures follow the DRBs of one node; in a multi-cell
+        // run DRBs move between nodes, and the per-cell load replaces them.
         let drbs = gnb
             .drbs()
+            .filter(|_| cells.is_none())
             .map(|_| DrbMeasure {
                 occupancy: BinnedMean::new(Duration::from_millis(10)),
                 occupancy_max: 0,
@@ -198,6 +210,7 @@ impl Sim {
             scratch_up: Vec::new(),
             outputs: Vec::new(),
             live: live::Live::default(),
+            cells,
         };
         let first_bin = Instant::ZERO + sim.series.tick();
         sim.events.schedule(first_bin.min(end), Ev::Bin);
@@ -217,6 +230,14 @@ impl Sim {
         base: &Path,
         modelled_flows: bool,
     ) -> Result<Sim, ConfigError> {
+        if !cfg.cells.is_empty() {
+            // Live packets enter and leave through the first node only.
+            return Err(ConfigError::new(
+                "cells",
+                format!("{} cells", cfg.cells.len()),
+                "one cell in live and real-time runs (several cells only in simulated runs, for now)",
+            ));
+        }
         if cfg.flows.is_empty() || !modelled_flows {
             let mut probe = cfg.clone();
             if probe.flows.is_empty() {
@@ -305,7 +326,17 @@ impl Sim {
     /// `None` when nothing is pending. A real-time driver sleeps until then
     /// (or until live input arrives).
     pub fn next_event_time(&self) -> Option<Instant> {
-        Instant::earliest(self.events.peek_time(), self.gnb.next_wakeup())
+        Instant::earliest(self.events.peek_time(), self.node_wakeup())
+    }
+
+    /// When the RAN (one node, or every cell and the mobility) next needs
+    /// to run.
+    #[inline]
+    fn node_wakeup(&self) -> Option<Instant> {
+        match &self.cells {
+            None => self.gnb.next_wakeup(),
+            Some(c) => Instant::earliest(self.gnb.next_wakeup(), c.next_wakeup()),
+        }
     }
 
     /// Runs every event due by `until` (and by the end of the run), in
@@ -320,7 +351,7 @@ impl Sim {
     #[inline]
     fn step(&mut self, until: Instant) -> Option<Instant> {
         let sim_t = self.events.peek_time();
-        let gnb_t = self.gnb.next_wakeup();
+        let gnb_t = self.node_wakeup();
         // At one instant the simulator's events come first: they are the
         // node's inputs at that instant.
         let (t, node) = match (sim_t, gnb_t) {
@@ -337,7 +368,11 @@ impl Sim {
         }
         self.now = t;
         if node {
-            self.gnb.step(t);
+            if self.cells.is_none() {
+                self.gnb.step(t);
+            } else {
+                self.step_cells(t);
+            }
         } else {
             let (_, ev) = self.events.pop().expect("peeked");
             self.handle(ev);
@@ -384,7 +419,11 @@ impl Sim {
             Ev::ClientWake(i) => self.on_client_wake(i),
             Ev::AtGnb(k) => {
                 let p = self.core.remove(k.0);
-                self.gnb.downlink(p, self.now);
+                if self.cells.is_none() {
+                    self.gnb.downlink(p, self.now);
+                } else {
+                    self.downlink_cells(p);
+                }
             }
             Ev::AtServer(k) => {
                 let p = self.core.remove(k.0);
@@ -509,6 +548,9 @@ impl Sim {
             f.take_samples(warmup_end);
         }
         self.gnb.collect_marks(now);
+        if let Some(c) = &mut self.cells {
+            c.collect_marks(now);
+        }
         if now < self.end {
             let next = (now + self.series.tick()).min(self.end);
             self.events.schedule(next, Ev::Bin);

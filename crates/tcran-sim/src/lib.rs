@@ -19,6 +19,7 @@
 //! - [`event`], [`metrics`]: the deterministic event queue and exact
 //!   percentiles.
 
+pub mod cells;
 pub mod engine;
 pub mod fidelity;
 /// The deterministic event queue, now in `tcran-core`.

@@ -44,6 +44,13 @@ pub struct RunSummary {
     /// `created = delivered + dropped + in_flight`, and `unaccounted` (the
     /// difference) is 0.
     pub packets: PacketCounts,
+    /// Every handover of a multi-cell run, in time order (absent with one
+    /// cell).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub handovers: Vec<crate::cells::HandoverRecord>,
+    /// Each cell's load in a multi-cell run (absent with one cell).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub cells: Vec<crate::cells::CellLoad>,
 }
 
 /// The downlink packet ledger. `in_flight` is not a difference: each packet
@@ -86,11 +93,26 @@ pub struct InFlight {
     pub reassembly: u64,
     /// The UE's PDCP receiver: SDUs waiting for earlier COUNTs (reordering).
     pub reordering: u64,
+    /// Forwarded over Xn between two cells in a handover (absent from
+    /// single-cell summaries, which never have any).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub xn: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl InFlight {
     pub fn total(&self) -> u64 {
-        self.core + self.upf + self.tc + self.rlc + self.air + self.reassembly + self.reordering
+        self.core
+            + self.upf
+            + self.tc
+            + self.rlc
+            + self.air
+            + self.reassembly
+            + self.reordering
+            + self.xn
     }
 }
 

@@ -88,6 +88,14 @@ pub struct SimConfig {
     /// Closed-loop controllers (xApps).
     #[serde(default)]
     pub controllers: Vec<ControllerConfig>,
+    /// Several cells (docs/scenarios.md, "Several cells"): each a node
+    /// of its own at a site, UEs moving between them by handover. Empty:
+    /// the one cell of `[cell]`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cells: Vec<crate::cells::CellSiteConfig>,
+    /// How UEs hand over between `cells` (defaults without it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub handover: Option<crate::cells::HandoverConfig>,
     /// The numbers a paper printed for this experiment, for `tcran
     /// reproduce`'s comparison ([`crate::fidelity`]); they change nothing
     /// in the runs.

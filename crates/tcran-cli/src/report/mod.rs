@@ -186,6 +186,7 @@ pub fn page_start<E>(
     out.push_str("</nav>\n");
     out.push_str("<section id=\"overview\">\n<h2>All variants</h2>\n");
     out.push_str(&summary_table(s));
+    out.push_str(&handover_table(s));
     let mut overview = overview_charts(r).into_iter();
     if let Some((id, c)) = overview.next() {
         each(&id, &c)?;
@@ -207,6 +208,59 @@ pub fn page_end() -> String {
         "<footer><p id=\"report-status\" class=\"note\"></p></footer>\n<script>{}</script>\n</body>\n</html>\n",
         html::STATUS
     )
+}
+
+/// The handover timeline of a multi-cell run (nothing with one cell):
+/// which UE, when, from which cell to which, and what crossed Xn.
+fn handover_table(s: &ScenarioSummary) -> String {
+    if s.variants.iter().all(|v| v.run.handovers.is_empty()) {
+        return String::new();
+    }
+    let mut out = String::from(
+        "<h3>Handovers</h3>\n<div class=\"table-scroll\"><table id=\"handovers\">\n<tr><th class=\"name\">variant</th><th>UE</th><th>time (s)</th><th>from cell</th><th>to cell</th><th>interruption (ms)</th><th>forwarded packets</th><th>forwarded (kB)</th><th>of which TC</th><th>arrived meanwhile</th><th>dropped</th></tr>\n",
+    );
+    for v in &s.variants {
+        for h in &v.run.handovers {
+            let _ = writeln!(
+                out,
+                "<tr><td class=\"name\">{}</td><td>{}</td><td>{:.3}</td><td>{}</td><td>{}</td><td>{:.0}</td><td>{}</td><td>{:.1}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                escape(&v.name),
+                h.ue,
+                h.at_s,
+                h.source,
+                h.target,
+                h.interruption_ms,
+                h.forwarded_packets,
+                h.forwarded_bytes as f64 / 1e3,
+                h.tc_forwarded_packets,
+                h.arrived_meanwhile,
+                h.dropped_packets
+            );
+        }
+    }
+    out.push_str("</table></div>\n<p class=\"note\">Forwarded: over Xn from the source to the target, the TC pipeline's queued packets and the PDCP SDUs not yet acknowledged; arrived meanwhile: downlink packets for the UE during the interruption, forwarded as they came (handovers.csv).</p>\n");
+    for v in s.variants.iter().filter(|v| !v.run.cells.is_empty()) {
+        let cells: Vec<String> = v
+            .run
+            .cells
+            .iter()
+            .map(|c| {
+                format!(
+                    "cell {}: {:.1}% PRBs, {:.2} Mbit/s",
+                    c.cell,
+                    100.0 * c.prb_utilization,
+                    c.carried_mbps
+                )
+            })
+            .collect();
+        let _ = writeln!(
+            out,
+            "<p class=\"note\">{}: {}.</p>",
+            escape(&v.name),
+            cells.join("; ")
+        );
+    }
+    out
 }
 
 fn summary_table(s: &ScenarioSummary) -> String {

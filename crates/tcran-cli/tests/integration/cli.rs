@@ -640,6 +640,47 @@ fn run_writes_the_summary_csv_series_and_report_and_json_stays_alone_on_stdout()
     let _ = std::fs::remove_dir_all(dir);
 }
 
+/// A two-cell scenario (`[[cells]]`): the summary lists the handover,
+/// `handovers.csv` has a row per handover and the report a timeline.
+#[test]
+fn run_of_a_multi_cell_scenario_writes_the_handovers() {
+    let dir = temp("handovers");
+    let scenario = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../scenarios/ns3-handover.toml")
+        .display()
+        .to_string();
+    let v = json(&[
+        "run",
+        &scenario,
+        "--json",
+        "--out",
+        &dir.display().to_string(),
+        "--set",
+        "duration=20s",
+    ]);
+    let run = &v["variants"][0];
+    assert_eq!(run["handovers"].as_array().map(Vec::len), Some(1), "{run}");
+    assert_eq!(
+        (
+            run["handovers"][0]["source"].as_u64(),
+            run["handovers"][0]["target"].as_u64()
+        ),
+        (Some(1), Some(2))
+    );
+    assert_eq!(run["cells"].as_array().map(Vec::len), Some(2));
+    assert_eq!(run["packets"]["unaccounted"], 0);
+    let csv = std::fs::read_to_string(dir.join("handovers.csv")).unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert!(
+        lines[0].starts_with("variant,ue,at_s,source,target,interruption_ms,"),
+        "{csv}"
+    );
+    assert_eq!(lines.len(), 2, "{csv}");
+    let html = std::fs::read_to_string(dir.join("report.html")).unwrap();
+    assert!(html.contains("<table id=\"handovers\">"));
+    let _ = std::fs::remove_dir_all(dir);
+}
+
 #[test]
 fn set_changes_the_scenario_before_it_runs() {
     let dir = temp("set");

@@ -210,12 +210,34 @@ impl GeometryChannel {
 
     /// The SINR at `now`, dB (advances the LOS and shadowing processes).
     pub fn sinr_db(&mut self, now: Instant) -> f64 {
+        let mut powers_mw = Vec::with_capacity(self.links.len());
+        self.powers_mw(now, &mut powers_mw);
+        let p = &self.p;
+        let noise_dbm = -174.0 + 10.0 * p.bandwidth_hz.log10() + p.noise_figure_db;
+        let noise_mw = 10f64.powf(noise_dbm / 10.0);
+        let interference: f64 = powers_mw[1..].iter().sum();
+        10.0 * (powers_mw[0] / (noise_mw + interference)).log10()
+    }
+
+    /// The power each site reaches the UE with at `now`, dBm over the
+    /// whole bandwidth: the serving site first, then the interferers in
+    /// their order (what a UE measures each cell's RSRP from; advances the
+    /// LOS and shadowing processes, as [`GeometryChannel::sinr_db`]).
+    pub fn rx_powers_dbm(&mut self, now: Instant, out: &mut Vec<f64>) {
+        out.clear();
+        self.powers_mw(now, out);
+        for p in out.iter_mut() {
+            *p = 10.0 * p.log10();
+        }
+    }
+
+    /// Each site's received power at `now`, mW, appended to `out`.
+    fn powers_mw(&mut self, now: Instant, out: &mut Vec<f64>) {
         let pos = self.position(now);
         let odo = self.travelled_m(now);
         let moved = self.odometer_m.map_or(0.0, |o| (odo - o).abs());
         self.odometer_m = Some(odo);
         let p = &self.p;
-        let mut powers_mw = Vec::with_capacity(self.links.len());
         for l in &mut self.links {
             let link = Link {
                 d2d_m: dist(l.at, pos),
@@ -239,12 +261,8 @@ impl GeometryChannel {
             let sf_nlos = l.shadow_nlos.as_mut().map_or(0.0, |s| s.step(moved));
             let sf = if l.los { sf_los } else { sf_nlos };
             let rx_dbm = p.tx_power_dbm - path_loss_db(p.scenario, &link, l.los) - sf;
-            powers_mw.push(10f64.powf(rx_dbm / 10.0));
+            out.push(10f64.powf(rx_dbm / 10.0));
         }
-        let noise_dbm = -174.0 + 10.0 * p.bandwidth_hz.log10() + p.noise_figure_db;
-        let noise_mw = 10f64.powf(noise_dbm / 10.0);
-        let interference: f64 = powers_mw[1..].iter().sum();
-        10.0 * (powers_mw[0] / (noise_mw + interference)).log10()
     }
 
     /// TR 36.942 Annex A.2: the efficiency a SINR affords, bit/s/Hz.

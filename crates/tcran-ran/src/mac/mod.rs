@@ -1494,6 +1494,15 @@ impl Mac {
         }
     }
 
+    /// Flushes the HARQ processes of UE `rnti` (TS 38.321 §5.12: a MAC
+    /// reset at handover): its TBs waiting for a retransmission are
+    /// forgotten (whoever hands the UE over accounts for their data).
+    pub fn flush_harq(&mut self, rnti: Rnti) {
+        if let Some(st) = self.ues.get_mut(&rnti) {
+            st.harq.clear();
+        }
+    }
+
     /// TBs waiting for a HARQ retransmission.
     pub fn harq_pending(&self) -> usize {
         self.ues.values().map(|u| u.harq.len()).sum()

@@ -59,8 +59,10 @@ struct TxSdu {
     retx_count: u32,
     /// AM: in the retransmission queue.
     queued: bool,
-    /// The SDU's PDCP COUNT, given at its first transmission.
+    /// The SDU's PDCP COUNT, given at its first transmission (or carried
+    /// over from the source cell of a handover, `numbered`).
     count: u64,
+    numbered: bool,
     /// When its last byte was first handed to the MAC ([`RlcPdu::mac_in`]).
     mac_in: Stamp,
 }
@@ -204,9 +206,43 @@ impl RlcTx {
             retx_count: 0,
             queued: false,
             count: 0,
+            numbered: false,
             mac_in: Stamp::NONE,
         });
         Ok(())
+    }
+
+    /// Takes an SDU forwarded from the source cell of a handover (TS
+    /// 38.300 §9.2.3.2.2: the target transmits forwarded PDCP SDUs with
+    /// the COUNT the source gave them, if it gave one). Refused as by
+    /// [`RlcTx::enqueue`].
+    #[allow(clippy::result_large_err)]
+    pub fn enqueue_forwarded(
+        &mut self,
+        packet: Packet,
+        count: Option<u64>,
+        now: Instant,
+    ) -> Result<(), Packet> {
+        self.enqueue(packet, now)?;
+        if let (Some(c), Some(sdu)) = (count, self.sdus.back_mut()) {
+            sdu.count = c;
+            sdu.numbered = true;
+        }
+        Ok(())
+    }
+
+    /// The PDCP COUNT the next SDU not yet numbered will get: the SN
+    /// status a source cell hands over (TS 38.300 §9.2.3.2.2, SN STATUS
+    /// TRANSFER).
+    pub fn next_count(&self) -> u64 {
+        self.next_count
+    }
+
+    /// Continues the COUNTs of a source cell: the next SDU not yet
+    /// numbered gets `count` (COUNT continuity across a handover, so the
+    /// UE's PDCP reordering keeps order).
+    pub fn continue_counts_from(&mut self, count: u64) {
+        self.next_count = count;
     }
 
     /// The buffer as a BSR would report it.
@@ -385,7 +421,7 @@ impl RlcTx {
             self.new_payload -= u64::from(d);
             left -= hdr + d + mac;
             let sdu = &mut self.sdus[self.new_idx];
-            if first {
+            if first && !sdu.numbered {
                 sdu.count = self.next_count;
                 self.next_count += 1;
             }
@@ -744,6 +780,7 @@ impl RlcTx {
         self.sdus.iter().filter(|s| !s.acked).map(|s| HeldSdu {
             packet: &s.packet,
             sn: (s.sent > 0).then_some(s.sn),
+            count: (s.sent > 0 || s.numbered).then_some(s.count),
             to_send: s.sent < s.len || !s.retx.is_empty(),
         })
     }
@@ -761,6 +798,9 @@ pub struct HeldSdu<'a> {
     /// Its SN, once its first byte was sent (UM: only segmented SDUs use
     /// their SN).
     pub sn: Option<u64>,
+    /// Its PDCP COUNT, once it has one (given at the first transmission,
+    /// or carried over by a handover).
+    pub count: Option<u64>,
     /// Bytes of it wait for their first transmission or a retransmission.
     pub to_send: bool,
 }

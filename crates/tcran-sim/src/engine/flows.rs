@@ -579,7 +579,11 @@ impl Sim {
         for mut p in up.drain(..) {
             self.next_id += 1;
             p.id = PacketId(self.next_id);
-            self.gnb.uplink(rnti, p, now);
+            if self.cells.is_none() {
+                self.gnb.uplink(rnti, p, now);
+            } else {
+                self.uplink_cells(rnti, p);
+            }
         }
         self.scratch_up = up;
         if let Some(t) = next.filter(|t| *t <= self.end) {

@@ -36,7 +36,7 @@ impl Sim {
                 l.add(|f| &mut f.core, &self.core[k.0]);
             }
         }
-        self.gnb.for_each_in_flight(|place, p| {
+        let mut add = |place: Place, p: &Packet| {
             let field: fn(&mut InFlight) -> &mut u64 = match place {
                 Place::Upf => |f| &mut f.upf,
                 Place::Tc => |f| &mut f.tc,
@@ -44,9 +44,14 @@ impl Sim {
                 Place::Air => |f| &mut f.air,
                 Place::Reassembly => |f| &mut f.reassembly,
                 Place::Reordering => |f| &mut f.reordering,
+                Place::Xn => |f| &mut f.xn,
             };
             l.add(field, p);
-        });
+        };
+        self.gnb.for_each_in_flight(&mut add);
+        if let Some(c) = &self.cells {
+            c.for_each_in_flight(&mut add);
+        }
         l
     }
 }

@@ -80,7 +80,15 @@ impl Sim {
                 sojourn_n += n;
             }
         }
+        let mut drops = self.gnb.drop_counts().clone();
+        let mut marks = self.gnb.mark_counts().clone();
+        if let Some(c) = &self.cells {
+            c.add_counts(&mut drops, &mut marks);
+        }
+        let (handovers, cells) = super::cells::report(self.cells.as_deref(), measured);
         RunSummary {
+            handovers,
+            cells,
             sim_s: self.end.as_secs_f64(),
             seed_draws: self.seed_draws.clone(),
             flows,
@@ -108,8 +116,8 @@ impl Sim {
                 },
                 status_pdus,
             },
-            drops: by_layer(self.gnb.drop_counts()),
-            marks: by_layer(self.gnb.mark_counts()),
+            drops: by_layer(&drops),
+            marks: by_layer(&marks),
             reconfigurations: self.reconfig_counts,
             packets: {
                 let p = self.packets;

@@ -10,6 +10,7 @@ mod engine;
 mod flows;
 mod fuzz_scenario;
 mod geometry;
+mod handover;
 mod layers;
 mod pacer_comparison;
 mod pdcp;
