@@ -9,13 +9,19 @@
 #
 # A refactor of the simulator or the RAN node must leave `check` silent; a
 # change of behaviour says in its commit message which outputs move and why.
-# $target is Cargo's target directory: $CARGO_TARGET_DIR, or target/.
+# $target is Cargo's target directory: $CARGO_TARGET_DIR, or target/;
+# TCRAN=path uses that binary instead of building one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:-check}
-cargo build --release -q -p tcran-cli
 target=${CARGO_TARGET_DIR:-target}
-bin=$target/release/tcran
+# TCRAN names a binary already built (e.g. by `cargo build --workspace
+# --all-targets`, whose feature set differs from `-p tcran-cli`'s, so
+# that building here would rebuild half the workspace).
+bin=${TCRAN:-$target/release/tcran}
+if [ -z "${TCRAN:-}" ]; then
+	cargo build --release -q -p tcran-cli
+fi
 work=$target/golden/run
 rm -rf "$work"
 mkdir -p "$work"
