@@ -87,6 +87,7 @@
 //!   HARQ processes is not limited.
 
 pub mod eqp;
+pub mod ue;
 
 /// Order in which carried trace bytes fill a slot's PRBs: oldest first
 /// (false, so nothing expires that a later chunk could have waited for),
