@@ -88,6 +88,7 @@
 
 pub mod eqp;
 pub mod ue;
+pub mod ul;
 
 /// Order in which carried trace bytes fill a slot's PRBs: oldest first
 /// (false, so nothing expires that a later chunk could have waited for),

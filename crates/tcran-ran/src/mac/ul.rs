@@ -1,0 +1,407 @@
+//! The gNB's uplink scheduler: PUSCH grants from scheduling requests and
+//! buffer status reports, over the cell's uplink slots, with uplink HARQ.
+//!
+//! Contract: the caller calls [`UlScheduler::schedule`] once per slot n,
+//! in order; it decides the PUSCH of slot n + K2 (TS 38.214 §6.1.2.1, the
+//! DCI 0_1 in slot n) if that slot is an uplink slot (FDD: every slot;
+//! TDD: the pattern's U slots; S slots carry no PUSCH here). Between
+//! decisions the caller reports what the gNB received: an SR on PUCCH
+//! ([`UlScheduler::on_sr`]), a BSR MAC CE in a decoded PUSCH
+//! ([`UlScheduler::on_bsr`]). Grants come out with the PUSCH slot, PRBs,
+//! TBS and whether they are a HARQ retransmission; the caller has the UE
+//! build (or resend) its MAC PDU and reports each PUSCH's fate through
+//! [`UlScheduler::transmit`], which draws the HARQ outcome.
+//!
+//! - **What the gNB knows** of a UE's buffer: per LCG the upper end of the
+//!   level its last BSR reported (TS 38.321 Table 6.1.3.1-1/-2, read by
+//!   [`super::ue::bsr::BufferSizeTable::upper_bound`]; a Long BSR says the
+//!   LCGs it leaves out are empty, a truncated one says nothing about
+//!   them), less the bytes granted since (each grant's PDU brings the next
+//!   report). An SR without a BSR asks for `sr_grant_bytes` (the UE then
+//!   sends a BSR in it).
+//! - **Resources**: every PRB of the carrier on every uplink slot (PUCCH
+//!   and SRS regions are not set aside); TBS by the same TS 38.214
+//!   procedure as the downlink (§6.1.4.2 refers PUSCH to §5.1.3.2) with
+//!   `pusch_symbols` symbols and the cell's DM-RS REs per PRB, no
+//!   transform precoding. A UE gets whole PRBs, as few as hold its need.
+//! - **Schedulers**: round robin (the first UE rotates every uplink slot;
+//!   each UE in turn takes what it needs of the PRBs left); proportional
+//!   fair (UEs by TBS-with-all-PRBs / EWMA of their granted bytes, with
+//!   the downlink's time constant, the best first).
+//! - **HARQ**: each new PUSCH fails with probability `bler` (the same
+//!   model as the downlink: no soft combining gain); a failed one is
+//!   retransmitted, same TBS and PRBs, in the first uplink slot at least
+//!   `harq_rtt` slots later, before any new grant (adaptive retransmission
+//!   by DCI; NR has no non-adaptive uplink HARQ), and is lost after
+//!   `max_harq_tx` transmissions.
+
+use super::ue::bsr::{BsrCe, BsrFormat, MAX_LCGS};
+use crate::channel::ChannelSample;
+use crate::phy::tbs::TbsInput;
+use crate::phy::tdd::{SlotKind, SlotPattern};
+use tcran_core::rng::RngStream;
+use tcran_core::{ConfigError, Rnti};
+
+/// Which uplink scheduler.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub enum UlSchedulerKind {
+    #[default]
+    RoundRobin,
+    ProportionalFair,
+}
+
+/// Parameters of the uplink scheduler.
+#[derive(Clone, Debug)]
+pub struct UlParams {
+    pub kind: UlSchedulerKind,
+    pub n_prb: u16,
+    pub pattern: SlotPattern,
+    /// K2: slots from the DCI to its PUSCH.
+    pub k2: u64,
+    /// PUSCH symbols of an uplink slot (1..=14).
+    pub pusch_symbols: u8,
+    pub dmrs_re_per_prb: u16,
+    pub layers: u8,
+    /// Bytes granted on an SR with no BSR known.
+    pub sr_grant_bytes: u64,
+    pub bler: f64,
+    pub harq_rtt: u64,
+    pub max_harq_tx: u8,
+    /// Proportional fair EWMA weight of one slot.
+    pub pf_alpha: f64,
+    pub seed: u64,
+}
+
+impl UlParams {
+    /// Checks the values the TBS procedure and HARQ need.
+    pub fn check(&self) -> Result<(), ConfigError> {
+        use tcran_core::config::{check_f64, check_range};
+        check_range("n_prb", self.n_prb, 1, crate::phy::tbs::MAX_PRB)?;
+        check_range("k2", self.k2, 0, 32)?;
+        check_range("pusch_symbols", self.pusch_symbols, 1, 14)?;
+        check_range("layers", self.layers, 1, 4)?;
+        check_f64("bler", self.bler, 0.0, 0.99)?;
+        check_range("max_harq_tx", self.max_harq_tx, 1, 16)?;
+        check_range("harq_rtt", self.harq_rtt, 1, 64)?;
+        self.tbs_input(1).n_re()?;
+        Ok(())
+    }
+
+    fn tbs_input(&self, n_prb: u16) -> TbsInput {
+        TbsInput {
+            n_symb_sh: self.pusch_symbols,
+            n_dmrs_prb: self.dmrs_re_per_prb,
+            n_prb,
+            layers: self.layers,
+            ..TbsInput::default()
+        }
+    }
+
+    /// Is `slot` an uplink slot.
+    pub fn is_uplink(&self, slot: u64) -> bool {
+        self.pattern.is_fdd() || self.pattern.kind(slot) == SlotKind::Uplink
+    }
+
+    /// Bytes `n_prb` PRBs carry in one uplink slot on `channel`.
+    pub fn tb_bytes(&self, channel: ChannelSample, n_prb: u16) -> u64 {
+        match channel {
+            ChannelSample::Outage => 0,
+            ChannelSample::Bytes(b) => b * u64::from(n_prb) / u64::from(self.n_prb),
+            ChannelSample::Mcs(m) => self
+                .tbs_input(n_prb)
+                .tbs(m)
+                .map_or(0, |bits| u64::from(bits / 8)),
+        }
+    }
+}
+
+/// One PUSCH the gNB grants.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct UlGrant {
+    pub rnti: Rnti,
+    /// The slot of the PUSCH (the DCI went K2 slots before).
+    pub pusch_slot: u64,
+    pub prbs: u16,
+    pub tb_bytes: u32,
+    /// 1 for a new transmission, k for the k-th transmission of a TB.
+    pub tx: u8,
+    /// Identifies the TB across its retransmissions.
+    pub tb: u64,
+}
+
+impl UlGrant {
+    pub fn is_new(&self) -> bool {
+        self.tx == 1
+    }
+}
+
+/// What became of one PUSCH.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum PuschOutcome {
+    Decoded,
+    /// Failed; retransmitted later.
+    Retransmit,
+    /// Failed for the last time: the TB is lost.
+    Lost,
+}
+
+/// Counters of the uplink scheduler.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct UlStats {
+    pub srs: u64,
+    pub bsrs: u64,
+    pub new_grants: u64,
+    pub retx_grants: u64,
+    pub granted_bytes: u64,
+    pub decoded: u64,
+    pub lost: u64,
+    pub prbs_granted: u64,
+}
+
+#[derive(Clone, Debug)]
+struct UlUe {
+    rnti: Rnti,
+    /// Bytes the gNB believes each LCG holds.
+    lcg_bytes: [u64; MAX_LCGS],
+    sr: bool,
+    avg: f64,
+}
+
+impl UlUe {
+    fn need(&self) -> u64 {
+        self.lcg_bytes.iter().sum()
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Retx {
+    ue: usize,
+    at_or_after: u64,
+    grant: UlGrant,
+}
+
+/// The gNB's uplink scheduler (module docs).
+#[derive(Debug)]
+pub struct UlScheduler {
+    p: UlParams,
+    ues: Vec<UlUe>,
+    retx: Vec<Retx>,
+    rr_next: usize,
+    next_tb: u64,
+    rng: RngStream,
+    stats: UlStats,
+    /// Per-decision scratch, kept for its allocation: the UEs in serving
+    /// order, and which UEs have a PUSCH in the slot.
+    order: Vec<usize>,
+    busy: Vec<bool>,
+}
+
+impl UlScheduler {
+    /// A scheduler for the UEs `rntis`, in this order.
+    pub fn new(p: UlParams, rntis: &[Rnti]) -> Result<UlScheduler, ConfigError> {
+        p.check()?;
+        let rng = RngStream::new(p.seed, "ul-harq");
+        Ok(UlScheduler {
+            ues: rntis
+                .iter()
+                .map(|&rnti| UlUe {
+                    rnti,
+                    lcg_bytes: [0; MAX_LCGS],
+                    sr: false,
+                    avg: 0.0,
+                })
+                .collect(),
+            p,
+            retx: Vec::new(),
+            rr_next: 0,
+            next_tb: 0,
+            rng,
+            stats: UlStats::default(),
+            order: Vec::new(),
+            busy: Vec::new(),
+        })
+    }
+
+    pub fn params(&self) -> &UlParams {
+        &self.p
+    }
+
+    pub fn stats(&self) -> &UlStats {
+        &self.stats
+    }
+
+    fn ue(&self, rnti: Rnti) -> Option<usize> {
+        self.ues.iter().position(|u| u.rnti == rnti)
+    }
+
+    /// The bytes the gNB believes UE `rnti` holds.
+    pub fn known_bytes(&self, rnti: Rnti) -> u64 {
+        self.ue(rnti).map_or(0, |u| self.ues[u].need())
+    }
+
+    /// TBs waiting for a HARQ retransmission grant.
+    pub fn harq_pending(&self) -> usize {
+        self.retx.len()
+    }
+
+    /// An SR from `rnti` reached the gNB.
+    pub fn on_sr(&mut self, rnti: Rnti) {
+        if let Some(u) = self.ue(rnti) {
+            self.ues[u].sr = true;
+            self.stats.srs += 1;
+        }
+    }
+
+    /// A BSR from `rnti` was decoded.
+    pub fn on_bsr(&mut self, rnti: Rnti, bsr: &BsrCe) {
+        let Some(u) = self.ue(rnti) else { return };
+        self.stats.bsrs += 1;
+        let ue = &mut self.ues[u];
+        if bsr.format == BsrFormat::Long {
+            ue.lcg_bytes = [0; MAX_LCGS];
+        }
+        for (lcg, bytes) in bsr.decoded() {
+            ue.lcg_bytes[usize::from(lcg)] = bytes;
+        }
+        ue.sr = false;
+    }
+
+    /// Decides the PUSCH of slot `slot + K2` with each UE's uplink channel
+    /// (`channels[i]` for the i-th UE given to [`UlScheduler::new`]);
+    /// appends the grants to `out`.
+    pub fn schedule(&mut self, slot: u64, channels: &[ChannelSample], out: &mut Vec<UlGrant>) {
+        assert_eq!(channels.len(), self.ues.len(), "one channel per UE");
+        let pusch = slot + self.p.k2;
+        let decay = 1.0 - self.p.pf_alpha;
+        for ue in &mut self.ues {
+            ue.avg *= decay;
+        }
+        if !self.p.is_uplink(pusch) {
+            return;
+        }
+        let mut free = self.p.n_prb;
+        let mut busy = std::mem::take(&mut self.busy);
+        busy.clear();
+        busy.resize(self.ues.len(), false);
+        let mut order = std::mem::take(&mut self.order);
+        // Retransmissions first, oldest first.
+        let mut k = 0;
+        while k < self.retx.len() {
+            let r = self.retx[k];
+            if r.at_or_after <= pusch && r.grant.prbs <= free && !busy[r.ue] {
+                self.retx.remove(k);
+                free -= r.grant.prbs;
+                busy[r.ue] = true;
+                let g = UlGrant {
+                    pusch_slot: pusch,
+                    tx: r.grant.tx + 1,
+                    ..r.grant
+                };
+                self.stats.retx_grants += 1;
+                self.stats.prbs_granted += u64::from(g.prbs);
+                out.push(g);
+            } else {
+                k += 1;
+            }
+        }
+        // New grants, in the scheduler's order.
+        let n = self.ues.len();
+        order.clear();
+        order.extend(
+            (0..n)
+                .map(|i| (self.rr_next + i) % n)
+                .filter(|&u| !busy[u] && (self.ues[u].need() > 0 || self.ues[u].sr)),
+        );
+        if self.p.kind == UlSchedulerKind::ProportionalFair {
+            let metric = |u: usize| {
+                let full = self.p.tb_bytes(channels[u], self.p.n_prb) as f64;
+                full / self.ues[u].avg.max(1.0)
+            };
+            order.sort_by(|&a, &b| metric(b).total_cmp(&metric(a)));
+        }
+        self.rr_next = (self.rr_next + 1) % n.max(1);
+        for &u in &order {
+            if free == 0 {
+                break;
+            }
+            let want = match self.ues[u].need() {
+                0 => self.p.sr_grant_bytes,
+                w => w,
+            };
+            let prbs = self.prbs_for(channels[u], want, free);
+            let bytes = self.p.tb_bytes(channels[u], prbs);
+            if prbs == 0 || bytes == 0 {
+                continue;
+            }
+            free -= prbs;
+            busy[u] = true;
+            let g = UlGrant {
+                rnti: self.ues[u].rnti,
+                pusch_slot: pusch,
+                prbs,
+                tb_bytes: u32::try_from(bytes).unwrap_or(u32::MAX),
+                tx: 1,
+                tb: self.next_tb,
+            };
+            self.next_tb += 1;
+            let ue = &mut self.ues[u];
+            ue.sr = false;
+            ue.avg += self.p.pf_alpha * bytes as f64;
+            // The grant drains the gNB's estimate, best LCG first.
+            let mut left = bytes;
+            for b in ue.lcg_bytes.iter_mut() {
+                let take = left.min(*b);
+                *b -= take;
+                left -= take;
+            }
+            self.stats.new_grants += 1;
+            self.stats.granted_bytes += bytes;
+            self.stats.prbs_granted += u64::from(prbs);
+            out.push(g);
+        }
+        self.order = order;
+        self.busy = busy;
+    }
+
+    /// Fewest PRBs (at most `free`) whose TB holds `want` bytes.
+    fn prbs_for(&self, channel: ChannelSample, want: u64, free: u16) -> u16 {
+        if self.p.tb_bytes(channel, free) <= want {
+            return free;
+        }
+        // TBS grows with the PRBs: binary search the smallest that holds.
+        let (mut lo, mut hi) = (1u16, free);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if self.p.tb_bytes(channel, mid) >= want {
+                hi = mid;
+            } else {
+                lo = mid + 1;
+            }
+        }
+        lo
+    }
+
+    /// The PUSCH of `grant` was received: draws its HARQ outcome.
+    pub fn transmit(&mut self, grant: &UlGrant) -> PuschOutcome {
+        let failed = self.p.bler > 0.0 && self.rng.bernoulli(self.p.bler);
+        if !failed {
+            self.stats.decoded += 1;
+            return PuschOutcome::Decoded;
+        }
+        if grant.tx >= self.p.max_harq_tx {
+            self.stats.lost += 1;
+            return PuschOutcome::Lost;
+        }
+        if let Some(ue) = self.ue(grant.rnti) {
+            self.retx.push(Retx {
+                ue,
+                at_or_after: grant.pusch_slot + self.p.harq_rtt,
+                grant: *grant,
+            });
+        }
+        PuschOutcome::Retransmit
+    }
+}
+
+#[cfg(test)]
+mod tests;
