@@ -77,6 +77,11 @@
 //! - the data path: `downlink` (UPF, SDAP, TC egress), `slot` (MAC, HARQ,
 //!   per-TTI reports), `ue` (UE-side RLC/PDCP), `uplink` (SR/grant model),
 //!   `ledger` (where in-flight packets are).
+//! - [`ue_uplink`]: one UE's uplink DRBs as data (SDAP, a TC pipeline per
+//!   DRB, RLC with the UE's buffer limit, the UE's MAC: BSR, SR, LCP) and
+//!   the gNB's receivers for them, driven by the gNB's uplink scheduler
+//!   (`tcran_ran::mac::ul`). The node does not use it yet: uplink packets
+//!   still take the SR/grant delay model above.
 
 pub mod config;
 mod control;
@@ -88,6 +93,7 @@ pub mod node;
 mod ran_node;
 mod slot;
 mod ue;
+pub mod ue_uplink;
 mod uplink;
 
 pub use config::{
