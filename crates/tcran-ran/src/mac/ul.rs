@@ -36,21 +36,102 @@
 //!   `max_harq_tx` transmissions.
 
 use super::ue::bsr::{BsrCe, BsrFormat, MAX_LCGS};
+use super::{MacParams, Rat};
 use crate::channel::ChannelSample;
 use crate::phy::tbs::TbsInput;
 use crate::phy::tdd::{SlotKind, SlotPattern};
+use serde::{Deserialize, Serialize};
 use tcran_core::rng::RngStream;
 use tcran_core::{ConfigError, Rnti};
 
 /// Which uplink scheduler.
-#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+#[derive(
+    Clone, Copy, PartialEq, Eq, Debug, Default, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
 pub enum UlSchedulerKind {
     #[default]
     RoundRobin,
     ProportionalFair,
 }
 
-/// Parameters of the uplink scheduler.
+/// The uplink scheduler's configuration; the carrier (PRBs, numerology,
+/// TDD pattern, DM-RS) is the cell's ([`super::MacConfig`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct UlConfig {
+    /// `round_robin` (default) or `proportional_fair`.
+    pub scheduler: UlSchedulerKind,
+    /// K2, slots from the DCI to its PUSCH (TS 38.214 §6.1.2.1; default 4,
+    /// a common gNB setting for FDD).
+    pub k2_slots: u32,
+    /// PUSCH symbols of an uplink slot (default 14: the whole slot, one
+    /// DM-RS symbol among them).
+    pub pusch_symbols: u8,
+    /// Bytes granted on an SR when no BSR is known (default 512, tcran's
+    /// choice: room for a BSR and a first packet's start).
+    pub sr_grant_bytes: u32,
+    /// PUSCH block error rate; absent: the cell's (downlink) `bler`.
+    pub bler: Option<f64>,
+    /// Uplink HARQ round trip in slots; absent: the cell's `harq_rtt`.
+    pub harq_rtt: Option<u32>,
+    /// Transmissions of a TB before it is lost; absent: the cell's.
+    pub max_harq_tx: Option<u8>,
+}
+
+impl Default for UlConfig {
+    fn default() -> Self {
+        UlConfig {
+            scheduler: UlSchedulerKind::RoundRobin,
+            k2_slots: 4,
+            pusch_symbols: 14,
+            sr_grant_bytes: 512,
+            bler: None,
+            harq_rtt: None,
+            max_harq_tx: None,
+        }
+    }
+}
+
+impl UlConfig {
+    /// The scheduler's parameters on `cell`'s carrier; every value checked.
+    pub fn build(&self, cell: &MacParams) -> Result<UlParams, ConfigError> {
+        if cell.rat != Rat::Nr {
+            return Err(ConfigError::new(
+                "rat",
+                "lte",
+                "must be \"nr\" for the uplink scheduler (PUSCH TBS by TS 38.214)",
+            ));
+        }
+        let p = UlParams {
+            kind: self.scheduler,
+            n_prb: cell.n_prb,
+            pattern: cell.pattern.clone(),
+            k2: u64::from(self.k2_slots),
+            pusch_symbols: self.pusch_symbols,
+            dmrs_re_per_prb: cell.dmrs_re_per_prb,
+            layers: 1,
+            sr_grant_bytes: u64::from(self.sr_grant_bytes),
+            bler: self.bler.unwrap_or(cell.bler),
+            harq_rtt: self.harq_rtt.map_or(cell.harq_rtt, u64::from),
+            max_harq_tx: self.max_harq_tx.unwrap_or(cell.max_harq_tx),
+            pf_alpha: cell.pf_alpha,
+            seed: cell.seed ^ 0x75_6c,
+        };
+        p.check().map_err(|e| {
+            // Name the fields as this config spells them.
+            let field = match e.field.as_str() {
+                "k2" => "k2_slots".to_string(),
+                _ => e.field.clone(),
+            };
+            ConfigError { field, ..e }
+        })?;
+        Ok(p)
+    }
+}
+
+/// Parameters of the uplink scheduler (one layer: a UE's single
+/// transmit chain, the common case).
 #[derive(Clone, Debug)]
 pub struct UlParams {
     pub kind: UlSchedulerKind,

@@ -305,3 +305,26 @@ fn bad_parameters_name_the_field() {
     let e = UlScheduler::new(p, &[]).unwrap_err();
     assert_eq!(e.field, "pusch_symbols");
 }
+
+#[test]
+fn config_takes_the_carrier_from_the_cell_and_names_bad_fields() {
+    let cell = crate::mac::MacConfig {
+        bandwidth_mhz: Some(20),
+        ..crate::mac::MacConfig::default()
+    }
+    .build()
+    .unwrap();
+    let c: UlConfig = toml::from_str("scheduler = \"proportional_fair\"\nbler = 0.1\n").unwrap();
+    let p = c.build(&cell).unwrap();
+    assert_eq!(p.n_prb, 106);
+    assert_eq!(p.kind, UlSchedulerKind::ProportionalFair);
+    assert_eq!((p.bler, p.k2, p.harq_rtt), (0.1, 4, 8));
+    let e = UlConfig {
+        k2_slots: 40,
+        ..UlConfig::default()
+    }
+    .build(&cell)
+    .unwrap_err();
+    assert_eq!(e.to_string(), "k2_slots = 40: must be in 0..=32");
+    assert!(toml::from_str::<UlConfig>("k2 = 4").is_err());
+}
