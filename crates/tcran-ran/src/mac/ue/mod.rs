@@ -11,7 +11,11 @@
 //! what the UE does in the slot: an SR on PUCCH (or, after sr-TransMax,
 //! random access), and for a grant the MAC PDU's layout: a BSR MAC CE (if
 //! any), the bytes each logical channel's RLC entity is to fill, and the
-//! padding. The caller pulls the RLC entities with those shares.
+//! padding. The caller pulls the RLC entities with those shares. (The
+//! buffers include the MAC subheader estimate `BufferStatus` carries, so
+//! that a grant of that size empties them; a BSR therefore reports 2-3
+//! bytes per SDU more than the RLC and PDCP data volume TS 38.321 §5.4.5
+//! counts, well inside one level of either table above 100 bytes.)
 //!
 //! - **BSR triggers** (§5.4.5): a *Regular* BSR when data arrives on a
 //!   channel and either no channel had data or it outranks every channel
