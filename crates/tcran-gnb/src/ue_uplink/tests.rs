@@ -49,6 +49,7 @@ fn scheduler(mcs: u8, n_prb: u16) -> (UlScheduler, ChannelSample) {
         max_harq_tx: 4,
         pf_alpha: 0.01,
         seed: 1,
+        slices: Vec::new(),
     };
     let ch = ChannelSample::Mcs(Mcs {
         table: McsTable::Qam64,

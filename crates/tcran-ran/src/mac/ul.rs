@@ -28,6 +28,11 @@
 //!   each UE in turn takes what it needs of the PRBs left); proportional
 //!   fair (UEs by TBS-with-all-PRBs / EWMA of their granted bytes, with
 //!   the downlink's time constant, the best first).
+//! - **Slices** (`partition`): the cell's slice shares cut every uplink
+//!   slot as the downlink's fixed partition does (thesis ch. 4 FP): slice
+//!   i owns ⌊N·share_i⌋ PRBs, unused PRBs are not lent, a retransmission
+//!   takes its PRBs from its UE's slice; UEs no slice lists share the PRBs
+//!   the slices leave. Inside a slice, the scheduler above.
 //! - **HARQ**: each new PUSCH fails with probability `bler` (the same
 //!   model as the downlink: no soft combining gain); a failed one is
 //!   retransmitted, same TBS and PRBs, in the first uplink slot at least
@@ -77,6 +82,8 @@ pub struct UlConfig {
     pub harq_rtt: Option<u32>,
     /// Transmissions of a TB before it is lost; absent: the cell's.
     pub max_harq_tx: Option<u8>,
+    /// Partition the uplink PRBs by the cell's `slices` (module docs).
+    pub partition: bool,
 }
 
 impl Default for UlConfig {
@@ -89,6 +96,7 @@ impl Default for UlConfig {
             bler: None,
             harq_rtt: None,
             max_harq_tx: None,
+            partition: false,
         }
     }
 }
@@ -117,6 +125,11 @@ impl UlConfig {
             max_harq_tx: self.max_harq_tx.unwrap_or(cell.max_harq_tx),
             pf_alpha: cell.pf_alpha,
             seed: cell.seed ^ 0x75_6c,
+            slices: if self.partition {
+                cell.slices.clone()
+            } else {
+                Vec::new()
+            },
         };
         p.check().map_err(|e| {
             // Name the fields as this config spells them.
@@ -151,6 +164,9 @@ pub struct UlParams {
     /// Proportional fair EWMA weight of one slot.
     pub pf_alpha: f64,
     pub seed: u64,
+    /// Slice shares (fractions, at most 1 in total) and their UEs; empty:
+    /// no partition.
+    pub slices: Vec<(f64, Vec<Rnti>)>,
 }
 
 impl UlParams {
@@ -164,6 +180,14 @@ impl UlParams {
         check_f64("bler", self.bler, 0.0, 0.99)?;
         check_range("max_harq_tx", self.max_harq_tx, 1, 16)?;
         check_range("harq_rtt", self.harq_rtt, 1, 64)?;
+        let total: f64 = self.slices.iter().map(|s| s.0).sum();
+        if self.slices.iter().any(|s| !(0.0..=1.0).contains(&s.0)) || total > 1.0 + 1e-9 {
+            return Err(ConfigError::new(
+                "slices",
+                format!("{}%", total * 100.0),
+                "shares must be 0..=100% and add up to at most 100%",
+            ));
+        }
         self.tbs_input(1).n_re()?;
         Ok(())
     }
@@ -271,10 +295,16 @@ pub struct UlScheduler {
     next_tb: u64,
     rng: RngStream,
     stats: UlStats,
+    /// Per UE its slice (`slices.len()`: the PRBs the slices leave).
+    slice_of: Vec<usize>,
+    /// PRBs each slice (and the rest, last) owns in every uplink slot.
+    slice_prbs: Vec<u16>,
     /// Per-decision scratch, kept for its allocation: the UEs in serving
-    /// order, and which UEs have a PUSCH in the slot.
+    /// order, which UEs have a PUSCH in the slot, the PRBs each slice has
+    /// left.
     order: Vec<usize>,
     busy: Vec<bool>,
+    slice_free: Vec<u16>,
 }
 
 impl UlScheduler {
@@ -282,6 +312,18 @@ impl UlScheduler {
     pub fn new(p: UlParams, rntis: &[Rnti]) -> Result<UlScheduler, ConfigError> {
         p.check()?;
         let rng = RngStream::new(p.seed, "ul-harq");
+        let n = p.slices.len();
+        let slice_of = rntis
+            .iter()
+            .map(|r| p.slices.iter().position(|s| s.1.contains(r)).unwrap_or(n))
+            .collect();
+        let mut slice_prbs: Vec<u16> = p
+            .slices
+            .iter()
+            .map(|s| (f64::from(p.n_prb) * s.0).floor() as u16)
+            .collect();
+        let owned: u16 = slice_prbs.iter().sum();
+        slice_prbs.push(p.n_prb.saturating_sub(owned));
         Ok(UlScheduler {
             ues: rntis
                 .iter()
@@ -298,8 +340,11 @@ impl UlScheduler {
             next_tb: 0,
             rng,
             stats: UlStats::default(),
+            slice_of,
+            slice_prbs,
             order: Vec::new(),
             busy: Vec::new(),
+            slice_free: Vec::new(),
         })
     }
 
@@ -360,7 +405,9 @@ impl UlScheduler {
         if !self.p.is_uplink(pusch) {
             return;
         }
-        let mut free = self.p.n_prb;
+        let mut free = std::mem::take(&mut self.slice_free);
+        free.clear();
+        free.extend_from_slice(&self.slice_prbs);
         let mut busy = std::mem::take(&mut self.busy);
         busy.clear();
         busy.resize(self.ues.len(), false);
@@ -369,9 +416,10 @@ impl UlScheduler {
         let mut k = 0;
         while k < self.retx.len() {
             let r = self.retx[k];
-            if r.at_or_after <= pusch && r.grant.prbs <= free && !busy[r.ue] {
+            let slice = self.slice_of[r.ue];
+            if r.at_or_after <= pusch && r.grant.prbs <= free[slice] && !busy[r.ue] {
                 self.retx.remove(k);
-                free -= r.grant.prbs;
+                free[slice] -= r.grant.prbs;
                 busy[r.ue] = true;
                 let g = UlGrant {
                     pusch_slot: pusch,
@@ -402,19 +450,20 @@ impl UlScheduler {
         }
         self.rr_next = (self.rr_next + 1) % n.max(1);
         for &u in &order {
-            if free == 0 {
-                break;
+            let slice = self.slice_of[u];
+            if free[slice] == 0 {
+                continue;
             }
             let want = match self.ues[u].need() {
                 0 => self.p.sr_grant_bytes,
                 w => w,
             };
-            let prbs = self.prbs_for(channels[u], want, free);
+            let prbs = self.prbs_for(channels[u], want, free[slice]);
             let bytes = self.p.tb_bytes(channels[u], prbs);
             if prbs == 0 || bytes == 0 {
                 continue;
             }
-            free -= prbs;
+            free[slice] -= prbs;
             busy[u] = true;
             let g = UlGrant {
                 rnti: self.ues[u].rnti,
@@ -442,6 +491,7 @@ impl UlScheduler {
         }
         self.order = order;
         self.busy = busy;
+        self.slice_free = free;
     }
 
     /// Fewest PRBs (at most `free`) whose TB holds `want` bytes.

@@ -30,6 +30,7 @@ fn params(pattern: SlotPattern) -> UlParams {
         max_harq_tx: 4,
         pf_alpha: 0.01,
         seed: 7,
+        slices: Vec::new(),
     }
 }
 
@@ -327,4 +328,60 @@ fn config_takes_the_carrier_from_the_cell_and_names_bad_fields() {
     .unwrap_err();
     assert_eq!(e.to_string(), "k2_slots = 40: must be in 0..=32");
     assert!(toml::from_str::<UlConfig>("k2 = 4").is_err());
+}
+
+#[test]
+fn slices_own_their_share_of_every_uplink_slot_and_lend_nothing() {
+    // 70 % / 30 % of 106 PRB: 74 and 31 PRBs, 1 left for UEs in no slice.
+    let mut p = params(SlotPattern::fdd());
+    p.slices = vec![(0.7, vec![Rnti(100)]), (0.3, vec![Rnti(101)])];
+    let mut l = Loop::new(p, 3, 1000);
+    l.buffers = vec![u64::MAX / 4; 3];
+    l.run(0..1000, &[MCS28, MCS28, MCS28]);
+    let prbs = |r: u16| {
+        l.grants
+            .iter()
+            .filter(|g| g.rnti == Rnti(r) && g.pusch_slot >= 100)
+            .map(|g| g.prbs)
+            .max()
+            .unwrap_or(0)
+    };
+    assert_eq!((prbs(100), prbs(101), prbs(102)), (74, 31, 1));
+    // A slice alone still gets only its share.
+    let mut p = params(SlotPattern::fdd());
+    p.slices = vec![(0.5, vec![Rnti(100)])];
+    let mut l = Loop::new(p, 1, 1000);
+    l.buffers = vec![u64::MAX / 4];
+    l.run(0..200, &[MCS28]);
+    assert!(l.grants.iter().all(|g| g.prbs <= 53));
+    let mut p = params(SlotPattern::fdd());
+    p.slices = vec![(0.7, vec![]), (0.4, vec![])];
+    assert_eq!(UlScheduler::new(p, &[]).unwrap_err().field, "slices");
+}
+
+proptest::proptest! {
+    // Whatever the demand, a PUSCH slot never holds more PRBs than the
+    // carrier, and PUSCH only goes on uplink slots.
+    #[test]
+    fn grants_fit_the_carrier_on_uplink_slots(
+        bufs in proptest::collection::vec(0u64..200_000, 1..5),
+        mcs in 0u8..=28,
+        tdd in proptest::bool::ANY,
+        bler in 0.0f64..0.5,
+    ) {
+        let pattern = if tdd { SlotPattern::tdd("DDDSU", 10).unwrap() } else { SlotPattern::fdd() };
+        let mut p = params(pattern);
+        p.bler = bler;
+        let ch = ChannelSample::Mcs(Mcs { table: McsTable::Qam64, index: mcs });
+        let n = bufs.len();
+        let mut l = Loop::new(p, n, 1000);
+        l.buffers = bufs;
+        l.run(0..200, &vec![ch; n]);
+        let mut per_slot: BTreeMap<u64, u32> = BTreeMap::new();
+        for g in &l.grants {
+            *per_slot.entry(g.pusch_slot).or_default() += u32::from(g.prbs);
+            proptest::prop_assert!(!tdd || g.pusch_slot % 5 == 4);
+        }
+        proptest::prop_assert!(per_slot.values().all(|&p| p <= 106));
+    }
 }
