@@ -14,9 +14,9 @@
 //!
 //! - **What the gNB knows** of a UE's buffer: per LCG the upper end of the
 //!   level its last BSR reported (TS 38.321 Table 6.1.3.1-1/-2, read by
-//!   [`super::ue::bsr::BufferSizeTable::upper_bound`]; a Long BSR says the
-//!   LCGs it leaves out are empty, a truncated one says nothing about
-//!   them), less the bytes granted since (each grant's PDU brings the next
+//!   [`super::ue::bsr::BufferSizeTable::upper_bound`]; a Long or Short BSR
+//!   says the LCGs it leaves out are empty, a truncated one says nothing
+//!   about them), less the bytes granted since (each grant's PDU brings the next
 //!   report). An SR without a BSR asks for `sr_grant_bytes` (the UE then
 //!   sends a BSR in it).
 //! - **Resources**: every PRB of the carrier on every uplink slot (PUCCH
@@ -40,7 +40,7 @@
 //!   by DCI; NR has no non-adaptive uplink HARQ), and is lost after
 //!   `max_harq_tx` transmissions.
 
-use super::ue::bsr::{BsrCe, BsrFormat, MAX_LCGS};
+use super::ue::bsr::{BsrCe, MAX_LCGS};
 use super::{MacParams, Rat};
 use crate::channel::ChannelSample;
 use crate::phy::tbs::TbsInput;
@@ -383,7 +383,10 @@ impl UlScheduler {
         let Some(u) = self.ue(rnti) else { return };
         self.stats.bsrs += 1;
         let ue = &mut self.ues[u];
-        if bsr.format == BsrFormat::Long {
+        // A Long BSR names every LCG with data, and a Short one is sent only
+        // when a single LCG has data (TS 38.321 §5.4.5): either says the
+        // LCGs it leaves out are empty. A truncated one says nothing of them.
+        if !bsr.format.is_truncated() {
             ue.lcg_bytes = [0; MAX_LCGS];
         }
         for (lcg, bytes) in bsr.decoded() {

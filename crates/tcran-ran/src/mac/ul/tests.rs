@@ -262,7 +262,7 @@ fn harq_retransmits_after_the_round_trip_and_loses_after_max_tx() {
 }
 
 #[test]
-fn a_long_bsr_clears_the_lcgs_it_leaves_out() {
+fn a_long_or_short_bsr_clears_the_lcgs_it_leaves_out() {
     let mut s = UlScheduler::new(params(SlotPattern::fdd()), &[Rnti(1)]).unwrap();
     let mut sizes = [None; 8];
     sizes[1] = Some(30);
@@ -286,17 +286,20 @@ fn a_long_bsr_clears_the_lcgs_it_leaves_out() {
         },
     );
     assert_eq!(s.known_bytes(Rnti(1)), 14);
-    // A Short BSR only updates its LCG (Table 6.1.3.1-1 index 1: 10 bytes).
+    // A Short Truncated BSR only updates its LCG (Table 6.1.3.1-1 index 1:
+    // 10 bytes)...
     let mut sizes = [None; 8];
     sizes[1] = Some(1);
-    s.on_bsr(
-        Rnti(1),
-        &BsrCe {
-            format: BsrFormat::Short,
-            sizes,
-        },
-    );
+    let mut ce = BsrCe {
+        format: BsrFormat::ShortTruncated,
+        sizes,
+    };
+    s.on_bsr(Rnti(1), &ce);
     assert_eq!(s.known_bytes(Rnti(1)), 14 + 10);
+    // ...a Short BSR means its LCG is the only one with data.
+    ce.format = BsrFormat::Short;
+    s.on_bsr(Rnti(1), &ce);
+    assert_eq!(s.known_bytes(Rnti(1)), 10);
 }
 
 #[test]
