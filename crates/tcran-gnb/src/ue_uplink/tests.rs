@@ -422,11 +422,13 @@ fn uplink_bloat_and_its_cure_by_a_limit_sized_to_the_grant_loop() {
 
 /// A known limit, measured: the downlink's grant-driven pacers keep the
 /// UE's RLC buffer at about one slot's grant, too little for the uplink's
-/// grant loop. The gNB grants what the last BSR showed; a buffer that
-/// holds one grant's worth reports one grant's worth (and only
-/// periodically, as no Regular BSR triggers while it is never empty), so
-/// the grants shrink to what the buffer holds and the upload starves.
-/// An uplink pacer must keep the loop's bandwidth-delay product in RLC.
+/// grant loop. The gNB grants what the last BSR showed; data the pacer
+/// adds to a buffer that is not empty triggers no Regular BSR (TS 38.321
+/// §5.4.5), so it is reported only by a BSR riding a grant. Once the
+/// grants have used up what the gNB knew, none comes: the Periodic BSR
+/// waits for one (it asks for no SR), and only retxBSR-Timer (80 ms)
+/// triggers a Regular BSR and an SR. The upload starves. An uplink pacer
+/// must keep the loop's bandwidth-delay product in RLC.
 #[test]
 fn downlink_grant_pacers_starve_the_uplink_grant_loop() {
     let vanilla = bloat(VANILLA, 28, 106, 16);

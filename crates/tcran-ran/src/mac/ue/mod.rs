@@ -30,9 +30,9 @@
 //!   equal priorities by increasing LCG id) if in between, Long if it
 //!   holds one. Buffer sizes are those left after the PDU is built,
 //!   quantised by [`bsr::BufferSizeTable`].
-//! - **Timers**: a Regular/Periodic BSR sent (re)starts retxBSR-Timer and,
-//!   unless truncated, periodicBSR-Timer; any grant for new data restarts
-//!   retxBSR-Timer. A non-truncated BSR sent cancels every triggered BSR
+//! - **Timers**: any BSR sent (Regular, Periodic or Padding) (re)starts
+//!   retxBSR-Timer and, unless truncated, periodicBSR-Timer; any grant for
+//!   new data restarts retxBSR-Timer. A non-truncated BSR sent cancels every triggered BSR
 //!   and the pending SR; so does a grant that holds all the data (it then
 //!   carries no BSR if the BSR would not also fit).
 //! - **SR** ([`sr`]): a Regular BSR without a grant in its slot triggers
@@ -452,9 +452,7 @@ impl UeMac {
             Some(format) => {
                 // Sizes after the PDU; the format was fixed by the LCGs with
                 // data when the BSR was scheduled.
-                let ce = self.fill(format, &after, &best, lcgs_with_data, &lcg_bytes);
-                self.periodic_expiry = self.periodic_bsr.map(|p| now + p);
-                Some(ce)
+                Some(self.fill(format, &after, &best, lcgs_with_data, &lcg_bytes))
             }
             None => {
                 let ce = self.padding_bsr(padding, &after, &best);
@@ -466,8 +464,15 @@ impl UeMac {
             }
         };
         if let Some(ce) = bsr {
+            // §5.4.5: generating any BSR (a Padding BSR is a triggered BSR
+            // too) restarts retxBSR-Timer, and periodicBSR-Timer unless the
+            // BSR is truncated. (Not restarting it after a Padding BSR
+            // would leave a UE whose buffer never empties without any
+            // report but retxBSR-Timer's.)
             self.stats.bsrs_sent[format_slot(ce.format)] += 1;
+            self.retx_expiry = Some(now + self.retx_bsr);
             if !ce.format.is_truncated() {
+                self.periodic_expiry = self.periodic_bsr.map(|p| now + p);
                 self.cancel_triggers();
             }
         }
