@@ -423,6 +423,7 @@ impl UeMac {
         self.stats.grant_bytes += grant;
         self.retx_expiry = Some(now + self.retx_bsr);
         let total: u64 = buffers.iter().sum();
+        // Nothing sent yet (a UE has at most 32 channels, checked in build).
         let no_sent = [0u64; 32];
         let (lcg_bytes, _) = self.lcg_view(buffers, &no_sent[..buffers.len()]);
         let lcgs_with_data = lcg_bytes.iter().filter(|&&b| b > 0).count();
