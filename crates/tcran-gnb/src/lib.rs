@@ -80,8 +80,9 @@
 //! - [`ue_uplink`]: one UE's uplink DRBs as data (SDAP, a TC pipeline per
 //!   DRB, RLC with the UE's buffer limit, the UE's MAC: BSR, SR, LCP) and
 //!   the gNB's receivers for them, driven by the gNB's uplink scheduler
-//!   (`tcran_ran::mac::ul`). The node does not use it yet: uplink packets
-//!   still take the SR/grant delay model above.
+//!   (`tcran_ran::mac::ul`); `uplink_drbs` runs them and the scheduler
+//!   every slot for the UEs that declare uplink DRBs (the others keep the
+//!   SR/grant delay model above).
 
 pub mod config;
 mod control;
@@ -95,6 +96,7 @@ mod slot;
 mod ue;
 pub mod ue_uplink;
 mod uplink;
+mod uplink_drbs;
 
 pub use config::{
     builtin_trace, load_trace, load_trace_as, ChannelConfig, ChannelContext, DrbConfig, GnbConfig,

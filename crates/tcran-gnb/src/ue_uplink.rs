@@ -184,6 +184,11 @@ impl UeUplink {
         self.drbs.iter().map(|d| d.tx.buffer_status().total()).sum()
     }
 
+    /// The uplink DRBs, in configuration (logical channel) order.
+    pub(crate) fn drbs(&self) -> &[Drb] {
+        &self.drbs
+    }
+
     /// The per-TTI report DRB `d`'s pipeline got last.
     pub fn last_report(&self, d: usize) -> &LowerLayerReport {
         &self.drbs[d].last_tti.report
@@ -330,6 +335,29 @@ impl UeUplink {
             d.on_rlc_timers(now, up, &mut self.scratch, &mut self.outputs);
             d.abandoned(now, &mut self.outputs, &mut self.scratch);
             d.egress(now, &mut self.outputs);
+        }
+    }
+
+    /// Moves the drops since the last call to the node's outputs, counted
+    /// there by layer and reason (the node's drop counts cover both
+    /// directions).
+    pub(crate) fn take_outputs(&mut self, into: &mut Outputs) {
+        if self.outputs.list.is_empty() {
+            return;
+        }
+        for o in self.outputs.list.drain(..) {
+            match o {
+                Output::Dropped {
+                    packet,
+                    layer,
+                    reason,
+                    at,
+                } => into.drop(layer, reason, packet, at),
+                Output::DropWithdrawn { id, flow, at, .. } => {
+                    into.withdraw_air_loss(id, flow, at);
+                }
+                other => into.list.push(other),
+            }
         }
     }
 

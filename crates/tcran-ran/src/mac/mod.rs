@@ -221,6 +221,11 @@ pub struct MacConfig {
     /// slot. Each decision uses the resources of all the period's DL slots
     /// (module docs).
     pub scheduling_period: Option<Duration>,
+    /// The uplink scheduler (`[cell.uplink]`, [`ul::UlConfig`]) of the
+    /// cell's uplink DRBs; used only when a UE declares uplink DRBs, and
+    /// its defaults apply when absent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub uplink: Option<ul::UlConfig>,
 }
 
 impl Default for MacConfig {
@@ -249,6 +254,7 @@ impl Default for MacConfig {
             max_harq_tx: 4,
             seed: 0,
             scheduling_period: None,
+            uplink: None,
         }
     }
 }

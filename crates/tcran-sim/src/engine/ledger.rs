@@ -39,11 +39,13 @@ impl Sim {
         self.gnb.for_each_in_flight(|place, p| {
             let field: fn(&mut InFlight) -> &mut u64 = match place {
                 Place::Upf => |f| &mut f.upf,
-                Place::Tc => |f| &mut f.tc,
-                Place::Rlc => |f| &mut f.rlc,
-                Place::Air => |f| &mut f.air,
-                Place::Reassembly => |f| &mut f.reassembly,
-                Place::Reordering => |f| &mut f.reordering,
+                // A place of the uplink counts with its downlink twin: the
+                // ledger's places are layers, whichever end holds them.
+                Place::Tc | Place::UeTc => |f| &mut f.tc,
+                Place::Rlc | Place::UeRlc => |f| &mut f.rlc,
+                Place::Air | Place::UplinkAir => |f| &mut f.air,
+                Place::Reassembly | Place::GnbReassembly => |f| &mut f.reassembly,
+                Place::Reordering | Place::GnbReordering => |f| &mut f.reordering,
             };
             l.add(field, p);
         });
