@@ -123,6 +123,27 @@ pub struct UeConfig {
     /// (e.g. the USP pacer); absent = packets go straight to SDAP.
     #[serde(default)]
     pub upf: Option<UpfConfig>,
+    /// The UE's uplink DRBs (`[[ues.uplink_drbs]]`: `id`, `priority`,
+    /// `rlc` with the UE's buffer limit, `pipeline` run in the UE, `pdcp`
+    /// of the gNB's receiver). Absent or empty: the UE's uplink packets
+    /// take the `uplink` delay model; present: they cross SDAP, the
+    /// pipeline, RLC and the UE's MAC, and the cell's uplink scheduler
+    /// (`cell.uplink`) grants them (`uplink_drbs` module).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub uplink_drbs: Vec<DrbConfig>,
+    /// The UE's QFI -> uplink DRB mapping; default: every QFI to the first
+    /// uplink DRB.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uplink_sdap: Option<SdapConfig>,
+    /// The UE's uplink MAC (TS 38.321 §5.4: BSR timers, SR period and
+    /// limits, logical channels); default: one logical channel per uplink
+    /// DRB with its `priority` + 1.
+    #[serde(default, skip_serializing_if = "is_default_mac")]
+    pub uplink_mac: tcran_ran::mac::ue::UeMacConfig,
+}
+
+fn is_default_mac(m: &tcran_ran::mac::ue::UeMacConfig) -> bool {
+    *m == tcran_ran::mac::ue::UeMacConfig::default()
 }
 
 /// The UE's queue at the UPF (thesis ch. 3 second scenario: USP between

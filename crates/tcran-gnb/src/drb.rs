@@ -58,7 +58,7 @@ impl Outputs {
     }
 
     /// Takes back an RLC give-up the UE turned out to have received.
-    fn withdraw_air_loss(&mut self, id: PacketId, flow: Option<FlowId>, at: Instant) {
+    pub(crate) fn withdraw_air_loss(&mut self, id: PacketId, flow: Option<FlowId>, at: Instant) {
         let key = (Layer::Rlc, DropReason::AirLoss.label());
         if let Some(n) = self.drops.get_mut(&key) {
             *n -= 1;

@@ -79,6 +79,12 @@
 //!   `ledger` (where in-flight packets are).
 //! - [`handover`]: a UE leaves one node and joins another with its
 //!   forwarded data (TS 38.300 §9.2.3).
+//! - [`ue_uplink`]: one UE's uplink DRBs as data (SDAP, a TC pipeline per
+//!   DRB, RLC with the UE's buffer limit, the UE's MAC: BSR, SR, LCP) and
+//!   the gNB's receivers for them, driven by the gNB's uplink scheduler
+//!   (`tcran_ran::mac::ul`); `uplink_drbs` runs them and the scheduler
+//!   every slot for the UEs that declare uplink DRBs (the others keep the
+//!   SR/grant delay model above).
 
 pub mod config;
 mod control;
@@ -91,7 +97,9 @@ pub mod node;
 mod ran_node;
 mod slot;
 mod ue;
+pub mod ue_uplink;
 mod uplink;
+mod uplink_drbs;
 
 pub use config::{
     builtin_trace, load_trace, load_trace_as, ChannelConfig, ChannelContext, DrbConfig, GnbConfig,

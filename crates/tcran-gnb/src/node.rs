@@ -7,6 +7,7 @@ use crate::config::{ChannelContext, GnbConfig, TraceStart};
 use crate::counters::{CellCounters, DrbCounters, Timing};
 use crate::drb::{Drb, Outputs, Scratch};
 use crate::uplink::{sr_model, SrModel};
+use crate::uplink_drbs::UplinkDrbs;
 use serde::Serialize;
 use std::collections::{BTreeMap, VecDeque};
 use std::net::{IpAddr, Ipv4Addr};
@@ -236,6 +237,9 @@ pub struct Gnb {
     pub(crate) events: EventQueue<Ev>,
     pub(crate) ul_delay: Duration,
     pub(crate) sr: Option<SrModel>,
+    /// The UEs' uplink DRBs and the uplink scheduler; `None` when no UE
+    /// has uplink DRBs.
+    pub(crate) uplink_drbs: Option<Box<UplinkDrbs>>,
     pub(crate) tc_tick: Option<Duration>,
     pub(crate) mac: Mac,
     pub(crate) out: SlotOutput,
@@ -443,6 +447,8 @@ impl Gnb {
             });
         }
         let sr = sr_model(&cfg.uplink, &mac).map_err(|e| e.within("uplink"))?;
+        let uplink_drbs =
+            UplinkDrbs::new(&cfg.ues, cfg.cell.uplink.as_ref(), &mac, Instant::ZERO)?.map(Box::new);
         let mut ue_index: Vec<(Rnti, usize)> =
             ues.iter().enumerate().map(|(u, ue)| (ue.rnti, u)).collect();
         ue_index.sort_unstable();
@@ -451,6 +457,7 @@ impl Gnb {
             events: EventQueue::default(),
             ul_delay: cfg.ul_delay,
             sr,
+            uplink_drbs,
             tc_tick: cfg.tc_tick,
             mac,
             out: SlotOutput::default(),

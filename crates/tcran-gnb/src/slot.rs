@@ -278,6 +278,9 @@ impl Gnb {
         self.slot_mac = mac_views;
         self.slot_had_data = had_data;
         self.out = out;
+        if self.uplink_drbs.is_some() {
+            self.uplink_slot(slot, now);
+        }
         self.slot += self.period_slots;
         self.events.schedule(now + self.period, Ev::Slot);
     }

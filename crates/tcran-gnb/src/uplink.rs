@@ -1,6 +1,7 @@
 //! The uplink from the UEs: TCP ACKs, echo replies and RLC STATUS PDUs.
 //!
-//! Contract: without the scheduling-request model every uplink packet
+//! Contract: a UE with uplink DRBs sends every uplink packet through them
+//! (`uplink_drbs`); for the others, without the scheduling-request model every uplink packet
 //! takes `ul_delay` to the gNB. With it (`uplink.sr_period` or
 //! `uplink.grant_delay`), a UE with uplink data and no grant waits for its
 //! next SR occasion, the grant delay and (TDD) the next U slot; at the
@@ -117,6 +118,12 @@ impl Gnb {
     /// pending).
     #[inline]
     pub(crate) fn uplink_from(&mut self, u: usize, p: Packet) {
+        if let Some(ul) = self.uplink_drbs.as_deref_mut() {
+            if ul.has(u) {
+                ul.push(u, p, self.now, &mut self.outputs);
+                return;
+            }
+        }
         if self.sr.is_none() {
             self.send_to_core(u, p);
             return;

@@ -12,6 +12,11 @@
 //!   MCS (link adaptation), or a capacity trace giving bytes per interval
 //!   directly (mahimahi, the thesis packets-per-10-ms traces, the UCC 5G
 //!   dataset).
+//! - [`mac::ue`]: a UE's uplink MAC (TS 38.321 §5.4): buffer status
+//!   reports with the Table 6.1.3.1-1/-2 quantisation, scheduling requests
+//!   and logical channel prioritisation with PBR buckets; [`mac::ul`]: the
+//!   gNB's uplink scheduler granting PUSCH from SRs and BSRs (round robin,
+//!   proportional fair) on the uplink slots, with uplink HARQ.
 //! - [`mobility`]: TR 38.901 path loss and shadowing, and TS 38.331
 //!   measurement events (A2, A3, A5) with layer-3 filtering, hysteresis and
 //!   time-to-trigger: the parts a multi-cell model builds handover on.

@@ -161,7 +161,12 @@ impl Sim {
             (first, Some(others))
         };
         let end = Instant::ZERO + cfg.duration;
-        let flows = flows::build_flows(cfg, |r| cfg.ues.iter().any(|u| u.rnti == r))?;
+        let flows = flows::build_flows(cfg, |r| {
+            cfg.ues
+                .iter()
+                .find(|u| u.rnti == r)
+                .map(|u| !u.uplink_drbs.is_empty())
+        })?;
         if cfg.series_bin < Duration::from_millis(1) || cfg.series_bin > cfg.duration {
             return Err(ConfigError::new(
                 "series_bin",
@@ -250,6 +255,7 @@ impl Sim {
                     start: Duration::ZERO,
                     start_jitter: Duration::ZERO,
                     stop: None,
+                    direction: Default::default(),
                     kind: crate::scenario::FlowKind::Voip {},
                 });
             }
@@ -468,9 +474,14 @@ impl Sim {
                 reason,
                 at,
             } => {
-                self.packets.dropped += 1;
                 self.series
                     .event(*at, "drop", layer.label(), reason.label(), 1);
+                // An ACK or echo reply lost on its way back is counted by
+                // the node and the series, not in the ledger of data.
+                if !self.is_data(packet) {
+                    return;
+                }
+                self.packets.dropped += 1;
                 if let Some(f) = packet.flow.and_then(|f| self.flows.get_mut(f.0 as usize)) {
                     f.lost += 1;
                 }

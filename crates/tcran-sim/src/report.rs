@@ -3,6 +3,7 @@
 //! drop by layer and reason. Serde-serializable (the summary JSON).
 
 use crate::metrics::{DelayRecorder, DelaySummary};
+use crate::scenario::Direction;
 use crate::series::LayerCdfs;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -192,9 +193,15 @@ pub struct VariantSummary {
 pub struct FlowSummary {
     pub name: String,
     pub kind: String,
-    /// IP bytes delivered to the UE per second, after warm-up.
+    /// `"uplink"` for a flow from the UE to its server; absent for the
+    /// downlink (the default), which keeps the summaries of downlink-only
+    /// scenarios as they were.
+    #[serde(skip_serializing_if = "Direction::is_downlink")]
+    pub direction: Direction,
+    /// IP bytes delivered to the receiver (the UE; the server for an
+    /// uplink flow) per second, after warm-up.
     pub throughput_mbps: f64,
-    /// One-way delay from the server to delivery at the UE.
+    /// One-way delay from sender to receiver.
     pub delay_ms: DelaySummary,
     /// Ping round-trip times.
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -129,6 +129,14 @@ pub struct VariantConfig {
     /// The UPF queue of every UE; absent = as the scenario says.
     #[serde(default)]
     pub upf: Option<UpfConfig>,
+    /// The pipeline every UE runs on each of its uplink DRBs; absent = as
+    /// the scenario says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uplink_pipeline: Option<PipelineConfig>,
+    /// The RLC configuration (the UE's buffer) of every uplink DRB; absent
+    /// = as the scenario says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uplink_rlc: Option<RlcConfig>,
     /// The whole cell (MAC) configuration, e.g. another MAC scheduler or
     /// other slices; absent = as the scenario says.
     #[serde(default)]
@@ -165,8 +173,38 @@ pub struct FlowConfig {
     pub start_jitter: Duration,
     #[serde(default)]
     pub stop: Option<Duration>,
+    /// `"downlink"` (default): the server sends, the UE receives;
+    /// `"uplink"`: the UE's application sends (a TCP upload, a call's
+    /// upstream, game inputs, a ping from the UE) through the UE's uplink
+    /// DRBs (`[[ues.uplink_drbs]]`, which the UE must have), the server
+    /// receives, and TCP's ACKs and echo replies come back on the downlink.
+    #[serde(default, skip_serializing_if = "Direction::is_downlink")]
+    pub direction: Direction,
     #[serde(flatten)]
     pub kind: FlowKind,
+}
+
+/// Which way a flow's data goes.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Direction {
+    #[default]
+    Downlink,
+    Uplink,
+}
+
+impl Direction {
+    pub fn is_downlink(&self) -> bool {
+        *self == Direction::Downlink
+    }
+    pub const fn label(self) -> &'static str {
+        match self {
+            Direction::Downlink => "downlink",
+            Direction::Uplink => "uplink",
+        }
+    }
 }
 
 fn default_start_jitter() -> Duration {
@@ -302,6 +340,14 @@ impl SimConfig {
             for drb in &mut ue.drbs {
                 drb.pipeline = v.pipeline.clone();
                 if let Some(rlc) = &v.rlc {
+                    drb.rlc = rlc.clone();
+                }
+            }
+            for drb in &mut ue.uplink_drbs {
+                if v.uplink_pipeline.is_some() {
+                    drb.pipeline = v.uplink_pipeline.clone();
+                }
+                if let Some(rlc) = &v.uplink_rlc {
                     drb.rlc = rlc.clone();
                 }
             }

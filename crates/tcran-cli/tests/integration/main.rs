@@ -13,4 +13,5 @@ mod flexric_matrix;
 mod limits;
 mod report_browser;
 mod seeds;
+mod uplink;
 mod xapp;

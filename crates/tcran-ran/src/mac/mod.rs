@@ -87,6 +87,8 @@
 //!   HARQ processes is not limited.
 
 pub mod eqp;
+pub mod ue;
+pub mod ul;
 
 /// Order in which carried trace bytes fill a slot's PRBs: oldest first
 /// (false, so nothing expires that a later chunk could have waited for),
@@ -219,6 +221,11 @@ pub struct MacConfig {
     /// slot. Each decision uses the resources of all the period's DL slots
     /// (module docs).
     pub scheduling_period: Option<Duration>,
+    /// The uplink scheduler (`[cell.uplink]`, [`ul::UlConfig`]) of the
+    /// cell's uplink DRBs; used only when a UE declares uplink DRBs, and
+    /// its defaults apply when absent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub uplink: Option<ul::UlConfig>,
 }
 
 impl Default for MacConfig {
@@ -247,6 +254,7 @@ impl Default for MacConfig {
             max_harq_tx: 4,
             seed: 0,
             scheduling_period: None,
+            uplink: None,
         }
     }
 }

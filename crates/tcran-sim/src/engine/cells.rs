@@ -119,6 +119,15 @@ pub(super) fn build(cfg: &SimConfig, base: &Path) -> Result<(Gnb, Box<Cells>), C
             "scheduled events and controllers are for single-cell scenarios (not with [[cells]] yet)",
         ));
     }
+    // A handover carries the downlink's state (`tcran_gnb::UeContext`),
+    // not yet a UE's own uplink DRBs.
+    if let Some(i) = cfg.ues.iter().position(|u| !u.uplink_drbs.is_empty()) {
+        return Err(ConfigError::new(
+            format!("ues[{i}].uplink_drbs"),
+            format!("{} uplink DRB(s)", cfg.ues[i].uplink_drbs.len()),
+            "uplink DRBs are for single-cell scenarios (not with [[cells]] yet)",
+        ));
+    }
     let sites: Vec<[f64; 2]> = cfg.cells.iter().map(|c| c.site).collect();
     let mut ids: Vec<CellId> = Vec::new();
     for (k, c) in cfg.cells.iter().enumerate() {

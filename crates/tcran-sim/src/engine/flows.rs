@@ -8,11 +8,19 @@
 //! the node delivers to a UE goes to its flow's UE-side endpoint at once,
 //! and whatever that sends back (ACKs, echo replies) enters the node's
 //! uplink. Packet ids are numbered here, in the order packets are created.
+//!
+//! An uplink flow (`direction = "uplink"`) swaps the ends' places: the
+//! sender (TCP sender, source, pinger) is the UE's application and sends
+//! into the node's uplink; what the node passes up reaches the receiver
+//! (TCP receiver, sink, echo responder) at the server after the core
+//! delay, and its ACKs and echo replies go down through the core and the
+//! node's downlink back to the sender. Delays and throughput are measured
+//! where the data arrives: at the server.
 
 use super::{CoreKey, Ev, Sim};
 use crate::metrics::DelayRecorder;
 use crate::report::LayerDelays;
-use crate::scenario::{FlowConfig, FlowKind, SimConfig};
+use crate::scenario::{Direction, FlowConfig, FlowKind, SimConfig};
 use std::net::{IpAddr, Ipv4Addr};
 use tcran_core::rng::RngStream;
 use tcran_core::{
@@ -149,6 +157,8 @@ pub(super) struct Flow {
     pub rnti: Rnti,
     pub qfi: Qfi,
     pub tuple: FiveTuple,
+    /// The data goes from the UE to the server.
+    pub uplink: bool,
     /// When the flow's first packet reached (or reaches) the RAN node.
     pub first_at_gnb: Option<Instant>,
     /// Whole run (controllers take differences): bytes, delay sum, packets.
@@ -183,6 +193,7 @@ impl Flow {
             rnti,
             qfi,
             tuple,
+            uplink: false,
             first_at_gnb,
             total_bytes: 0,
             total_delay_ns: 0,
@@ -255,10 +266,11 @@ fn server_addr(flow: usize) -> IpAddr {
     IpAddr::V4(Ipv4Addr::new(198, 51, 100, 1 + (flow % 250) as u8))
 }
 
-/// The flows of a scenario with their endpoints; `ue` checks a flow's UE.
+/// The flows of a scenario with their endpoints; `ue(rnti)` says whether
+/// the UE exists and whether it has uplink DRBs.
 pub(super) fn build_flows(
     cfg: &SimConfig,
-    has_ue: impl Fn(u16) -> bool,
+    ue: impl Fn(u16) -> Option<bool>,
 ) -> Result<Vec<Flow>, ConfigError> {
     // Flows are told apart by name in the summary, the series and the
     // report: a second flow of the same name would be mistaken for the first.
@@ -276,7 +288,7 @@ pub(super) fn build_flows(
         .iter()
         .enumerate()
         .map(|(i, fc)| {
-            build_flow(cfg.seed, i, fc, &has_ue).map_err(|e| e.within(format!("flows[{i}]")))
+            build_flow(cfg.seed, i, fc, &ue).map_err(|e| e.within(format!("flows[{i}]")))
         })
         .collect()
 }
@@ -285,13 +297,34 @@ fn build_flow(
     seed: u64,
     i: usize,
     fc: &FlowConfig,
-    has_ue: impl Fn(u16) -> bool,
+    ue: impl Fn(u16) -> Option<bool>,
 ) -> Result<Flow, ConfigError> {
-    if !has_ue(fc.ue) {
+    let Some(has_uplink_drbs) = ue(fc.ue) else {
         return Err(ConfigError::new(
             "ue",
             fc.ue,
             "must be the rnti of a configured UE",
+        ));
+    };
+    let uplink = fc.direction == Direction::Uplink;
+    if uplink && !has_uplink_drbs {
+        return Err(ConfigError::new(
+            "direction",
+            "uplink",
+            format!(
+                "needs uplink DRBs on UE {}: add [[ues.uplink_drbs]] to it (scenarios.md, Uplink DRBs)",
+                fc.ue
+            ),
+        ));
+    }
+    if uplink && matches!(fc.kind, FlowKind::Web { .. } | FlowKind::Ftp { .. }) {
+        return Err(ConfigError::new(
+            "direction",
+            "uplink",
+            format!(
+                "is not available for kind = \"{}\" yet (tcp, ping, voip, cbr, gaming and video can go up)",
+                fc.kind.name()
+            ),
         ));
     }
     tcran_core::config::check_range("qfi", fc.qfi, 0, 63)?;
@@ -306,11 +339,16 @@ fn build_flow(
     } else {
         (5000 + i as u16, 40000 + i as u16)
     };
+    let (src, dst) = if uplink {
+        (ue_address(Rnti(fc.ue)), server_addr(i))
+    } else {
+        (server_addr(i), ue_address(Rnti(fc.ue)))
+    };
     let mut spec = FlowSpec::new(
         FlowId(i as u32),
         FiveTuple {
-            src: server_addr(i),
-            dst: ue_address(Rnti(fc.ue)),
+            src,
+            dst,
             sport,
             dport,
             proto,
@@ -432,6 +470,7 @@ fn build_flow(
     let ids = (Rnti(fc.ue), spec.qfi, spec.tuple);
     let mut flow = Flow::new(fc.name.clone(), fc.kind.name(), ends, ids, None);
     flow.start = start;
+    flow.uplink = uplink;
     Ok(flow)
 }
 
@@ -487,16 +526,23 @@ impl Sim {
             Endpoints::Live(_) => None,
         };
         let f = &mut self.flows[i];
+        let (uplink, rnti) = (f.uplink, f.rnti);
         if f.first_at_gnb.is_none() && !sent.is_empty() {
-            f.first_at_gnb = Some(now + self.core_delay);
+            f.first_at_gnb = Some(if uplink { now } else { now + self.core_delay });
         }
         f.created += sent.len() as u64;
         for mut p in sent.drain(..) {
             self.packets.created += 1;
             self.next_id += 1;
             p.id = PacketId(self.next_id);
-            let k = CoreKey(self.core.insert(p));
-            self.events.schedule(now + self.core_delay, Ev::AtGnb(k));
+            if uplink && self.cells.is_none() {
+                self.gnb.uplink(rnti, p, now);
+            } else if uplink {
+                self.uplink_cells(rnti, p);
+            } else {
+                let k = CoreKey(self.core.insert(p));
+                self.events.schedule(now + self.core_delay, Ev::AtGnb(k));
+            }
         }
         self.scratch_packets = sent;
         if let Some(t) = next {
@@ -517,6 +563,10 @@ impl Sim {
         let Some(i) = p.flow.map(|f| f.0 as usize) else {
             return;
         };
+        if self.flows[i].uplink {
+            self.receive(i, p);
+            return;
+        }
         let now = self.now;
         match &mut self.flows[i].ends {
             Endpoints::Tcp { tx, .. } => tx.on_packet(p, now),
@@ -530,10 +580,28 @@ impl Sim {
     /// A packet the node delivered to a UE's IP layer at `now`: metrics,
     /// then the flow's UE-side endpoint.
     pub(super) fn deliver(&mut self, p: &Packet) {
-        let now = self.now;
         let Some(i) = p.flow.map(|f| f.0 as usize) else {
             return;
         };
+        if self.flows[i].uplink {
+            // An ACK or echo reply for the UE's sender.
+            let now = self.now;
+            match &mut self.flows[i].ends {
+                Endpoints::Tcp { tx, .. } => tx.on_packet(p, now),
+                Endpoints::Ping { pinger, .. } => pinger.on_packet(p, now),
+                Endpoints::Udp { .. } | Endpoints::Live(_) => return,
+            }
+            self.serve(i);
+            return;
+        }
+        self.receive(i, p);
+    }
+
+    /// Flow `i`'s data packet `p` reached its receiver at `now` (the UE
+    /// for a downlink flow, the server for an uplink one): metrics, then
+    /// the receiving endpoint.
+    fn receive(&mut self, i: usize, p: &Packet) {
+        let now = self.now;
         let counting = self.counting();
         let delay = now.saturating_since(p.created);
         self.packets.delivered += 1;
@@ -556,7 +624,9 @@ impl Sim {
         self.client_send(i);
     }
 
-    /// Sends what flow `i`'s UE side has for the uplink and re-arms its timer.
+    /// Sends what flow `i`'s receiving end has (ACKs, echo replies: up from
+    /// the UE, or for an uplink flow down from the server) and re-arms its
+    /// timer.
     fn client_send(&mut self, i: usize) {
         let now = self.now;
         let mut up = std::mem::take(&mut self.scratch_up);
@@ -575,11 +645,15 @@ impl Sim {
             }
             Endpoints::Udp { .. } | Endpoints::Live(_) => None,
         };
-        let rnti = self.flows[i].rnti;
+        let (rnti, uplink) = (self.flows[i].rnti, self.flows[i].uplink);
         for mut p in up.drain(..) {
             self.next_id += 1;
             p.id = PacketId(self.next_id);
-            if self.cells.is_none() {
+            if uplink {
+                // The server's ACK or echo reply, down through the core.
+                let k = CoreKey(self.core.insert(p));
+                self.events.schedule(now + self.core_delay, Ev::AtGnb(k));
+            } else if self.cells.is_none() {
                 self.gnb.uplink(rnti, p, now);
             } else {
                 self.uplink_cells(rnti, p);

@@ -26,24 +26,43 @@ impl Ledger {
 }
 
 impl Sim {
+    /// Whether `p` is its flow's data (what the ledger counts), not an ACK
+    /// or echo reply going the other way: a downlink packet is addressed
+    /// to a UE.
+    #[inline]
+    pub(super) fn is_data(&self, p: &Packet) -> bool {
+        let downlink = tcran_gnb::ue_rnti(p.tuple.dst).is_some();
+        p.flow
+            .and_then(|f| self.flows.get(f.0 as usize))
+            .is_none_or(|f| f.uplink != downlink)
+    }
+
     pub(super) fn ledger(&self) -> Ledger {
         let mut l = Ledger {
             by_place: InFlight::default(),
             by_flow: vec![0; self.flows.len()],
         };
         for ev in self.events.pending() {
-            if let Ev::AtGnb(k) = ev {
-                l.add(|f| &mut f.core, &self.core[k.0]);
+            if let Ev::AtGnb(k) | Ev::AtServer(k) = ev {
+                let p = &self.core[k.0];
+                if self.is_data(p) {
+                    l.add(|f| &mut f.core, p);
+                }
             }
         }
         let mut add = |place: Place, p: &Packet| {
+            if !self.is_data(p) {
+                return;
+            }
             let field: fn(&mut InFlight) -> &mut u64 = match place {
                 Place::Upf => |f| &mut f.upf,
-                Place::Tc => |f| &mut f.tc,
-                Place::Rlc => |f| &mut f.rlc,
-                Place::Air => |f| &mut f.air,
-                Place::Reassembly => |f| &mut f.reassembly,
-                Place::Reordering => |f| &mut f.reordering,
+                // A place of the uplink counts with its downlink twin: the
+                // ledger's places are layers, whichever end holds them.
+                Place::Tc | Place::UeTc => |f| &mut f.tc,
+                Place::Rlc | Place::UeRlc => |f| &mut f.rlc,
+                Place::Air | Place::UplinkAir => |f| &mut f.air,
+                Place::Reassembly | Place::GnbReassembly => |f| &mut f.reassembly,
+                Place::Reordering | Place::GnbReordering => |f| &mut f.reordering,
                 Place::Xn => |f| &mut f.xn,
             };
             l.add(field, p);

@@ -3,6 +3,7 @@
 use super::Sim;
 use crate::recorder::{FlowLabel, CDF_POINTS};
 use crate::report::{FlowSummary, PacketCounts, RlcSummary, RunSummary};
+use crate::scenario::Direction;
 use crate::RunOutput;
 use std::collections::BTreeMap;
 use tcran_gnb::Layer;
@@ -49,6 +50,11 @@ impl Sim {
                 FlowSummary {
                     name: f.name.clone(),
                     kind: f.kind.to_string(),
+                    direction: if f.uplink {
+                        Direction::Uplink
+                    } else {
+                        Direction::Downlink
+                    },
                     throughput_mbps: f.delivered_bytes as f64 * 8.0 / measured / 1e6,
                     delay_ms: f.delay.summary(),
                     rtt_ms: rtt,
