@@ -686,6 +686,18 @@ impl Gnb {
         Some(DrbRef { ue, drb })
     }
 
+    /// How loaded the other cells are, in the order of the interferers of
+    /// this cell's geometry channels: each UE's SINR counts an
+    /// interferer's power times its load from the next slot on
+    /// ([`tcran_ran::channel::GeometryChannel::set_interferer_loads`]).
+    /// A driver of several cells calls it as their PRB use changes; other
+    /// channels ignore it.
+    pub fn set_interferer_loads(&mut self, loads: &[f64]) {
+        for ue in &mut self.ues {
+            ue.channel.set_interferer_loads(loads);
+        }
+    }
+
     /// The UEs whose channel recording starts at a point drawn from the
     /// seed, with that point (what a seed varies in the channel).
     pub fn random_channel_starts(&self) -> impl Iterator<Item = (Rnti, Duration)> + '_ {

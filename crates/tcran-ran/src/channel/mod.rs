@@ -96,6 +96,15 @@ pub enum AnyChannel {
 }
 
 impl AnyChannel {
+    /// Each interferer's load for a geometry channel
+    /// ([`GeometryChannel::set_interferer_loads`]); other channels have no
+    /// interferers and ignore it.
+    pub fn set_interferer_loads(&mut self, loads: &[f64]) {
+        if let AnyChannel::Geometry(c) = self {
+            c.set_interferer_loads(loads);
+        }
+    }
+
     /// A fixed MCS (reserved indices are rejected).
     pub fn fixed_mcs(table: McsTable, index: u8) -> Result<AnyChannel, ConfigError> {
         Ok(AnyChannel::Fixed(ChannelSample::Mcs(Mcs::new(

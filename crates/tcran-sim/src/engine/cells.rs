@@ -27,7 +27,7 @@ use super::{Sim, SlotRecord};
 use crate::cells::{CellLoad, HandoverConfig, HandoverRecord};
 use crate::scenario::SimConfig;
 use std::path::Path;
-use tcran_core::{CellId, ConfigError, Instant, Packet, Rnti};
+use tcran_core::{CellId, ConfigError, Duration, Instant, Packet, Rnti};
 use tcran_gnb::{ChannelConfig, ChannelContext, Gnb, GnbConfig, Output, Place, UeContext};
 use tcran_ran::channel::GeometryChannel;
 use tcran_ran::mobility::events::{EventDetector, L3Filter, Report};
@@ -69,6 +69,23 @@ struct Load {
     carried_bytes: u64,
 }
 
+/// A cell's PRB use in the current window, for the interference it
+/// causes: the other cells' UEs count its power times its load, the share
+/// of its PRBs in use over the last whole window (1, full load, until the
+/// first window ends).
+#[derive(Debug, Clone, Copy)]
+struct Activity {
+    since: Instant,
+    prbs_used: u64,
+    prbs_available: u64,
+    load: f64,
+}
+
+/// How long a cell's PRB use is averaged over before its neighbours'
+/// SINR follows it: ten slots at 15 kHz, long enough that one empty slot
+/// does not make a busy cell look idle.
+const LOAD_WINDOW: Duration = Duration::from_millis(10);
+
 /// The cells beyond the first, and every UE's mobility.
 #[derive(Debug)]
 pub(super) struct Cells {
@@ -85,6 +102,9 @@ pub(super) struct Cells {
     next_measurement: Instant,
     records: Vec<HandoverRecord>,
     load: Vec<Load>,
+    activity: Vec<Activity>,
+    /// A cell's `activity.load` changed since the nodes were last told.
+    loads_changed: bool,
     rsrp: Vec<f64>,
     reports: Vec<Report>,
 }
@@ -241,6 +261,16 @@ pub(super) fn build(cfg: &SimConfig, base: &Path) -> Result<(Gnb, Box<Cells>), C
         cfg: ho,
         records: Vec::new(),
         load: vec![Load::default(); n],
+        activity: vec![
+            Activity {
+                since: Instant::ZERO,
+                prbs_used: 0,
+                prbs_available: 0,
+                load: 1.0,
+            };
+            n
+        ],
+        loads_changed: false,
         rsrp: Vec::new(),
         reports: Vec::new(),
     };
@@ -319,12 +349,29 @@ impl Cells {
 
     /// A scheduling decision of cell `k`.
     pub(super) fn on_slot(&mut self, k: usize, r: &SlotRecord, counting: bool) {
+        let a = &mut self.activity[k];
+        a.prbs_used += u64::from(r.prbs_used);
+        a.prbs_available += u64::from(r.prbs_available);
+        if r.at.saturating_since(a.since) >= LOAD_WINDOW && a.prbs_available > 0 {
+            a.load = a.prbs_used as f64 / a.prbs_available as f64;
+            (a.since, a.prbs_used, a.prbs_available) = (r.at, 0, 0);
+            self.loads_changed = true;
+        }
         if counting {
             let l = &mut self.load[k];
             l.prbs_used += u64::from(r.prbs_used);
             l.prbs_available += u64::from(r.prbs_available);
             l.carried_bytes += r.used_bytes;
         }
+    }
+
+    /// The other cells' loads, as cell `j`'s channels list their
+    /// interferers (the other sites in order, [`channel_at`]).
+    fn loads_seen_by(&self, j: usize) -> Vec<f64> {
+        (self.activity.iter().enumerate())
+            .filter(|&(k, _)| k != j)
+            .map(|(_, a)| a.load)
+            .collect()
     }
 
     pub(super) fn records(&self) -> &[HandoverRecord] {
@@ -418,9 +465,23 @@ impl Sim {
                 self.on_output(out);
             }
             batch.clear();
+            self.tell_loads();
             if self.outputs.is_empty() {
                 self.outputs = batch;
             }
+        }
+    }
+
+    /// Gives every cell its neighbours' loads, in its channels' order of
+    /// interferers (the other sites in order), when one changed.
+    fn tell_loads(&mut self) {
+        let c = self.cells.as_deref_mut().expect("multi-cell run");
+        if !std::mem::take(&mut c.loads_changed) {
+            return;
+        }
+        for j in 0..c.activity.len() {
+            let loads = c.loads_seen_by(j);
+            node(&mut self.gnb, &mut c.others, j).set_interferer_loads(&loads);
         }
     }
 
@@ -546,9 +607,10 @@ impl Sim {
             rnti: rnti.0,
             bandwidth_hz: c.bandwidth_hz[k],
         };
-        let channel = channel_at(&c.ues[u].channel, &c.sites, k)
+        let mut channel = channel_at(&c.ues[u].channel, &c.sites, k)
             .build(Path::new("."), &ctx)
             .expect("the same geometry built at the start");
+        channel.set_interferer_loads(&c.loads_seen_by(k));
         c.ues[u].serving = Some(k);
         let cell = node(&mut self.gnb, &mut c.others, k);
         if let Err((_, e)) = cell.attach(m.ctx, channel, now) {

@@ -70,10 +70,15 @@ fn ns3_case_a_hands_over_once_where_a3_and_time_to_trigger_say() {
         h.at_s
     );
     assert_eq!(s.packets.unaccounted, 0, "{:?} {:?}", s.packets, s.drops);
+    // ns-3 LENA's download in the same scene: 62.5 Mbit/s over 1-40 s
+    // (scripts/ns3/results/handover.json). Neither counts the idle cell 2
+    // as an interferer (a neighbour interferes by its load), so both run
+    // on the SNR along the whole track; their link adaptations differ
+    // (TR 36.942's bound against LENA's error model): within 25 %.
     let download = &s.flows[0];
     assert!(
-        download.throughput_mbps > 5.0,
-        "{}",
+        (62.5 * 0.75..=62.5 * 1.25).contains(&download.throughput_mbps),
+        "{} Mbit/s against LENA's 62.5",
         download.throughput_mbps
     );
     assert_eq!(s.cells.len(), 2);
