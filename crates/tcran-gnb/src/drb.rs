@@ -14,14 +14,17 @@
 //!   collected first (queues about to be deleted lose none), its drops and
 //!   the egress it allows run right after.
 
+use crate::config::DrbConfig;
 use crate::counters::DrbCounters;
 use crate::node::{Layer, Output, TtiRecord};
 use std::collections::BTreeMap;
 use tcran_core::reason::MarkCounts;
-use tcran_core::{DrbId, DropReason, FlowId, Instant, MarkReason, Packet, PacketId, Stamp};
+use tcran_core::{
+    ConfigError, DrbId, DropReason, FlowId, Instant, MarkReason, Packet, PacketId, Stamp,
+};
 use tcran_ran::pdcp::PdcpRx;
 use tcran_ran::rlc::{RlcMode, RlcPdu, RlcRx, RlcTx, SduDeparture, StatusPdu};
-use tcran_tc::{Applied, Change, Pipeline, Refused};
+use tcran_tc::{Applied, Change, Pipeline, PipelineConfig, Refused};
 
 /// Deliveries remembered per DRB: more than an AM window's worth of
 /// packets delivered in the time a transmitter takes to give up.
@@ -138,6 +141,29 @@ pub(crate) struct Drb {
 }
 
 impl Drb {
+    /// The bearer `dc` describes: its TC pipeline (one FIFO when it names
+    /// none), RLC transmitter and receiver, PDCP receiver. Errors name the
+    /// field within the DRB's table.
+    pub(crate) fn from_config(dc: &DrbConfig) -> Result<Drb, ConfigError> {
+        let rlc = dc.rlc.build().map_err(|e| e.within("rlc"))?;
+        let pdcp = dc.pdcp.build().map_err(|e| e.within("pdcp"))?;
+        let pipeline = dc
+            .pipeline
+            .clone()
+            .unwrap_or_else(|| PipelineConfig::single_queue(Default::default()))
+            .build()
+            .map_err(|e| e.within("pipeline"))?;
+        let id = DrbId(dc.id);
+        Ok(Drb::new(
+            id,
+            dc.priority,
+            pipeline,
+            RlcTx::new(rlc.clone(), id),
+            RlcRx::new(rlc, id),
+            PdcpRx::new(pdcp),
+        ))
+    }
+
     pub fn new(
         id: DrbId,
         priority: u8,

@@ -192,7 +192,8 @@ pub(crate) struct Ue {
 }
 
 impl Ue {
-    /// A UE joining the cell by handover (`crate::handover`).
+    /// A UE joining the cell, at the start or by handover
+    /// (`crate::handover`), its channel recording from its start.
     pub(crate) fn attached(
         rnti: Rnti,
         channel: AnyChannel,
@@ -402,22 +403,7 @@ impl Gnb {
                         "must be unique within the UE (a DRB without `id` has id 1)",
                     ));
                 }
-                let rlc = dc.rlc.build().map_err(|e| at(e.within("rlc")))?;
-                let pdcp = dc.pdcp.build().map_err(|e| at(e.within("pdcp")))?;
-                let pipeline = dc
-                    .pipeline
-                    .clone()
-                    .unwrap_or_else(|| PipelineConfig::single_queue(Default::default()))
-                    .build()
-                    .map_err(|e| at(e.within("pipeline")))?;
-                drbs.push(Drb::new(
-                    DrbId(dc.id),
-                    dc.priority,
-                    pipeline,
-                    RlcTx::new(rlc.clone(), DrbId(dc.id)),
-                    RlcRx::new(rlc, DrbId(dc.id)),
-                    PdcpRx::new(pdcp),
-                ));
+                drbs.push(Drb::from_config(dc).map_err(at)?);
             }
             let upf = match &uc.upf {
                 None => None,
@@ -431,19 +417,9 @@ impl Gnb {
                 }),
             };
             ues.push(Ue {
-                rnti: Rnti(uc.rnti),
-                channel,
                 channel_start,
                 channel_start_random: random_start,
-                sample: ChannelSample::Outage,
-                sdap,
-                drbs,
-                upf,
-                ul_queue: Vec::new(),
-                ul_grant: None,
-                prbs: 0,
-                harq: tcran_control::HarqCounters::default(),
-                detached: false,
+                ..Ue::attached(Rnti(uc.rnti), channel, sdap, drbs, upf)
             });
         }
         let sr = sr_model(&cfg.uplink, &mac).map_err(|e| e.within("uplink"))?;

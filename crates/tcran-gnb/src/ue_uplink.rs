@@ -34,10 +34,9 @@ use crate::drb::{Drb, Outputs, Scratch};
 use crate::node::{Layer, Output};
 use tcran_core::{ConfigError, DrbId, DropReason, Duration, Instant, Packet, Rnti};
 use tcran_ran::mac::ue::{LogicalChannelConfig, UeMac, UeMacConfig, UeMacSlot};
-use tcran_ran::pdcp::PdcpRx;
-use tcran_ran::rlc::{RlcPdu, RlcRx, RlcTx, StatusPdu};
+use tcran_ran::rlc::{RlcPdu, StatusPdu};
 use tcran_ran::sdap::{Sdap, SdapConfig, SdapRule};
-use tcran_tc::{LowerLayerReport, PipelineConfig};
+use tcran_tc::LowerLayerReport;
 
 /// What the DCI of a grant for new data told the UE.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -132,22 +131,7 @@ impl UeUplink {
                     "must be unique within the UE",
                 ));
             }
-            let rlc = dc.rlc.build().map_err(|e| at(e.within("rlc")))?;
-            let pdcp = dc.pdcp.build().map_err(|e| at(e.within("pdcp")))?;
-            let pipeline = dc
-                .pipeline
-                .clone()
-                .unwrap_or_else(|| PipelineConfig::single_queue(Default::default()))
-                .build()
-                .map_err(|e| at(e.within("pipeline")))?;
-            built.push(Drb::new(
-                DrbId(dc.id),
-                dc.priority,
-                pipeline,
-                RlcTx::new(rlc.clone(), DrbId(dc.id)),
-                RlcRx::new(rlc, DrbId(dc.id)),
-                PdcpRx::new(pdcp),
-            ));
+            built.push(Drb::from_config(dc).map_err(at)?);
         }
         let n = built.len();
         Ok(UeUplink {
