@@ -150,7 +150,7 @@ fn data_goes_up_after_sr_grant_and_bsr() {
     assert_eq!(l.srs, [(0, 0)]);
     let first = l.grants[0];
     assert_eq!((first.pusch_slot, first.prbs, first.tb_bytes), (5, 5, 544));
-    // The BSR (99458 bytes left: Table 6.1.3.1-1 index 30, up to 150000)
+    // The BSR (99458 bytes left: Table 6.1.3.1-1 index 29, read as up to 107669)
     // makes the next decision, slot 6, grant every PRB at slot 10.
     assert_eq!(l.grants[1].pusch_slot, 10);
     assert_eq!(l.grants[1].prbs, 106);
