@@ -775,12 +775,69 @@ pub fn svg_to_pdf(
         ..svg2pdf::usvg::Options::default()
     };
     let tree = svg2pdf::usvg::Tree::from_str(svg, &opt).map_err(|e| e.to_string())?;
-    svg2pdf::to_pdf(
+    let mut pdf = svg2pdf::to_pdf(
         &tree,
         svg2pdf::ConversionOptions::default(),
         svg2pdf::PageOptions::default(),
     )
-    .map_err(|e| e.to_string())
+    .map_err(|e| e.to_string())?;
+    sort_resource_entries(&mut pdf);
+    Ok(pdf)
+}
+
+/// Puts the entries of every resource sub-dictionary (`/XObject`,
+/// `/ExtGState`, `/Font`, ...) of a PDF in byte order, so that the same
+/// SVG always gives the same file. `svg2pdf` 0.13 writes them from a
+/// `HashMap`, in an order that changes from run to run as soon as a page
+/// has two resources of a kind (the scatter's see-through markers are a
+/// transparency group each). `pdf-writer` puts each entry on a line of
+/// its own, so sorting the lines permutes bytes inside the dictionary:
+/// its length, and every offset of the cross-reference table, stay as
+/// they are. Streams are skipped (their bytes are not lines).
+fn sort_resource_entries(pdf: &mut [u8]) {
+    const KINDS: [&[u8]; 6] = [
+        b"/XObject <<",
+        b"/ExtGState <<",
+        b"/Font <<",
+        b"/Pattern <<",
+        b"/Shading <<",
+        b"/ColorSpace <<",
+    ];
+    let trim = |l: &[u8]| l.trim_ascii().to_vec();
+    let mut at = 0;
+    while let Some(len) = pdf[at..].iter().position(|&b| b == b'\n') {
+        let line = trim(&pdf[at..at + len]);
+        at += len + 1;
+        if line == b"stream" {
+            match find(&pdf[at..], b"\nendstream") {
+                Some(end) => at += end + 1,
+                None => return,
+            }
+        } else if KINDS.contains(&line.as_slice()) {
+            // The entries run to the line that closes the dictionary.
+            let start = at;
+            let mut lines = Vec::new();
+            while let Some(len) = pdf[at..].iter().position(|&b| b == b'\n') {
+                let entry = &pdf[at..at + len];
+                at += len + 1;
+                if entry.trim_ascii() == b">>" {
+                    break;
+                }
+                lines.push(entry.to_vec());
+            }
+            lines.sort();
+            let mut w = start;
+            for l in lines {
+                pdf[w..w + l.len()].copy_from_slice(&l);
+                pdf[w + l.len()] = b'\n';
+                w += l.len() + 1;
+            }
+        }
+    }
+}
+
+fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    hay.windows(needle.len()).position(|w| w == needle)
 }
 
 /// The system's fonts, for [`svg_to_pdf`].
@@ -926,6 +983,40 @@ mod tests {
             "{:?} is served from {:?}",
             face.families,
             face.source
+        );
+    }
+
+    /// Two conversions of a chart with many see-through markers (a
+    /// resource each) give the same bytes: `svg2pdf`'s resource order
+    /// comes from a `HashMap` seeded afresh for every conversion.
+    #[test]
+    fn a_pdf_is_the_same_bytes_every_time() {
+        let mut c = Chart::new("scatter", "S", "utilisation (%)", "delay (ms)");
+        let points = (0..20)
+            .map(|i| (f64::from(i) * 5.0, f64::from(i)))
+            .collect();
+        c.series
+            .push(Series::dots("v / f", color(0), Glyph::Square, points));
+        let svg = c.svg().unwrap();
+        let fonts = system_fonts();
+        let first = svg_to_pdf(&svg, &fonts).unwrap();
+        assert!(
+            String::from_utf8_lossy(&first).contains("/XObject <<"),
+            "the chart has transparency groups, the case this checks"
+        );
+        for _ in 0..3 {
+            assert!(svg_to_pdf(&svg, &fonts).unwrap() == first);
+        }
+    }
+
+    #[test]
+    fn resource_entries_are_sorted_in_place() {
+        let mut pdf = b"<<\n  /XObject <<\n    /xo3 9 0 R\n    /xo10 12 0 R\n  >>\nstream\n/Font <<\n b\n a\n\nendstream\n".to_vec();
+        sort_resource_entries(&mut pdf);
+        assert_eq!(
+            String::from_utf8(pdf).unwrap(),
+            "<<\n  /XObject <<\n    /xo10 12 0 R\n    /xo3 9 0 R\n  >>\nstream\n/Font <<\n b\n a\n\nendstream\n",
+            "the dictionary sorted, the stream's bytes untouched"
         );
     }
 
