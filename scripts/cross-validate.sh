@@ -3,17 +3,26 @@
 # (docs/emulator.md): for each cell and variant, the simulator's CUBIC
 # model with a 5 Hz ping, and the kernel's CUBIC (iperf3 -C cubic) with a
 # real 5 Hz ping through `tcran emulate`, over the same seconds; prints
-# the download's throughput and the ping's mean RTT side by side.
+# the download's throughput and the ping's mean RTT side by side. With
+# `uplink`, the same for an upload (iperf3 without -R) and a ping from the
+# UE through its uplink DRB (scenarios/uplink-backup.toml's variants).
 #
-#   sudo scripts/cross-validate.sh [SECONDS]      (default 30 s per run)
+#   sudo scripts/cross-validate.sh [SECONDS] [downlink|uplink|both]
+#                                  (default 30 s per run, downlink)
 #
 # Needs root (the emulator) and iperf3/ping (scripts/ensure-emu-tools.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-30}
+which=${2:-downlink}
+case $which in downlink | uplink | both) ;; *)
+	echo "cross-validate.sh: direction $which: expected downlink, uplink or both" >&2
+	exit 2
+	;;
+esac
 warm=5
 cargo build --release -q -p tcran-cli
-bin=target/release/tcran
+bin=${CARGO_TARGET_DIR:-target}/release/tcran
 work=$(mktemp -d /tmp/tcran-xv.XXXXXX)
 # The simulated CUBIC is paced when the kernel's is: a listener whose
 # default congestion control is BBR (net.ipv4.tcp_congestion_control =
@@ -26,11 +35,20 @@ work=$(mktemp -d /tmp/tcran-xv.XXXXXX)
 # tcp_allowed_congestion_control).
 pace=false
 if [ "$(sysctl -n net.ipv4.tcp_congestion_control)" = bbr ]; then pace=true; fi
-flows='flows=[{ name = "bulk", ue = 1, kind = "tcp", tcp = { cc = "cubic", pacing = '"$pace"' } }, { name = "ping", ue = 1, kind = "ping", interval = "200ms" }]'
+down_flows='flows=[{ name = "bulk", ue = 1, kind = "tcp", tcp = { cc = "cubic", pacing = '"$pace"' } }, { name = "ping", ue = 1, kind = "ping", interval = "200ms" }]'
+# The upload's sender is the UE's own socket: iperf3 -C cubic sets the
+# congestion control before connect, so BBR's init never runs on it and
+# nothing asks for internal pacing; with the default qdisc pfifo_fast (not
+# fq) on the UE's device, CUBIC goes unpaced.
+up_flows='flows=[{ name = "bulk", ue = 1, direction = "uplink", kind = "tcp", tcp = { cc = "cubic" } }, { name = "ping", ue = 1, direction = "uplink", kind = "ping", interval = "200ms" }]'
 
-row() { # scenario variant
-	local scn=$1 var=$2 tag
+row() { # scenario variant direction
+	local scn=$1 var=$2 dir=$3 tag flows=$down_flows reverse=-R
 	tag=$(basename "$scn" .toml)-${var//+/_}
+	if [ "$dir" = uplink ]; then
+		flows=$up_flows reverse=
+		tag=$tag-up
+	fi
 	"$bin" run "$scn" --out "$work/sim-$tag" --json \
 		--set "$flows" --set "duration=${secs}s" --set "warmup=${warm}s" \
 		--set "variants=[$(var_of "$scn" "$var")]" >/dev/null
@@ -40,19 +58,19 @@ row() { # scenario variant
 	local rc=0
 	"$bin" emulate "$scn" --variant "$var" --out "$work/emu-$tag" \
 		--warmup "${warm}s" --duration "${secs}s" --server "iperf3 -s -1" -- \
-		sh -c "sleep 0.5; ping -n -q -i 0.2 198.51.100.1 >/dev/null & iperf3 -c 198.51.100.1 -R -C cubic -t $((secs + 10)) >/dev/null; wait" >/dev/null || rc=$?
+		sh -c "sleep 0.5; ping -n -q -i 0.2 198.51.100.1 >/dev/null & iperf3 -c 198.51.100.1 $reverse -C cubic -t $((secs + 10)) >/dev/null; wait" >/dev/null || rc=$?
 	if [ "$rc" -ne 0 ] && [ "$rc" -lt 128 ]; then
 		echo "tcran emulate failed ($rc) for $tag" >&2
 		exit "$rc"
 	fi
-	python3 - "$work/sim-$tag" "$work/emu-$tag" "$tag" "$warm" "$secs" <<'EOF'
+	python3 - "$work/sim-$tag" "$work/emu-$tag" "$tag" "$warm" "$secs" "$dir" <<'EOF'
 import csv, json, sys
 from pathlib import Path
 sim_dir, emu_dir, tag = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]
-warm, secs = int(sys.argv[4]), int(sys.argv[5])
+warm, secs, direction = int(sys.argv[4]), int(sys.argv[5]), sys.argv[6]
 sim, emu = (json.load(open(d / 'summary.json'))['variants'][0] for d in (sim_dir, emu_dir))
-# A second in which no flow delivered anything (the bulk download and the
-# 5 Hz ping both silent) is a stall of the host or of the emulator, not
+# A second in which no flow delivered anything (the bulk transfer and the
+# 5 Hz ping both silent, either way) is a stall of the host or of the emulator, not
 # something the cell does here: the row is flagged, not printed as if
 # nothing happened.
 for side, d in (('simulator', sim_dir), ('emulator', emu_dir)):
@@ -75,8 +93,11 @@ for side, d in (('simulator', sim_dir), ('emulator', emu_dir)):
         print(f"warning: {tag}: the {side} delivered no packet in second(s) "
               f"{', '.join(map(str, silent))} of {secs}{why}: a stall, this row does not "
               f"measure the model ({d})", file=sys.stderr)
+# The transfer's data and the ping's requests go `direction` (with uplink
+# DRBs the emulator also reports the connections' other way: ACKs, echo
+# replies).
 def pick(v, kind):
-    fs = [f for f in v['flows'] if f['kind'] == kind]
+    fs = [f for f in v['flows'] if f['kind'] == kind and f.get('direction', 'downlink') == direction]
     return max(fs, key=lambda f: f['delivered_packets'])
 st, et = pick(sim, 'tcp')['throughput_mbps'], pick(emu, 'tcp')['throughput_mbps']
 sr, er = pick(sim, 'ping')['rtt_ms']['mean'], pick(emu, 'ping')['rtt_ms']['mean']
@@ -107,10 +128,17 @@ EOF
 
 echo "| cell, variant | sim Mbit/s | emu Mbit/s | diff | sim ping RTT ms | emu ping RTT ms | diff |"
 echo "|---|---|---|---|---|---|---|"
-for var in vanilla fq_codel+5g-bdp; do
-	row scenarios/emulate-25prb.toml "$var"
-done
-for var in vanilla fq_codel+5g-bdp; do
-	row scenarios/demo.toml "$var"
-done
+if [ "$which" != uplink ]; then
+	for var in vanilla fq_codel+5g-bdp; do
+		row scenarios/emulate-25prb.toml "$var" downlink
+	done
+	for var in vanilla fq_codel+5g-bdp; do
+		row scenarios/demo.toml "$var" downlink
+	done
+fi
+if [ "$which" != downlink ]; then
+	for var in vanilla priority+static fq_codel+static; do
+		row scenarios/uplink-backup.toml "$var" uplink
+	done
+fi
 echo "(outputs in $work)"

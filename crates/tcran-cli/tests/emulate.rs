@@ -638,3 +638,171 @@ fn a_ric_shapes_real_traffic_over_e2() {
     assert_eq!(e2["controls_applied"], 1, "{e2}");
     assert!(e2["indications"].as_u64().unwrap() >= 50, "{e2}");
 }
+
+fn uplink_scenario() -> String {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../scenarios/uplink-backup.toml")
+        .display()
+        .to_string()
+}
+
+/// The flows of scenarios/uplink-backup.toml for `tcran run`: a CUBIC
+/// upload and a 5 Hz ping from the UE, what [`upload`] runs for real.
+const UPLOAD_FLOWS: &str = "flows=[\
+    { name = \"bulk\", ue = 1, direction = \"uplink\", kind = \"tcp\", start = \"300ms\", tcp = { cc = \"cubic\" } }, \
+    { name = \"ping\", ue = 1, direction = \"uplink\", kind = \"ping\", interval = \"200ms\", start = \"300ms\" }]";
+
+/// A real upload with the kernel's CUBIC (iperf3 without -R) and a real
+/// ping from the UE of scenarios/uplink-backup.toml, through its uplink
+/// DRB, for `secs` seconds (the first 4 not measured): the summary and
+/// `emulation.json`.
+fn upload(variant: &str, dir: &Path, secs: u64) -> (Value, Value) {
+    let scn = uplink_scenario();
+    let duration = format!("{secs}s");
+    // The programs outlast the run (both sides then measure the same
+    // seconds) and are ended with it: the UE command's exit code is then
+    // 128 + SIGTERM.
+    let args = [
+        "emulate",
+        &scn,
+        "--variant",
+        variant,
+        "--out",
+        dir.to_str().unwrap(),
+        "--warmup",
+        "4s",
+        "--duration",
+        &duration,
+        "--server",
+        "iperf3 -s -1",
+        "--",
+        "sh",
+        "-c",
+        &format!(
+            "sleep 0.3; ping -n -q -i 0.2 198.51.100.1 >/dev/null & \
+             iperf3 -c 198.51.100.1 -C cubic -t {} >/dev/null; wait",
+            secs + 5
+        ),
+    ];
+    let out = tcran().args(args).stdin(Stdio::null()).output().unwrap();
+    assert!(
+        matches!(out.status.code(), Some(0 | 143)),
+        "tcran {args:?} failed: {}\n{}",
+        String::from_utf8_lossy(&out.stderr),
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let emu = serde_json::from_str(&std::fs::read_to_string(dir.join("emulation.json")).unwrap())
+        .unwrap();
+    (summary(dir), emu)
+}
+
+/// The variant's flow of `kind` whose data go `direction` and that
+/// carried the most packets.
+fn directed<'a>(s: &'a Value, kind: &str, direction: &str) -> &'a Value {
+    flows(s)
+        .iter()
+        .filter(|f| f["kind"] == kind && f["direction"].as_str().unwrap_or("downlink") == direction)
+        .max_by_key(|f| f["delivered_packets"].as_u64().unwrap())
+        .unwrap_or_else(|| panic!("no {direction} {kind} flow in {s}"))
+}
+
+/// Every packet the relay read is in the ledger, in its direction, and
+/// the ledger balances: created = delivered + dropped + in flight.
+fn ledger_balances_both_ways(s: &Value, emu: &Value) {
+    let v = &s["variants"][0];
+    let p = &v["packets"];
+    assert_eq!(p["unaccounted"], 0, "{p}");
+    let n = |k: &str| p[k].as_u64().unwrap();
+    assert_eq!(
+        n("created"),
+        n("delivered") + n("dropped") + n("in_flight"),
+        "{p}"
+    );
+    let created = |direction: &str| -> u64 {
+        flows(s)
+            .iter()
+            .filter(|f| f["direction"].as_str().unwrap_or("downlink") == direction)
+            .map(|f| f["created_packets"].as_u64().unwrap())
+            .sum()
+    };
+    let relay = &emu["relay"];
+    assert_eq!(
+        created("uplink"),
+        relay["uplink_in"].as_u64().unwrap(),
+        "{relay}"
+    );
+    assert_eq!(
+        created("downlink"),
+        relay["downlink_in"].as_u64().unwrap(),
+        "{relay}"
+    );
+    assert!(relay["uplink_in"].as_u64().unwrap() > 1_000, "{relay}");
+}
+
+/// A real upload bloats the UE's 5 MB RLC buffer as the simulator's
+/// modelled one does: the ping behind it waits for hundreds of
+/// milliseconds. The UE-side cure (UDP and ICMP first, 20 kB in RLC) cuts
+/// the ping's RTT more than fivefold at the same throughput. Both runs
+/// agree with the simulator running the same cell with a modelled CUBIC
+/// upload and ping (RTT within 10 %, the bar of docs/emulator.md;
+/// throughput within 2 %), and the ledger balances both ways in both.
+#[test]
+#[ignore = "needs root and real time: make emu-test"]
+fn a_real_upload_bloats_the_ues_buffer_and_a_ue_side_pipeline_cures_it() {
+    const SECS: u64 = 12;
+    let (v, v_emu) = upload("vanilla", &out_dir("up-vanilla"), SECS);
+    let (c, c_emu) = upload("priority+static", &out_dir("up-cured"), SECS);
+    ledger_balances_both_ways(&v, &v_emu);
+    ledger_balances_both_ways(&c, &c_emu);
+    let sim = out_dir("up-sim");
+    run(&[
+        "run",
+        &uplink_scenario(),
+        "--out",
+        sim.to_str().unwrap(),
+        "--set",
+        UPLOAD_FLOWS,
+        "--set",
+        "warmup=4s",
+        "--set",
+        &format!("duration={SECS}s"),
+    ]);
+    let modelled = summary(&sim);
+    let variant = |name: &str| {
+        modelled["variants"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|x| x["name"] == name)
+            .unwrap()
+            .clone()
+    };
+    let rtt = |f: &Value| f["rtt_ms"]["mean"].as_f64().unwrap();
+    let thr = |f: &Value| f["throughput_mbps"].as_f64().unwrap();
+    let one = |v: Value| serde_json::json!({ "variants": [v] });
+    let (sim_v, sim_c) = (one(variant("vanilla")), one(variant("priority+static")));
+    let (rv, rc) = (
+        rtt(directed(&v, "ping", "uplink")),
+        rtt(directed(&c, "ping", "uplink")),
+    );
+    assert!(rc < rv / 5.0, "cured {rc:.1} ms vs vanilla {rv:.1} ms");
+    for (emu, sim) in [(&v, &sim_v), (&c, &sim_c)] {
+        let (e, s) = (
+            rtt(directed(emu, "ping", "uplink")),
+            rtt(directed(sim, "ping", "uplink")),
+        );
+        assert!(
+            (e - s).abs() <= 0.1 * s,
+            "ping RTT {e:.1} ms, simulated {s:.1} ms"
+        );
+        // 2 %: 8 measured seconds, not the 25 of docs/emulator.md's 1 %.
+        let (e, s) = (
+            thr(directed(emu, "tcp", "uplink")),
+            thr(directed(sim, "tcp", "uplink")),
+        );
+        assert!(
+            (e - s).abs() <= 0.02 * s,
+            "upload {e:.2} Mbit/s, simulated {s:.2}"
+        );
+    }
+}

@@ -101,9 +101,9 @@ pub struct Quiet {
     /// time (their steal time, [`crate::clock::host_steal`]): the whole
     /// machine stood still, programs and relay alike; `relay`: the loop
     /// did not run for at least 0.5 s in it while the machine ran (the
-    /// kernel did not schedule the relay); `model`: the model held downlink
-    /// packets and let none out (a pacer, a queue or the channel holding
-    /// them); `hosts`: nothing to carry, the programs sent nothing (e.g. a
+    /// kernel did not schedule the relay); `model`: the model held data
+    /// packets (downlink, or uplink of a UE with uplink DRBs) and let none
+    /// out (a pacer, a queue, a grant or the channel holding them); `hosts`: nothing to carry, the programs sent nothing (e.g. a
     /// TCP sender waiting out a retransmission timeout).
     pub cause: &'static str,
 }
@@ -129,7 +129,7 @@ const STEAL_EVERY: Duration = Duration::from_millis(100);
 
 impl QuietSeconds {
     /// A turn of the loop at `now`: `moved` packets read and written so
-    /// far, `held` downlink packets inside the model; `steal` reads the
+    /// far, `held` data packets inside the model ([`Sim::packets_held`]); `steal` reads the
     /// machine's steal time (called at most every [`STEAL_EVERY`] and
     /// after a long gap). Closes every second that ended since the last
     /// turn.
@@ -353,7 +353,7 @@ pub fn run(
         let moved = stats.downlink_in + stats.uplink_in + stats.downlink_out + stats.uplink_out;
         stats
             .quiet
-            .turn(now, moved, sim.downlink_held(), &mut host_steal);
+            .turn(now, moved, sim.packets_held(), &mut host_steal);
         if let Some(d) = deadline.take() {
             if now >= d {
                 stats.lateness_us.record(now.saturating_since(d).as_nanos());

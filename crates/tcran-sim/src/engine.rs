@@ -214,7 +214,7 @@ impl Sim {
             scratch_packets: Vec::new(),
             scratch_up: Vec::new(),
             outputs: Vec::new(),
-            live: live::Live::default(),
+            live: live::Live::new(cfg),
             cells,
         };
         let first_bin = Instant::ZERO + sim.series.tick();

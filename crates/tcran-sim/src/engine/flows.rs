@@ -217,7 +217,7 @@ impl Flow {
     pub(super) fn is_ping(&self) -> bool {
         match &self.ends {
             Endpoints::Ping { .. } => true,
-            Endpoints::Live(_) => self.kind == "ping",
+            Endpoints::Live(ends) => self.kind == "ping" && ends.requests,
             _ => false,
         }
     }
@@ -600,7 +600,7 @@ impl Sim {
     /// Flow `i`'s data packet `p` reached its receiver at `now` (the UE
     /// for a downlink flow, the server for an uplink one): metrics, then
     /// the receiving endpoint.
-    fn receive(&mut self, i: usize, p: &Packet) {
+    pub(super) fn receive(&mut self, i: usize, p: &Packet) {
         let now = self.now;
         let counting = self.counting();
         let delay = now.saturating_since(p.created);

@@ -13,13 +13,25 @@
 //!   the flow is measured like a modelled one (throughput, one-way delay
 //!   and its layers, losses). ICMP echo pairs give round-trip times: from
 //!   the request entering the emulated network to the reply leaving it,
-//!   whichever side sent the request.
+//!   whichever side sent the request; the RTT belongs to the request's flow.
+//! - A UE with uplink DRBs (`[[ues.uplink_drbs]]`) sends through the same
+//!   UE-side stack as a modelled uplink flow (SDAP, TC pipeline, PDCP, RLC,
+//!   the UE's MAC with its BSRs, SRs and grants, the PUSCH, the gNB's RLC
+//!   and PDCP, `tcran_gnb::uplink_drbs`), so its packets are data like the
+//!   downlink's: each connection then has a second flow, keyed by its
+//!   uplink 5-tuple (UE to server, `direction = "uplink"`), that counts
+//!   every packet the UE sent in the ledger (created, delivered at the
+//!   server side, dropped by layer and reason, or in flight) and measures
+//!   them at the server side, as a modelled uplink flow is measured. A UE
+//!   without uplink DRBs keeps the node's uplink delay model, whose packets
+//!   (ACKs, echo replies) are not data: the ledger counts the downlink
+//!   only, as for modelled downlink flows.
 //! - The driver advances the simulator to `now` ([`Sim::run_until`])
 //!   before handing it live packets at `now`.
 
 use super::flows::{Endpoints, Flow};
 use super::{CoreKey, Ev, Sim};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use tcran_core::packet::L4Meta;
 use tcran_core::{FiveTuple, FlowId, Instant, Packet, PacketId, Protocol, Rnti};
 use tcran_gnb::Output;
@@ -37,11 +49,46 @@ pub enum LiveOutput {
     ToServer { packet: Packet, at: Instant },
 }
 
-/// The live side of a run: flows by downlink 5-tuple and packets to write.
+/// The live side of a run: flows by 5-tuple ([`Live::key`]) and packets
+/// to write.
 #[derive(Debug, Default)]
 pub(super) struct Live {
     flows: BTreeMap<FiveTuple, usize>,
     out: std::collections::VecDeque<LiveOutput>,
+    /// The UEs whose uplink packets cross uplink DRBs (module docs).
+    uplink_drbs: BTreeSet<Rnti>,
+}
+
+impl Live {
+    /// The live side of a run of `cfg`.
+    pub(super) fn new(cfg: &crate::scenario::SimConfig) -> Live {
+        Live {
+            uplink_drbs: cfg
+                .ues
+                .iter()
+                .filter(|u| !u.uplink_drbs.is_empty())
+                .map(|u| Rnti(u.rnti))
+                .collect(),
+            ..Live::default()
+        }
+    }
+
+    /// Whether a packet from UE `rnti` is its own uplink flow's data
+    /// (module docs).
+    fn uplink_is_data(&self, rnti: Rnti) -> bool {
+        self.uplink_drbs.contains(&rnti)
+    }
+
+    /// The key of the flow of a packet with 5-tuple `sent` (as sent) from
+    /// UE `from_ue` (`None`: from a server): the 5-tuple as sent, except
+    /// for a UE without uplink DRBs, whose packets belong to the
+    /// connection's downlink flow.
+    fn key(&self, sent: &FiveTuple, from_ue: Option<Rnti>) -> FiveTuple {
+        match from_ue {
+            Some(rnti) if !self.uplink_is_data(rnti) => reversed(sent),
+            _ => *sent,
+        }
+    }
 }
 
 /// A live flow's round-trip measurement: echo requests in flight by
@@ -50,6 +97,9 @@ pub(super) struct Live {
 pub(super) struct LiveEnds {
     echo: BTreeMap<(u16, u16), Instant>,
     pub rtts: Vec<(Instant, tcran_core::Duration)>,
+    /// Whether the flow carried an echo request: it measures RTTs (the
+    /// flow of a ping's replies, its own with uplink DRBs, does not).
+    pub requests: bool,
 }
 
 fn reversed(t: &FiveTuple) -> FiveTuple {
@@ -67,7 +117,7 @@ impl Sim {
     /// reaches the RAN node after the core delay.
     pub fn live_downlink(&mut self, mut packet: Packet, now: Instant) {
         self.now = self.now.max(now);
-        let i = self.live_flow(packet.tuple, now);
+        let i = self.live_flow(packet.tuple, false, now);
         packet.flow = Some(FlowId(i as u32));
         packet.created = now;
         packet.enqueued_at = now;
@@ -75,49 +125,38 @@ impl Sim {
         packet.id = PacketId(self.next_id);
         self.packets.created += 1;
         self.flows[i].created += 1;
-        if let L4Meta::IcmpEcho {
-            ident,
-            seq,
-            reply: false,
-        } = packet.l4
-        {
-            if let Endpoints::Live(ends) = &mut self.flows[i].ends {
-                ends.echo.insert((ident, seq), now);
-            }
-        }
+        self.echo_request(i, &packet, now);
         let k = CoreKey(self.core.insert(packet));
         self.events.schedule(now + self.core_delay, Ev::AtGnb(k));
     }
 
     /// A packet UE `rnti` sent at `now` (read from the UE's side): it goes
-    /// up through the node's uplink model.
+    /// up through the node's uplink (its uplink DRBs, else the delay
+    /// model); for a UE with uplink DRBs it is its uplink flow's data.
     pub fn live_uplink(&mut self, rnti: Rnti, mut packet: Packet, now: Instant) {
         self.now = self.now.max(now);
-        let i = self.live_flow(reversed(&packet.tuple), now);
+        let data = self.live.uplink_is_data(rnti);
+        let i = self.live_flow(self.live.key(&packet.tuple, Some(rnti)), data, now);
         packet.flow = Some(FlowId(i as u32));
         packet.created = now;
         self.next_id += 1;
         packet.id = PacketId(self.next_id);
-        if let L4Meta::IcmpEcho {
-            ident,
-            seq,
-            reply: false,
-        } = packet.l4
-        {
-            if let Endpoints::Live(ends) = &mut self.flows[i].ends {
-                ends.echo.insert((ident, seq), now);
-            }
+        if data {
+            self.packets.created += 1;
+            self.flows[i].created += 1;
         }
+        self.echo_request(i, &packet, now);
         self.gnb.uplink(rnti, packet, now);
         if self.gnb.has_outputs() {
             self.drain_outputs();
         }
     }
 
-    /// Downlink packets inside the model (the core, the node's queues, on
-    /// the air): created, and neither delivered to the UE side (for a live
-    /// flow: handed out to be written) nor dropped.
-    pub fn downlink_held(&self) -> u64 {
+    /// Data packets inside the model (the core, the node's queues, on the
+    /// air): created, and neither delivered (for a live flow: handed out
+    /// to be written) nor dropped. The downlink's, and the uplink's of UEs
+    /// with uplink DRBs (module docs).
+    pub fn packets_held(&self) -> u64 {
         let p = &self.packets;
         p.created.saturating_sub(p.delivered + p.dropped)
     }
@@ -127,8 +166,9 @@ impl Sim {
         self.live.out.pop_front()
     }
 
-    /// The flow of downlink 5-tuple `tuple`, opened on first sight.
-    fn live_flow(&mut self, tuple: FiveTuple, now: Instant) -> usize {
+    /// The flow keyed by `tuple` ([`Live::key`]), opened on first sight;
+    /// `uplink`: its data goes from the UE to the server.
+    fn live_flow(&mut self, tuple: FiveTuple, uplink: bool, now: Instant) -> usize {
         if let Some(&i) = self.live.flows.get(&tuple) {
             return i;
         }
@@ -147,8 +187,11 @@ impl Sim {
                 tuple.src, tuple.sport, tuple.dst, tuple.dport
             )
         };
-        let rnti = tcran_gnb::ue_rnti(tuple.dst).unwrap_or(Rnti(0));
-        self.flows.push(Flow::live(name, kind, rnti, tuple, now));
+        let ue = if uplink { tuple.src } else { tuple.dst };
+        let rnti = tcran_gnb::ue_rnti(ue).unwrap_or(Rnti(0));
+        let mut flow = Flow::live(name, kind, rnti, tuple, now);
+        flow.uplink = uplink;
+        self.flows.push(flow);
         self.series.add_flow(tuple.proto == Protocol::TCP);
         self.live.flows.insert(tuple, i);
         i
@@ -173,8 +216,14 @@ impl Sim {
         });
     }
 
-    /// A live packet that crossed the core network up to the server side.
+    /// A live packet that crossed the core network up to the server side:
+    /// measured there if it is its uplink flow's data.
     pub(super) fn live_at_server(&mut self, packet: Packet) {
+        if let Some(i) = packet.flow.map(|f| f.0 as usize) {
+            if self.flows[i].uplink {
+                self.receive(i, &packet);
+            }
+        }
         self.echo_reply(&packet, self.now);
         self.live.out.push_back(LiveOutput::ToServer {
             packet,
@@ -182,7 +231,23 @@ impl Sim {
         });
     }
 
-    /// Records an RTT when `p` is an echo reply to a request of its flow.
+    /// Notes when `p`, a packet of flow `i` entering the network at `now`,
+    /// is an echo request.
+    fn echo_request(&mut self, i: usize, p: &Packet, now: Instant) {
+        if let L4Meta::IcmpEcho {
+            ident,
+            seq,
+            reply: false,
+        } = p.l4
+        {
+            if let Endpoints::Live(ends) = &mut self.flows[i].ends {
+                ends.echo.insert((ident, seq), now);
+                ends.requests = true;
+            }
+        }
+    }
+
+    /// Records an RTT on the request's flow when `p` is an echo reply.
     fn echo_reply(&mut self, p: &Packet, at: Instant) {
         let L4Meta::IcmpEcho {
             ident,
@@ -192,7 +257,10 @@ impl Sim {
         else {
             return;
         };
-        let Some(i) = p.flow.map(|f| f.0 as usize) else {
+        // The request went the other way, from the reply's destination.
+        let request = reversed(&p.tuple);
+        let from_ue = tcran_gnb::ue_rnti(request.src);
+        let Some(&i) = self.live.flows.get(&self.live.key(&request, from_ue)) else {
             return;
         };
         if let Endpoints::Live(ends) = &mut self.flows[i].ends {

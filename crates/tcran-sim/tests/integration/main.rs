@@ -12,6 +12,7 @@ mod fuzz_scenario;
 mod geometry;
 mod handover;
 mod layers;
+mod live;
 mod pacer_comparison;
 mod pdcp;
 mod period;
