@@ -21,7 +21,7 @@
 
 use super::{Channel, ChannelSample};
 use crate::mobility::pathloss::{
-    los_probability, path_loss_db, shadow_decorrelation_m, shadow_sigma_db, Link, Scenario,
+    los_probability, shadow_decorrelation_m, shadow_sigma_db, Link, PathLoss, Scenario,
     ShadowFading,
 };
 use crate::phy::mcs::CqiTable;
@@ -81,10 +81,18 @@ pub struct GeometryChannel {
     /// Cumulative length of the track at each waypoint.
     along: Vec<f64>,
     links: Vec<SiteLink>,
+    /// Every site's path loss but the distance (one height, one carrier).
+    path_loss: PathLoss,
     odometer_m: Option<f64>,
     /// The share of each interferer's PRBs in use (1: full load, the
     /// default where nothing says otherwise), in `interferers`' order.
     interferer_load: Vec<f64>,
+    /// Thermal noise plus noise figure over the bandwidth, mW: fixed by
+    /// the parameters, so computed once, not on every sample.
+    noise_mw: f64,
+    /// The sites' received powers of the last sample, mW (kept for its
+    /// allocation: a sample is taken every slot).
+    site_powers_mw: Vec<f64>,
 }
 
 impl GeometryChannel {
@@ -151,7 +159,7 @@ impl GeometryChannel {
         for w in p.track.windows(2) {
             along.push(along.last().copied().unwrap_or(0.0) + dist(w[0], w[1]));
         }
-        let links = std::iter::once(p.site)
+        let links: Vec<SiteLink> = std::iter::once(p.site)
             .chain(p.interferers.iter().copied())
             .enumerate()
             .map(|(i, at)| {
@@ -175,11 +183,24 @@ impl GeometryChannel {
                 }
             })
             .collect();
+        let noise_dbm = -174.0 + 10.0 * p.bandwidth_hz.log10() + p.noise_figure_db;
+        let path_loss = PathLoss::new(
+            p.scenario,
+            &Link {
+                d2d_m: 0.0,
+                h_bs_m: p.site_height_m,
+                h_ut_m: p.ue_height_m,
+                fc_ghz: p.fc_ghz,
+            },
+        );
         Ok(GeometryChannel {
             interferer_load: vec![1.0; p.interferers.len()],
+            noise_mw: 10f64.powf(noise_dbm / 10.0),
+            site_powers_mw: Vec::with_capacity(links.len()),
             p,
             along,
             links,
+            path_loss,
             odometer_m: None,
         })
     }
@@ -226,17 +247,17 @@ impl GeometryChannel {
 
     /// The SINR at `now`, dB (advances the LOS and shadowing processes).
     pub fn sinr_db(&mut self, now: Instant) -> f64 {
-        let mut powers_mw = Vec::with_capacity(self.links.len());
+        let mut powers_mw = std::mem::take(&mut self.site_powers_mw);
+        powers_mw.clear();
         self.powers_mw(now, &mut powers_mw);
-        let p = &self.p;
-        let noise_dbm = -174.0 + 10.0 * p.bandwidth_hz.log10() + p.noise_figure_db;
-        let noise_mw = 10f64.powf(noise_dbm / 10.0);
         let interference: f64 = powers_mw[1..]
             .iter()
             .zip(&self.interferer_load)
             .map(|(mw, load)| mw * load)
             .sum();
-        10.0 * (powers_mw[0] / (noise_mw + interference)).log10()
+        let sinr_db = 10.0 * (powers_mw[0] / (self.noise_mw + interference)).log10();
+        self.site_powers_mw = powers_mw;
+        sinr_db
     }
 
     /// The power each site reaches the UE with at `now`, dBm over the
@@ -258,29 +279,38 @@ impl GeometryChannel {
         let moved = self.odometer_m.map_or(0.0, |o| (odo - o).abs());
         self.odometer_m = Some(odo);
         let p = &self.p;
+        // Every site's shadowing of one LOS state has the same
+        // decorrelation distance: one correlation per state and sample
+        // (an `exp` each), not one per site.
+        let rho = |s: &Option<ShadowFading>| s.as_ref().map_or(0.0, |s| s.correlation(moved));
+        let (rho_los, rho_nlos) = self
+            .links
+            .first()
+            .map_or((0.0, 0.0), |l| (rho(&l.shadow_los), rho(&l.shadow_nlos)));
         for l in &mut self.links {
-            let link = Link {
-                d2d_m: dist(l.at, pos),
-                h_bs_m: p.site_height_m,
-                h_ut_m: p.ue_height_m,
-                fc_ghz: p.fc_ghz,
-            };
+            let d2d_m = dist(l.at, pos);
             if let LosMode::Random { update_m } = p.los {
                 if l.los_drawn_at_m
                     .is_none_or(|at| (odo - at).abs() >= update_m)
                 {
-                    l.los =
-                        l.los_rng
-                            .bernoulli(los_probability(p.scenario, link.d2d_m, p.ue_height_m));
+                    l.los = l
+                        .los_rng
+                        .bernoulli(los_probability(p.scenario, d2d_m, p.ue_height_m));
                     l.los_drawn_at_m = Some(odo);
                 }
             }
             // Both shadowing processes move with the UE, so that a change
             // of LOS state finds the other one where the UE is.
-            let sf_los = l.shadow_los.as_mut().map_or(0.0, |s| s.step(moved));
-            let sf_nlos = l.shadow_nlos.as_mut().map_or(0.0, |s| s.step(moved));
+            let sf_los = l
+                .shadow_los
+                .as_mut()
+                .map_or(0.0, |s| s.step_correlated(rho_los));
+            let sf_nlos = l
+                .shadow_nlos
+                .as_mut()
+                .map_or(0.0, |s| s.step_correlated(rho_nlos));
             let sf = if l.los { sf_los } else { sf_nlos };
-            let rx_dbm = p.tx_power_dbm - path_loss_db(p.scenario, &link, l.los) - sf;
+            let rx_dbm = p.tx_power_dbm - self.path_loss.db(d2d_m, l.los) - sf;
             out.push(10f64.powf(rx_dbm / 10.0));
         }
     }

@@ -81,14 +81,6 @@ impl Link {
         Ok(())
     }
 
-    fn d2d(&self) -> f64 {
-        self.d2d_m.max(D2D_MIN_M)
-    }
-
-    fn d3d(&self) -> f64 {
-        self.d2d().hypot(self.h_bs_m - self.h_ut_m)
-    }
-
     /// `d'_BP` with `h_E = 1 m`.
     pub fn breakpoint_m(&self) -> f64 {
         4.0 * (self.h_bs_m - 1.0) * (self.h_ut_m - 1.0) * self.fc_ghz * 1e9 / C
@@ -97,29 +89,68 @@ impl Link {
 
 /// Table 7.4.1-1's path loss, dB, without shadow fading.
 pub fn path_loss_db(s: Scenario, l: &Link, los: bool) -> f64 {
-    let (d2d, d3d, fc) = (l.d2d(), l.d3d(), l.fc_ghz);
-    let dbp = l.breakpoint_m();
-    let dh2 = (l.h_bs_m - l.h_ut_m).powi(2);
-    let los_db = match s {
-        Scenario::Uma if d2d <= dbp => 28.0 + 22.0 * d3d.log10() + 20.0 * fc.log10(),
-        Scenario::Uma => {
-            28.0 + 40.0 * d3d.log10() + 20.0 * fc.log10() - 9.0 * (dbp * dbp + dh2).log10()
+    PathLoss::new(s, l).db(l.d2d_m, los)
+}
+
+/// Table 7.4.1-1 for one scenario, base station height, UE height and
+/// carrier: the terms that do not depend on the distance computed once,
+/// for a channel that evaluates every site's path loss on every sample.
+/// [`PathLoss::db`] gives [`path_loss_db`]'s values exactly (the same
+/// operations in the same order).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PathLoss {
+    s: Scenario,
+    h_bs_m: f64,
+    h_ut_m: f64,
+    /// `d'_BP`, m.
+    dbp: f64,
+    /// `log10(f_c)`, f_c in GHz.
+    fc_log10: f64,
+    /// `log10(d'_BP² + (h_BS - h_UT)²)`, of the LOS formula beyond `d'_BP`.
+    bp_log10: f64,
+}
+
+impl PathLoss {
+    /// The terms of `l`'s geometry but its distance.
+    pub fn new(s: Scenario, l: &Link) -> PathLoss {
+        let dbp = l.breakpoint_m();
+        let dh2 = (l.h_bs_m - l.h_ut_m).powi(2);
+        PathLoss {
+            s,
+            h_bs_m: l.h_bs_m,
+            h_ut_m: l.h_ut_m,
+            dbp,
+            fc_log10: l.fc_ghz.log10(),
+            bp_log10: (dbp * dbp + dh2).log10(),
         }
-        Scenario::UmiStreetCanyon if d2d <= dbp => 32.4 + 21.0 * d3d.log10() + 20.0 * fc.log10(),
-        Scenario::UmiStreetCanyon => {
-            32.4 + 40.0 * d3d.log10() + 20.0 * fc.log10() - 9.5 * (dbp * dbp + dh2).log10()
-        }
-    };
-    if los {
-        return los_db;
     }
-    let nlos_db = match s {
-        Scenario::Uma => 13.54 + 39.08 * d3d.log10() + 20.0 * fc.log10() - 0.6 * (l.h_ut_m - 1.5),
-        Scenario::UmiStreetCanyon => {
-            35.3 * d3d.log10() + 22.4 + 21.3 * fc.log10() - 0.3 * (l.h_ut_m - 1.5)
+
+    /// The path loss at horizontal distance `d2d_m`, dB.
+    pub fn db(&self, d2d_m: f64, los: bool) -> f64 {
+        let d2d = d2d_m.max(D2D_MIN_M);
+        let d3d = d2d.hypot(self.h_bs_m - self.h_ut_m);
+        let (dbp, fc_log10) = (self.dbp, self.fc_log10);
+        let los_db = match self.s {
+            Scenario::Uma if d2d <= dbp => 28.0 + 22.0 * d3d.log10() + 20.0 * fc_log10,
+            Scenario::Uma => 28.0 + 40.0 * d3d.log10() + 20.0 * fc_log10 - 9.0 * self.bp_log10,
+            Scenario::UmiStreetCanyon if d2d <= dbp => 32.4 + 21.0 * d3d.log10() + 20.0 * fc_log10,
+            Scenario::UmiStreetCanyon => {
+                32.4 + 40.0 * d3d.log10() + 20.0 * fc_log10 - 9.5 * self.bp_log10
+            }
+        };
+        if los {
+            return los_db;
         }
-    };
-    los_db.max(nlos_db)
+        let nlos_db = match self.s {
+            Scenario::Uma => {
+                13.54 + 39.08 * d3d.log10() + 20.0 * fc_log10 - 0.6 * (self.h_ut_m - 1.5)
+            }
+            Scenario::UmiStreetCanyon => {
+                35.3 * d3d.log10() + 22.4 + 21.3 * fc_log10 - 0.3 * (self.h_ut_m - 1.5)
+            }
+        };
+        los_db.max(nlos_db)
+    }
 }
 
 /// Table 7.4.2-1: the probability that an outdoor UE at `d2d_m` sees the
@@ -187,13 +218,23 @@ impl ShadowFading {
     /// The shadowing after the UE moved `moved_m` since the last call (the
     /// first call draws the initial value).
     pub fn step(&mut self, moved_m: f64) -> f64 {
+        self.step_correlated(self.correlation(moved_m))
+    }
+
+    /// The autocorrelation over `moved_m`, `exp(-|Δx| / d_cor)`: the same
+    /// for every process of one decorrelation distance, so a caller that
+    /// steps several of them over one move may compute it once.
+    pub fn correlation(&self, moved_m: f64) -> f64 {
+        (-moved_m.abs() / self.decorrelation_m).exp()
+    }
+
+    /// [`ShadowFading::step`] with the move's [`ShadowFading::correlation`]
+    /// `rho` given.
+    pub fn step_correlated(&mut self, rho: f64) -> f64 {
         let fresh = self.sigma_db * self.rng.standard_normal();
         let v = match self.value_db {
             None => fresh,
-            Some(prev) => {
-                let rho = (-moved_m.abs() / self.decorrelation_m).exp();
-                rho * prev + (1.0 - rho * rho).sqrt() * fresh
-            }
+            Some(prev) => rho * prev + (1.0 - rho * rho).sqrt() * fresh,
         };
         self.value_db = Some(v);
         v

@@ -97,6 +97,10 @@ pub(super) struct Cells {
     /// Cells 1.. (cell 0 is `Sim::gnb`).
     others: Vec<Gnb>,
     ues: Vec<Ue>,
+    /// The UEs with `moving` set, by index, ascending: the few between two
+    /// cells, so that the engine's look for the next wake-up, taken before
+    /// every event, does not visit every UE.
+    in_transit: Vec<usize>,
     cfg: HandoverConfig,
     seed: u64,
     next_measurement: Instant,
@@ -256,6 +260,7 @@ pub(super) fn build(cfg: &SimConfig, base: &Path) -> Result<(Gnb, Box<Cells>), C
         bandwidth_hz,
         others: nodes.collect(),
         ues,
+        in_transit: Vec::new(),
         seed: cfg.seed,
         next_measurement: Instant::ZERO + ho.measurement_period,
         cfg: ho,
@@ -305,8 +310,8 @@ impl Cells {
         for g in &self.others {
             t = Instant::earliest(t, g.next_wakeup());
         }
-        for ue in &self.ues {
-            t = Instant::earliest(t, ue.moving.as_ref().map(|m| m.attach_at));
+        for &u in &self.in_transit {
+            t = Instant::earliest(t, self.ues[u].moving.as_ref().map(|m| m.attach_at));
         }
         t
     }
@@ -430,10 +435,10 @@ impl Sim {
         if let Some(k) = c.others.iter().position(|g| g.next_wakeup() == Some(t)) {
             c.others[k].step(t);
             self.drain_cell(k + 1);
-        } else if let Some(u) = c
-            .ues
+        } else if let Some(&u) = c
+            .in_transit
             .iter()
-            .position(|ue| ue.moving.as_ref().is_some_and(|m| m.attach_at == t))
+            .find(|&&u| c.ues[u].moving.as_ref().is_some_and(|m| m.attach_at == t))
         {
             self.attach(u, t);
         } else {
@@ -593,12 +598,16 @@ impl Sim {
             held_up: Vec::new(),
             record,
         });
+        if let Err(i) = c.in_transit.binary_search(&u) {
+            c.in_transit.insert(i, u);
+        }
         self.drain_cell(source);
     }
 
     fn attach(&mut self, u: usize, now: Instant) {
         let c = self.cells.as_deref_mut().expect("multi-cell run");
         let m = c.ues[u].moving.take().expect("moving");
+        c.in_transit.retain(|&x| x != u);
         let rnti = c.ues[u].rnti;
         let k = m.target;
         c.records[m.record].arrived_meanwhile = m.held.len() as u64;

@@ -377,6 +377,15 @@ impl TcpSender {
         if self.sock_written >= self.app_written {
             return;
         }
+        // A blocked socket stays blocked while even its payload alone,
+        // without the skb overheads `wmem_queued` adds, leaves less than
+        // half of it free: the test below only gets truer as the charge
+        // grows. Most calls (one per segment sent, one per ACK) end here,
+        // without the charge's divisions and `tso_segs`.
+        let payload = self.sock_written.max(self.snd_nxt) - self.snd_una;
+        if self.app_blocked && self.sndbuf.saturating_sub(payload) < payload / 2 {
+            return;
+        }
         let mut queued = self.wmem_queued();
         if self.app_blocked {
             if self.sndbuf.saturating_sub(queued) < queued / 2 {
