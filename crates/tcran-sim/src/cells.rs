@@ -3,10 +3,11 @@
 //! of them (the handovers, each cell's load).
 //!
 //! A scenario with `[[cells]]` runs one [`tcran_gnb::Gnb`] per cell in one
-//! event loop (`crate::engine`'s `cells` module). Every UE's channel is a
-//! `geometry` channel: its track and radio parameters are the UE's, the
-//! sites are the cells' (the serving cell's site, the others as
-//! interferers). A UE starts in the cell it measures strongest at time 0
+//! event loop (`crate::engine`'s `cells` module). A UE's channel is either
+//! `geometry` (its track and radio parameters are the UE's, the sites are
+//! the cells': the serving cell's site, the others as interferers) or a
+//! recorded `drive` (each cell's RSRP per row, by cell id, and the
+//! serving CQI: `tcran_ran::mobility::drive`). A UE starts in the cell it measures strongest at time 0
 //! (cell selection) and moves on by handover (TS 38.300 §9.2.3): its
 //! measured RSRP of every cell goes through the layer-3 filter into the
 //! measurement event (TS 38.331 §5.5.4, A3 by default), whose trigger is
@@ -24,8 +25,11 @@ use tcran_ran::mobility::events::{EventConfig, EventKind};
 pub struct CellSiteConfig {
     /// The cell's id in reports (its NR cell identity).
     pub id: u32,
-    /// The site's position (x, y), metres.
-    pub site: [f64; 2],
+    /// The site's position (x, y), metres: needed when a UE's channel is
+    /// `geometry`; a scenario whose UEs replay `drive` traces has no use
+    /// for it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub site: Option<[f64; 2]>,
     /// The cell's own settings, as `[cell]` (default: the scenario's
     /// `[cell]`, or the variant's).
     #[serde(default)]

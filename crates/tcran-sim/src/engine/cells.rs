@@ -9,9 +9,14 @@
 //!   target). Deterministic: no draw depends on anything but the seed.
 //! - Measurement (TS 38.331 §5.5.3): every `measurement_period` each UE
 //!   measures every cell's RSRP from geometry (the cell's received power
-//!   over its 12·N_PRB resource elements), filters it (layer 3) and
-//!   evaluates the event against its serving cell; a trigger is the
-//!   handover decision, to the triggered cell measured strongest.
+//!   over its 12·N_PRB resource elements) or reads it from its drive
+//!   trace (the row in force), filters it (layer 3) and evaluates the
+//!   event against its serving cell; a trigger is the handover decision,
+//!   to the triggered cell measured strongest. A cell the drive did not
+//!   measure in that row takes no filter update and is not evaluated at
+//!   that occasion (its time-to-trigger count neither restarts nor
+//!   advances); the serving cell, if unmeasured, is compared at its last
+//!   filtered value.
 //! - Handover (TS 38.300 §9.2.3): the source detaches the UE at once
 //!   ([`tcran_gnb::Gnb::detach`]); the context and forwarded data travel
 //!   over Xn; the target attaches the UE when the interruption is over
@@ -27,10 +32,13 @@ use super::{Sim, SlotRecord};
 use crate::cells::{CellLoad, HandoverConfig, HandoverRecord};
 use crate::scenario::SimConfig;
 use std::path::Path;
+use std::sync::Arc;
 use tcran_core::{CellId, ConfigError, Duration, Instant, Packet, Rnti};
 use tcran_gnb::{ChannelConfig, ChannelContext, Gnb, GnbConfig, Output, Place, UeContext};
 use tcran_ran::channel::GeometryChannel;
+use tcran_ran::mobility::drive::{DriveChannel, DriveTrace};
 use tcran_ran::mobility::events::{EventDetector, L3Filter, Report};
+use tcran_ran::phy::mcs::CqiTable;
 use tcran_ran::AnyChannel;
 
 /// A UE between two cells.
@@ -47,14 +55,46 @@ struct Moving {
     record: usize,
 }
 
+/// Where a UE's measurements of the cells come from.
+#[derive(Debug)]
+enum Measure {
+    /// Geometry (site = cell 0, interferers = the others).
+    Geometry(Box<GeometryChannel>),
+    /// A recorded drive; `column[k]` is cell k's `rsrp:` column, if the
+    /// drive has one.
+    Drive {
+        trace: Arc<DriveTrace>,
+        table: CqiTable,
+        column: Vec<Option<usize>>,
+    },
+}
+
+impl Measure {
+    /// Each cell's RSRP at `now`, dBm (`None`: not measured).
+    fn rsrp(&mut self, now: Instant, re_db: &[f64], out: &mut Vec<Option<f64>>) {
+        out.clear();
+        match self {
+            Measure::Geometry(g) => {
+                let mut rx = Vec::with_capacity(re_db.len());
+                g.rx_powers_dbm(now, &mut rx);
+                out.extend(rx.iter().zip(re_db).map(|(p, re)| Some(p - re)));
+            }
+            Measure::Drive { trace, column, .. } => {
+                let row = trace.rsrp_at(now);
+                out.extend(column.iter().map(|c| c.and_then(|c| row[c])));
+            }
+        }
+    }
+}
+
 /// One UE's mobility state.
 #[derive(Debug)]
 struct Ue {
     rnti: Rnti,
-    /// Its channel as configured (`geometry`); the sites are the cells'.
+    /// Its channel as configured (`geometry` or `drive`); the sites are
+    /// the cells'.
     channel: ChannelConfig,
-    /// Measures every cell (site = cell 0, interferers = the others).
-    meas: GeometryChannel,
+    meas: Measure,
     filters: Vec<L3Filter>,
     detector: EventDetector,
     /// `None` while moving.
@@ -105,7 +145,7 @@ pub(super) struct Cells {
     activity: Vec<Activity>,
     /// A cell's `activity.load` changed since the nodes were last told.
     loads_changed: bool,
-    rsrp: Vec<f64>,
+    rsrp: Vec<Option<f64>>,
     reports: Vec<Report>,
 }
 
@@ -148,7 +188,25 @@ pub(super) fn build(cfg: &SimConfig, base: &Path) -> Result<(Gnb, Box<Cells>), C
             "uplink DRBs are for single-cell scenarios (not with [[cells]] yet)",
         ));
     }
-    let sites: Vec<[f64; 2]> = cfg.cells.iter().map(|c| c.site).collect();
+    let geometry = cfg
+        .ues
+        .iter()
+        .any(|u| matches!(u.channel, ChannelConfig::Geometry { .. }));
+    if geometry {
+        if let Some(k) = cfg.cells.iter().position(|c| c.site.is_none()) {
+            return Err(ConfigError::new(
+                format!("cells[{k}].site"),
+                "missing",
+                "[x, y] metres: a UE's `geometry` channel needs every cell's site",
+            ));
+        }
+    }
+    // Without geometry no site is read.
+    let sites: Vec<[f64; 2]> = cfg
+        .cells
+        .iter()
+        .map(|c| c.site.unwrap_or([0.0; 2]))
+        .collect();
     let mut ids: Vec<CellId> = Vec::new();
     for (k, c) in cfg.cells.iter().enumerate() {
         if ids.contains(&CellId(c.id)) {
@@ -193,21 +251,22 @@ pub(super) fn build(cfg: &SimConfig, base: &Path) -> Result<(Gnb, Box<Cells>), C
     let mut ues = Vec::new();
     let mut per_cell: Vec<Vec<tcran_gnb::UeConfig>> = vec![Vec::new(); sites.len()];
     for (u, uc) in cfg.ues.iter().enumerate() {
-        if !matches!(uc.channel, ChannelConfig::Geometry { .. }) {
-            return Err(ConfigError::new(
-                format!("ues[{u}].channel.kind"),
-                "not geometry",
-                "with [[cells]] every UE's channel is `geometry` (the cells give the sites)",
-            ));
-        }
         let ctx = ChannelContext {
             seed: cfg.seed,
             rnti: uc.rnti,
             bandwidth_hz: bandwidth_hz[0],
         };
         let meas = match channel_at(&uc.channel, &sites, 0).build(base, &ctx) {
-            Ok(AnyChannel::Geometry(g)) => *g,
-            Ok(_) => unreachable!("a geometry config builds a geometry channel"),
+            Ok(AnyChannel::Geometry(g)) => Measure::Geometry(g),
+            Ok(AnyChannel::Drive(d)) => drive_measure(d, &ids)
+                .map_err(|e| e.within(format!("ues[{u}].channel")))?,
+            Ok(_) => {
+                return Err(ConfigError::new(
+                    format!("ues[{u}].channel.kind"),
+                    "neither geometry nor drive",
+                    "with [[cells]] a UE's channel is `geometry` (the cells give the sites) or `drive` (a trace of every cell's RSRP)",
+                ))
+            }
             Err(e) => return Err(e.within(format!("ues[{u}].channel"))),
         };
         let mut ue = Ue {
@@ -221,8 +280,8 @@ pub(super) fn build(cfg: &SimConfig, base: &Path) -> Result<(Gnb, Box<Cells>), C
         };
         // Cell selection: the strongest cell at time 0.
         let mut rsrp = Vec::new();
-        ue.meas.rx_powers_dbm(Instant::ZERO, &mut rsrp);
-        let first = strongest(&rsrp, &re_db);
+        ue.meas.rsrp(Instant::ZERO, &re_db, &mut rsrp);
+        let first = strongest(&rsrp);
         ue.serving = Some(first);
         let mut c = uc.clone();
         c.channel = channel_at(&uc.channel, &sites, first);
@@ -286,16 +345,41 @@ fn node<'a>(first: &'a mut Gnb, others: &'a mut [Gnb], k: usize) -> &'a mut Gnb 
     }
 }
 
-/// The cell with the highest RSRP (received power less its resource
-/// elements); the first on a tie.
-fn strongest(rx_dbm: &[f64], re_db: &[f64]) -> usize {
-    let mut best = 0;
-    for k in 1..rx_dbm.len() {
-        if rx_dbm[k] - re_db[k] > rx_dbm[best] - re_db[best] {
-            best = k;
+/// The cell with the highest RSRP; the first on a tie (cell 0 if none is
+/// measured).
+fn strongest(rsrp: &[Option<f64>]) -> usize {
+    let mut best: Option<(usize, f64)> = None;
+    for (k, v) in rsrp.iter().enumerate() {
+        if let Some(v) = *v {
+            if best.is_none_or(|(_, b)| v > b) {
+                best = Some((k, v));
+            }
         }
     }
-    best
+    best.map_or(0, |(k, _)| k)
+}
+
+/// A drive's measurements, its `rsrp:` columns matched to the cells. A
+/// column whose cell the scenario lacks is refused (a typo would
+/// otherwise silently remove a cell from the drive).
+fn drive_measure(d: DriveChannel, ids: &[CellId]) -> Result<Measure, ConfigError> {
+    let trace = d.trace().clone();
+    if let Some(c) = trace.cells().iter().find(|c| !ids.contains(c)) {
+        return Err(ConfigError::new(
+            "path",
+            format!("{}: column rsrp:{}", trace.name(), c.0),
+            "every cell of the drive must be one of the [[cells]] ids",
+        ));
+    }
+    let column = ids
+        .iter()
+        .map(|id| trace.cells().iter().position(|c| c == id))
+        .collect();
+    Ok(Measure::Drive {
+        trace,
+        table: d.table(),
+        column,
+    })
 }
 
 impl Cells {
@@ -536,16 +620,24 @@ impl Sim {
             };
             let mut rsrp = std::mem::take(&mut c.rsrp);
             let ue = &mut c.ues[u];
-            ue.meas.rx_powers_dbm(now, &mut rsrp);
-            let filtered: Vec<(CellId, f64)> = rsrp
-                .iter()
-                .enumerate()
-                .map(|(k, p)| (c.ids[k], ue.filters[k].update(p - c.re_db[k])))
+            ue.meas.rsrp(now, &c.re_db, &mut rsrp);
+            // The cells measured at this occasion, filtered.
+            let filtered: Vec<(CellId, f64)> = (rsrp.iter().enumerate())
+                .filter_map(|(k, p)| p.map(|p| (c.ids[k], ue.filters[k].update(p))))
                 .collect();
             c.rsrp = rsrp;
             c.reports.clear();
-            ue.detector
-                .measure(now, filtered[serving], &filtered, &mut c.reports);
+            let Some(serving_rsrp) = ue.filters[serving].value() else {
+                // Never measured its serving cell yet: nothing to compare.
+                continue;
+            };
+            ue.detector.measure(
+                now,
+                (c.ids[serving], serving_rsrp),
+                &filtered,
+                &mut c.reports,
+            );
+            let level = |k: usize| ue.filters[k].value().unwrap_or(f64::NEG_INFINITY);
             let target = c
                 .reports
                 .iter()
@@ -553,7 +645,7 @@ impl Sim {
                     Report::Triggered { cell, .. } => c.ids.iter().position(|x| x == cell),
                     Report::Left { .. } => None,
                 })
-                .max_by(|&a, &b| filtered[a].1.total_cmp(&filtered[b].1));
+                .max_by(|&a, &b| level(a).total_cmp(&level(b)));
             if let Some(target) = target {
                 self.hand_over(u, serving, target, now);
             }
@@ -607,9 +699,15 @@ impl Sim {
             rnti: rnti.0,
             bandwidth_hz: c.bandwidth_hz[k],
         };
-        let mut channel = channel_at(&c.ues[u].channel, &c.sites, k)
-            .build(Path::new("."), &ctx)
-            .expect("the same geometry built at the start");
+        let mut channel = match &c.ues[u].meas {
+            // The trace as read at the start (its path was the scenario's).
+            Measure::Drive { trace, table, .. } => {
+                AnyChannel::Drive(DriveChannel::new(trace.clone(), *table))
+            }
+            Measure::Geometry(_) => channel_at(&c.ues[u].channel, &c.sites, k)
+                .build(Path::new("."), &ctx)
+                .expect("the same geometry built at the start"),
+        };
         channel.set_interferer_loads(&c.loads_seen_by(k));
         c.ues[u].serving = Some(k);
         let cell = node(&mut self.gnb, &mut c.others, k);
