@@ -533,6 +533,12 @@ struct HandoverRow<'a> {
     pdcp_forwarded_packets: u64,
     arrived_meanwhile: u64,
     dropped_packets: u64,
+    ping_pong: bool,
+    tcp_before_mbps: Option<f64>,
+    tcp_min_after_mbps: Option<f64>,
+    tcp_recovery_ms: Option<f64>,
+    call_delay_before_ms: Option<f64>,
+    call_max_delay_ms: Option<f64>,
 }
 
 /// Every handover of every variant of a multi-cell run, in time order per
@@ -554,6 +560,12 @@ pub fn write_handovers(path: &Path, s: &tcran_sim::ScenarioSummary) -> Result<()
                 pdcp_forwarded_packets: h.pdcp_forwarded_packets,
                 arrived_meanwhile: h.arrived_meanwhile,
                 dropped_packets: h.dropped_packets,
+                ping_pong: h.ping_pong,
+                tcp_before_mbps: h.impact.tcp_before_mbps,
+                tcp_min_after_mbps: h.impact.tcp_min_after_mbps,
+                tcp_recovery_ms: h.impact.tcp_recovery_ms,
+                call_delay_before_ms: h.impact.call_delay_before_ms,
+                call_max_delay_ms: h.impact.call_max_delay_ms,
             })?;
         }
     }

@@ -13,6 +13,7 @@
 //! measurement event (TS 38.331 §5.5.4, A3 by default), whose trigger is
 //! the handover decision.
 
+use crate::handover_impact::HandoverImpact;
 use serde::{Deserialize, Serialize};
 use tcran_core::{ConfigError, Duration};
 use tcran_gnb::TcForwarding;
@@ -46,6 +47,10 @@ fn default_interruption() -> Duration {
 
 fn default_xn_delay() -> Duration {
     Duration::from_millis(5)
+}
+
+fn default_ping_pong_window() -> Duration {
+    Duration::from_secs(1)
 }
 
 fn default_event() -> EventConfig {
@@ -89,6 +94,13 @@ pub struct HandoverConfig {
     /// `forward` them to the target's pipeline, or `drop` them.
     #[serde(default)]
     pub tc_forwarding: TcForwarding,
+    /// A handover back to the cell the UE came from less than this long
+    /// after it left it is a ping-pong: the time of stay in the cell in
+    /// between was below the minimum time of stay. 1 s, the value of 3GPP
+    /// TR 36.839 §5.2's ping-pong definition (the mobility robustness
+    /// metric TS 38.300 §15.5.2 optimises against).
+    #[serde(default = "default_ping_pong_window")]
+    pub ping_pong_window: Duration,
 }
 
 impl Default for HandoverConfig {
@@ -99,6 +111,7 @@ impl Default for HandoverConfig {
             interruption: default_interruption(),
             xn_delay: default_xn_delay(),
             tc_forwarding: TcForwarding::default(),
+            ping_pong_window: default_ping_pong_window(),
         }
     }
 }
@@ -122,6 +135,13 @@ impl HandoverConfig {
                 "handover.interruption",
                 self.interruption,
                 "0 to 10s",
+            ));
+        }
+        if ms(self.ping_pong_window) > 60_000.0 {
+            return Err(ConfigError::new(
+                "handover.ping_pong_window",
+                self.ping_pong_window,
+                "0 to 60s",
             ));
         }
         if ms(self.xn_delay) > 10_000.0 {
@@ -158,6 +178,12 @@ pub struct HandoverRecord {
     /// Packets the handover dropped (TC queues not forwarded, RLC UM data
     /// lost with the source's RLC).
     pub dropped_packets: u64,
+    /// Back to the cell the UE left less than `ping_pong_window` before.
+    pub ping_pong: bool,
+    /// What it did to the UE's download and call
+    /// ([`crate::handover_impact`]).
+    #[serde(flatten)]
+    pub impact: HandoverImpact,
 }
 
 /// One cell's load over the run, after warm-up.

@@ -30,6 +30,8 @@
 
 use super::{Sim, SlotRecord};
 use crate::cells::{CellLoad, HandoverConfig, HandoverRecord};
+use crate::handover_impact::{ImpactRecorder, Role};
+use crate::scenario::FlowKind;
 use crate::scenario::SimConfig;
 use std::path::Path;
 use std::sync::Arc;
@@ -147,6 +149,10 @@ pub(super) struct Cells {
     loads_changed: bool,
     rsrp: Vec<Option<f64>>,
     reports: Vec<Report>,
+    /// Each record's handover command and interruption.
+    commands: Vec<(Instant, Duration)>,
+    /// Deliveries for the handovers' impact on the flows.
+    impact: ImpactRecorder,
 }
 
 /// The UE's channel configuration served by cell `k` of `sites`.
@@ -332,6 +338,23 @@ pub(super) fn build(cfg: &SimConfig, base: &Path) -> Result<(Gnb, Box<Cells>), C
         loads_changed: false,
         rsrp: Vec::new(),
         reports: Vec::new(),
+        commands: Vec::new(),
+        impact: ImpactRecorder::new(
+            cfg.flows
+                .iter()
+                .map(|f| {
+                    let role = match f.kind {
+                        _ if !f.direction.is_downlink() => None,
+                        FlowKind::Tcp { .. } => Some(Role::Bulk),
+                        FlowKind::Voip { .. } | FlowKind::Ping { .. } | FlowKind::Gaming { .. } => {
+                            Some(Role::Call)
+                        }
+                        _ => None,
+                    };
+                    role.map(|r| (f.ue, r))
+                })
+                .collect(),
+        ),
     };
     Ok((first, Box::new(cells)))
 }
@@ -491,6 +514,11 @@ impl Cells {
                     .count() as u64,
             })
             .collect()
+    }
+
+    /// A downlink packet of flow `flow` reached its UE.
+    pub(super) fn on_delivered(&mut self, flow: usize, now: Instant, p: &Packet) {
+        self.impact.delivered(flow, now, p.len, p.created);
     }
 
     fn ue_of(&self, rnti: Rnti) -> Option<usize> {
@@ -660,6 +688,15 @@ impl Sim {
         let Some(ctx) = ctx else { return };
         let counts = ctx.counts();
         let gap = c.cfg.interruption.max(c.cfg.xn_delay);
+        // The UE's previous handover, if it brought it here from `target`.
+        let ping_pong = (c.records.iter().zip(&c.commands).rev())
+            .find(|(r, _)| r.ue == rnti.0)
+            .is_some_and(|(r, &(at, _))| {
+                r.source == c.ids[target].0
+                    && r.target == c.ids[source].0
+                    && now.saturating_since(at) < c.cfg.ping_pong_window
+            });
+        c.commands.push((now, gap));
         c.records.push(HandoverRecord {
             ue: rnti.0,
             at_s: now.as_secs_f64(),
@@ -672,6 +709,8 @@ impl Sim {
             pdcp_forwarded_packets: counts.pdcp_forwarded,
             arrived_meanwhile: 0,
             dropped_packets: counts.dropped,
+            ping_pong,
+            impact: Default::default(),
         });
         let record = c.records.len() - 1;
         let ue = &mut c.ues[u];
@@ -724,14 +763,21 @@ impl Sim {
     }
 }
 
-/// The handovers and per-cell load of a multi-cell run (empty for one
-/// cell).
+/// The handovers (with what each did to its UE's flows) and per-cell
+/// load of a multi-cell run that ended at `end` (empty for one cell).
 pub(super) fn report(
     cells: Option<&Cells>,
     measured_s: f64,
+    end: Instant,
 ) -> (Vec<HandoverRecord>, Vec<CellLoad>) {
     match cells {
         None => (Vec::new(), Vec::new()),
-        Some(c) => (c.records().to_vec(), c.loads(measured_s)),
+        Some(c) => {
+            let mut records = c.records().to_vec();
+            for (r, &(at, gap)) in records.iter_mut().zip(&c.commands) {
+                r.impact = c.impact.measure(r.ue, at, gap, end);
+            }
+            (records, c.loads(measured_s))
+        }
     }
 }
