@@ -85,6 +85,15 @@ pub struct HandoverConfig {
     /// being modelled measures.
     #[serde(default = "default_interruption")]
     pub interruption: Duration,
+    /// From the handover decision (the UE's measurement report) to the
+    /// handover command: the source's HANDOVER REQUEST over Xn, the
+    /// target's admission control and its HANDOVER REQUEST ACKNOWLEDGE
+    /// (TS 38.300 §9.2.3.2.1, steps 2-5). Meanwhile the source keeps
+    /// serving the UE. Default 0, the decision is the command: TS 38.300
+    /// and TS 38.133 give no value for it, and tcran ships no measurement
+    /// of one; set it to what the network being modelled takes.
+    #[serde(default)]
+    pub preparation: Duration,
     /// One-way delay of the Xn interface carrying the UE context and the
     /// forwarded data; the target serves the UE once both the
     /// interruption is over and the context has arrived.
@@ -109,6 +118,7 @@ impl Default for HandoverConfig {
             trigger: default_event(),
             measurement_period: default_measurement_period(),
             interruption: default_interruption(),
+            preparation: Duration::ZERO,
             xn_delay: default_xn_delay(),
             tc_forwarding: TcForwarding::default(),
             ping_pong_window: default_ping_pong_window(),
@@ -134,6 +144,13 @@ impl HandoverConfig {
             return Err(ConfigError::new(
                 "handover.interruption",
                 self.interruption,
+                "0 to 10s",
+            ));
+        }
+        if ms(self.preparation) > 10_000.0 {
+            return Err(ConfigError::new(
+                "handover.preparation",
+                self.preparation,
                 "0 to 10s",
             ));
         }
@@ -166,6 +183,8 @@ pub struct HandoverRecord {
     /// Until the target served the UE (the interruption, or the Xn delay
     /// if longer), ms.
     pub interruption_ms: f64,
+    /// From the decision to the command (`[handover] preparation`), ms.
+    pub preparation_ms: f64,
     /// Packets (and bytes) forwarded over Xn: the TC pipelines' queues and
     /// the PDCP SDUs not yet acknowledged.
     pub forwarded_packets: u64,

@@ -101,6 +101,8 @@ struct Ue {
     detector: EventDetector,
     /// `None` while moving.
     serving: Option<usize>,
+    /// A handover decided, to this cell, commanded at this time.
+    preparing: Option<(usize, Instant)>,
     moving: Option<Moving>,
 }
 
@@ -282,6 +284,7 @@ pub(super) fn build(cfg: &SimConfig, base: &Path) -> Result<(Gnb, Box<Cells>), C
             filters: vec![L3Filter::new(event.filter_coefficient); sites.len()],
             detector: EventDetector::new(event),
             serving: None,
+            preparing: None,
             moving: None,
         };
         // Cell selection: the strongest cell at time 0.
@@ -414,6 +417,7 @@ impl Cells {
         }
         for ue in &self.ues {
             t = Instant::earliest(t, ue.moving.as_ref().map(|m| m.attach_at));
+            t = Instant::earliest(t, ue.preparing.map(|(_, at)| at));
         }
         t
     }
@@ -548,6 +552,16 @@ impl Sim {
             .position(|ue| ue.moving.as_ref().is_some_and(|m| m.attach_at == t))
         {
             self.attach(u, t);
+        } else if let Some(u) = c
+            .ues
+            .iter()
+            .position(|ue| ue.preparing.is_some_and(|(_, at)| at == t))
+        {
+            let ue = &mut c.ues[u];
+            let (target, _) = ue.preparing.take().expect("preparing");
+            if let Some(serving) = ue.serving {
+                self.hand_over(u, serving, target, t);
+            }
         } else {
             self.measure(t);
         }
@@ -674,8 +688,14 @@ impl Sim {
                     Report::Left { .. } => None,
                 })
                 .max_by(|&a, &b| level(a).total_cmp(&level(b)));
-            if let Some(target) = target {
-                self.hand_over(u, serving, target, now);
+            let c = self.cells_mut();
+            let prep = c.cfg.preparation;
+            match target {
+                // One handover in preparation at a time.
+                _ if c.ues[u].preparing.is_some() => {}
+                Some(target) if prep.is_zero() => self.hand_over(u, serving, target, now),
+                Some(target) => c.ues[u].preparing = Some((target, now + prep)),
+                None => {}
             }
         }
     }
@@ -703,6 +723,7 @@ impl Sim {
             source: c.ids[source].0,
             target: c.ids[target].0,
             interruption_ms: gap.as_millis_f64(),
+            preparation_ms: c.cfg.preparation.as_millis_f64(),
             forwarded_packets: counts.forwarded(),
             forwarded_bytes: counts.forwarded_bytes(),
             tc_forwarded_packets: counts.tc_forwarded,
