@@ -1,6 +1,7 @@
 //! Body of the `channel_trace` fuzz target: arbitrary text as a capacity
 //! trace file, through every reader tcran has (mahimahi, the thesis'
-//! packets-per-10-ms format, the UCC 5G CSV) and the format detector.
+//! packets-per-10-ms format, the UCC 5G CSV, the multi-cell drive trace)
+//! and the format detector.
 //!
 //! Also compiled into `crates/tcran-ran/tests/integration/fuzz_trace.rs` with
 //! `#[path = "../../../fuzz/src/channel_trace.rs"]`, so it may only use
@@ -16,12 +17,39 @@
 //!   `bytes(a, c) == bytes(a, b) + bytes(b, c)`.
 //! - Sampling it slot by slot through the `Channel` trait never panics and
 //!   over one whole pass adds up to the same bytes as one big interval.
+//! - A drive trace that parses answers at any time with one RSRP per cell
+//!   column, each within the reporting range, a CQI of 0..=15, and its
+//!   recorded handovers in time order, each between two different cells.
 
 use tcran_core::{Duration, Instant};
 use tcran_ran::channel::{
     Channel, ChannelSample, MahimahiTrace, ThesisTrace, TraceFormat, TraceInfo, UccTrace,
 };
+use tcran_ran::mobility::drive::{DriveChannel, DriveTrace, RSRP_RANGE_DBM};
 use tcran_ran::phy::mcs::CqiTable;
+
+fn check_drive(d: DriveTrace) {
+    let hos = d.recorded_handovers();
+    assert!(hos.windows(2).all(|w| w[0].at < w[1].at));
+    assert!(hos.iter().all(|h| h.source != h.target));
+    let end = d.end();
+    let n = d.cells().len();
+    let mut c = DriveChannel::new(std::sync::Arc::new(d), CqiTable::Table1);
+    let step = Duration::from_nanos(end.as_nanos() / 8 + 1);
+    let mut now = Instant::ZERO;
+    for _ in 0..10 {
+        let t = c.trace();
+        let rsrp = t.rsrp_at(now);
+        assert_eq!(rsrp.len(), n);
+        assert!(rsrp
+            .iter()
+            .flatten()
+            .all(|v| (RSRP_RANGE_DBM.0..=RSRP_RANGE_DBM.1).contains(v)));
+        assert!(t.cqi_at(now) <= 15);
+        let _ = c.sample(now, step);
+        now += step;
+    }
+}
 
 /// Entry point: `data` as UTF-8 text (other bytes are the file reader's
 /// business and are rejected before any parser runs).
@@ -42,6 +70,9 @@ pub fn fuzz_channel_trace(data: &[u8]) {
         check_info(&t.info());
         check_additive(|a, b| t.bytes_between(a, b), t.duration());
         check_slots(t.clone(), t.duration());
+    }
+    if let Ok(d) = DriveTrace::parse("fuzz", text) {
+        check_drive(d);
     }
     let ucc = UccTrace::parse("fuzz", text);
     if let Ok(t) = &ucc {

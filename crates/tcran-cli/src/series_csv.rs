@@ -527,12 +527,19 @@ struct HandoverRow<'a> {
     source: u32,
     target: u32,
     interruption_ms: f64,
+    preparation_ms: f64,
     forwarded_packets: u64,
     forwarded_bytes: u64,
     tc_forwarded_packets: u64,
     pdcp_forwarded_packets: u64,
     arrived_meanwhile: u64,
     dropped_packets: u64,
+    ping_pong: bool,
+    tcp_before_mbps: Option<f64>,
+    tcp_min_after_mbps: Option<f64>,
+    tcp_recovery_ms: Option<f64>,
+    call_delay_before_ms: Option<f64>,
+    call_max_delay_ms: Option<f64>,
 }
 
 /// Every handover of every variant of a multi-cell run, in time order per
@@ -548,12 +555,19 @@ pub fn write_handovers(path: &Path, s: &tcran_sim::ScenarioSummary) -> Result<()
                 source: h.source,
                 target: h.target,
                 interruption_ms: h.interruption_ms,
+                preparation_ms: h.preparation_ms,
                 forwarded_packets: h.forwarded_packets,
                 forwarded_bytes: h.forwarded_bytes,
                 tc_forwarded_packets: h.tc_forwarded_packets,
                 pdcp_forwarded_packets: h.pdcp_forwarded_packets,
                 arrived_meanwhile: h.arrived_meanwhile,
                 dropped_packets: h.dropped_packets,
+                ping_pong: h.ping_pong,
+                tcp_before_mbps: h.impact.tcp_before_mbps,
+                tcp_min_after_mbps: h.impact.tcp_min_after_mbps,
+                tcp_recovery_ms: h.impact.tcp_recovery_ms,
+                call_delay_before_ms: h.impact.call_delay_before_ms,
+                call_max_delay_ms: h.impact.call_max_delay_ms,
             })?;
         }
     }

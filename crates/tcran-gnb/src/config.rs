@@ -10,9 +10,11 @@
 use crate::Gnb;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
+use std::sync::Arc;
 use tcran_core::{ConfigError, Duration, Instant};
 use tcran_ran::channel::{GeometryChannel, GeometryParams, LosMode};
 use tcran_ran::mac::MacConfig;
+use tcran_ran::mobility::drive::{DriveChannel, DriveTrace};
 use tcran_ran::mobility::pathloss::Scenario;
 use tcran_ran::pdcp::PdcpConfig;
 use tcran_ran::phy::mcs::{CqiTable, McsTable};
@@ -284,6 +286,16 @@ pub enum ChannelConfig {
         #[serde(default = "cqi_table1")]
         table: CqiTable,
     },
+    /// A recorded drive ([`tcran_ran::mobility::drive`]): the serving
+    /// cell's CQI per row as link adaptation, and, in a `[[cells]]`
+    /// scenario, every cell's RSRP for the handover decisions. A file
+    /// relative to the scenario, or a drive shipped inside tcran
+    /// (`builtin:NAME`, see [`BUILTIN_DRIVES`]).
+    Drive {
+        path: String,
+        #[serde(default = "cqi_table1")]
+        table: CqiTable,
+    },
 }
 
 /// How a geometry channel's LOS state is chosen.
@@ -480,6 +492,10 @@ impl ChannelConfig {
                 GeometryChannel::new(params, ctx.seed, &format!("channel/ue{}", ctx.rnti))
                     .map(|c| AnyChannel::Geometry(Box::new(c)))
             }
+            ChannelConfig::Drive { path, table } => Ok(AnyChannel::Drive(DriveChannel::new(
+                load_drive(base, path)?,
+                *table,
+            ))),
             ChannelConfig::Mcs { mcs, table } => AnyChannel::fixed_mcs(*table, *mcs),
             ChannelConfig::Cqi { cqi, table } => AnyChannel::fixed_cqi(*table, *cqi),
             ChannelConfig::McsRamp {
@@ -546,6 +562,37 @@ pub const BUILTIN_TRACES: &[(&str, &str)] = &[
         include_str!("../../../data/traces/mahimahi/TMobile-LTE-short.down"),
     ),
 ];
+
+/// Drive traces shipped inside tcran (data/traces/ucc-drive, with their
+/// license and provenance), usable as `path = "builtin:NAME"` of a
+/// `drive` channel.
+pub const BUILTIN_DRIVES: &[(&str, &str)] = &[(
+    "builtin:ucc-drive-cork",
+    include_str!("../../../data/traces/ucc-drive/B_2020.01.16_09.56.56-150s.csv"),
+)];
+
+/// Reads a drive trace: `builtin:NAME` or a file relative to `base`; the
+/// error names the field (`path`) and says which line, column and value
+/// are wrong.
+pub fn load_drive(base: &Path, path: &str) -> Result<Arc<DriveTrace>, ConfigError> {
+    if let Some(name) = path.strip_prefix("builtin:") {
+        let Some((_, text)) = BUILTIN_DRIVES.iter().find(|(n, _)| n[8..] == *name) else {
+            let names: Vec<&str> = BUILTIN_DRIVES.iter().map(|(n, _)| *n).collect();
+            return Err(ConfigError::new(
+                "path",
+                path,
+                format!("no such built-in drive; built-in: {}", names.join(", ")),
+            ));
+        };
+        return DriveTrace::parse(path, text)
+            .map(Arc::new)
+            .map_err(|e| ConfigError::new("path", path, e.detail()));
+    }
+    let full = base.join(path);
+    DriveTrace::from_path(&full)
+        .map(Arc::new)
+        .map_err(|e| ConfigError::new("path", full.display(), e.detail()))
+}
 
 /// The text of a built-in trace named `builtin:NAME` (the path may carry the
 /// scenario's directory in front).

@@ -3,15 +3,17 @@
 //! of them (the handovers, each cell's load).
 //!
 //! A scenario with `[[cells]]` runs one [`tcran_gnb::Gnb`] per cell in one
-//! event loop (`crate::engine`'s `cells` module). Every UE's channel is a
-//! `geometry` channel: its track and radio parameters are the UE's, the
-//! sites are the cells' (the serving cell's site, the others as
-//! interferers). A UE starts in the cell it measures strongest at time 0
+//! event loop (`crate::engine`'s `cells` module). A UE's channel is either
+//! `geometry` (its track and radio parameters are the UE's, the sites are
+//! the cells': the serving cell's site, the others as interferers) or a
+//! recorded `drive` (each cell's RSRP per row, by cell id, and the
+//! serving CQI: `tcran_ran::mobility::drive`). A UE starts in the cell it measures strongest at time 0
 //! (cell selection) and moves on by handover (TS 38.300 §9.2.3): its
 //! measured RSRP of every cell goes through the layer-3 filter into the
 //! measurement event (TS 38.331 §5.5.4, A3 by default), whose trigger is
 //! the handover decision.
 
+use crate::handover_impact::HandoverImpact;
 use serde::{Deserialize, Serialize};
 use tcran_core::{ConfigError, Duration};
 use tcran_gnb::TcForwarding;
@@ -24,8 +26,11 @@ use tcran_ran::mobility::events::{EventConfig, EventKind};
 pub struct CellSiteConfig {
     /// The cell's id in reports (its NR cell identity).
     pub id: u32,
-    /// The site's position (x, y), metres.
-    pub site: [f64; 2],
+    /// The site's position (x, y), metres: needed when a UE's channel is
+    /// `geometry`; a scenario whose UEs replay `drive` traces has no use
+    /// for it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub site: Option<[f64; 2]>,
     /// The cell's own settings, as `[cell]` (default: the scenario's
     /// `[cell]`, or the variant's).
     #[serde(default)]
@@ -42,6 +47,10 @@ fn default_interruption() -> Duration {
 
 fn default_xn_delay() -> Duration {
     Duration::from_millis(5)
+}
+
+fn default_ping_pong_window() -> Duration {
+    Duration::from_secs(1)
 }
 
 fn default_event() -> EventConfig {
@@ -76,6 +85,15 @@ pub struct HandoverConfig {
     /// being modelled measures.
     #[serde(default = "default_interruption")]
     pub interruption: Duration,
+    /// From the handover decision (the UE's measurement report) to the
+    /// handover command: the source's HANDOVER REQUEST over Xn, the
+    /// target's admission control and its HANDOVER REQUEST ACKNOWLEDGE
+    /// (TS 38.300 §9.2.3.2.1, steps 2-5). Meanwhile the source keeps
+    /// serving the UE. Default 0, the decision is the command: TS 38.300
+    /// and TS 38.133 give no value for it, and tcran ships no measurement
+    /// of one; set it to what the network being modelled takes.
+    #[serde(default)]
+    pub preparation: Duration,
     /// One-way delay of the Xn interface carrying the UE context and the
     /// forwarded data; the target serves the UE once both the
     /// interruption is over and the context has arrived.
@@ -85,6 +103,13 @@ pub struct HandoverConfig {
     /// `forward` them to the target's pipeline, or `drop` them.
     #[serde(default)]
     pub tc_forwarding: TcForwarding,
+    /// A handover back to the cell the UE came from less than this long
+    /// after it left it is a ping-pong: the time of stay in the cell in
+    /// between was below the minimum time of stay. 1 s, the value of 3GPP
+    /// TR 36.839 §5.2's ping-pong definition (the mobility robustness
+    /// metric TS 38.300 §15.5.2 optimises against).
+    #[serde(default = "default_ping_pong_window")]
+    pub ping_pong_window: Duration,
 }
 
 impl Default for HandoverConfig {
@@ -93,8 +118,10 @@ impl Default for HandoverConfig {
             trigger: default_event(),
             measurement_period: default_measurement_period(),
             interruption: default_interruption(),
+            preparation: Duration::ZERO,
             xn_delay: default_xn_delay(),
             tc_forwarding: TcForwarding::default(),
+            ping_pong_window: default_ping_pong_window(),
         }
     }
 }
@@ -120,6 +147,20 @@ impl HandoverConfig {
                 "0 to 10s",
             ));
         }
+        if ms(self.preparation) > 10_000.0 {
+            return Err(ConfigError::new(
+                "handover.preparation",
+                self.preparation,
+                "0 to 10s",
+            ));
+        }
+        if ms(self.ping_pong_window) > 60_000.0 {
+            return Err(ConfigError::new(
+                "handover.ping_pong_window",
+                self.ping_pong_window,
+                "0 to 60s",
+            ));
+        }
         if ms(self.xn_delay) > 10_000.0 {
             return Err(ConfigError::new(
                 "handover.xn_delay",
@@ -142,6 +183,8 @@ pub struct HandoverRecord {
     /// Until the target served the UE (the interruption, or the Xn delay
     /// if longer), ms.
     pub interruption_ms: f64,
+    /// From the decision to the command (`[handover] preparation`), ms.
+    pub preparation_ms: f64,
     /// Packets (and bytes) forwarded over Xn: the TC pipelines' queues and
     /// the PDCP SDUs not yet acknowledged.
     pub forwarded_packets: u64,
@@ -154,6 +197,12 @@ pub struct HandoverRecord {
     /// Packets the handover dropped (TC queues not forwarded, RLC UM data
     /// lost with the source's RLC).
     pub dropped_packets: u64,
+    /// Back to the cell the UE left less than `ping_pong_window` before.
+    pub ping_pong: bool,
+    /// What it did to the UE's download and call
+    /// ([`crate::handover_impact`]).
+    #[serde(flatten)]
+    pub impact: HandoverImpact,
 }
 
 /// One cell's load over the run, after warm-up.

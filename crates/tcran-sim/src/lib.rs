@@ -22,6 +22,7 @@
 pub mod cells;
 pub mod engine;
 pub mod fidelity;
+pub mod handover_impact;
 /// The deterministic event queue, now in `tcran-core`.
 pub use tcran_core::event;
 pub mod metrics;

@@ -210,6 +210,11 @@ pub fn page_end() -> String {
     )
 }
 
+/// A measure with `digits` decimals, or nothing when there is none.
+fn opt(v: Option<f64>, digits: usize) -> String {
+    v.map_or(String::new(), |v| format!("{v:.digits$}"))
+}
+
 /// The handover timeline of a multi-cell run (nothing with one cell):
 /// which UE, when, from which cell to which, and what crossed Xn.
 fn handover_table(s: &ScenarioSummary) -> String {
@@ -217,13 +222,13 @@ fn handover_table(s: &ScenarioSummary) -> String {
         return String::new();
     }
     let mut out = String::from(
-        "<h3>Handovers</h3>\n<div class=\"table-scroll\"><table id=\"handovers\">\n<tr><th class=\"name\">variant</th><th>UE</th><th>time (s)</th><th>from cell</th><th>to cell</th><th>interruption (ms)</th><th>forwarded packets</th><th>forwarded (kB)</th><th>of which TC</th><th>arrived meanwhile</th><th>dropped</th></tr>\n",
+        "<h3>Handovers</h3>\n<div class=\"table-scroll\"><table id=\"handovers\">\n<tr><th class=\"name\">variant</th><th>UE</th><th>time (s)</th><th>from cell</th><th>to cell</th><th>interruption (ms)</th><th>forwarded packets</th><th>forwarded (kB)</th><th>of which TC</th><th>arrived meanwhile</th><th>dropped</th><th>ping-pong</th><th>TCP before (Mbit/s)</th><th>TCP lowest after (Mbit/s)</th><th>TCP back to 90 % (ms)</th><th>call delay before (ms)</th><th>call delay max (ms)</th></tr>\n",
     );
     for v in &s.variants {
         for h in &v.run.handovers {
             let _ = writeln!(
                 out,
-                "<tr><td class=\"name\">{}</td><td>{}</td><td>{:.3}</td><td>{}</td><td>{}</td><td>{:.0}</td><td>{}</td><td>{:.1}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                "<tr><td class=\"name\">{}</td><td>{}</td><td>{:.3}</td><td>{}</td><td>{}</td><td>{:.0}</td><td>{}</td><td>{:.1}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
                 escape(&v.name),
                 h.ue,
                 h.at_s,
@@ -234,11 +239,30 @@ fn handover_table(s: &ScenarioSummary) -> String {
                 h.forwarded_bytes as f64 / 1e3,
                 h.tc_forwarded_packets,
                 h.arrived_meanwhile,
-                h.dropped_packets
+                h.dropped_packets,
+                if h.ping_pong { "yes" } else { "" },
+                opt(h.impact.tcp_before_mbps, 1),
+                opt(h.impact.tcp_min_after_mbps, 1),
+                match (h.impact.tcp_before_mbps, h.impact.tcp_recovery_ms) {
+                    (None, _) => String::new(),
+                    (Some(_), None) => "not within 5 s".to_string(),
+                    (Some(_), Some(v)) => format!("{v:.0}"),
+                },
+                opt(h.impact.call_delay_before_ms, 1),
+                opt(h.impact.call_max_delay_ms, 1),
             );
         }
     }
-    out.push_str("</table></div>\n<p class=\"note\">Forwarded: over Xn from the source to the target, the TC pipeline's queued packets and the PDCP SDUs not yet acknowledged; arrived meanwhile: downlink packets for the UE during the interruption, forwarded as they came (handovers.csv).</p>\n");
+    out.push_str("</table></div>\n<p class=\"note\">Forwarded: over Xn from the source to the target, the TC pipeline's queued packets and the PDCP SDUs not yet acknowledged; arrived meanwhile: downlink packets for the UE during the interruption, forwarded as they came (handovers.csv). Ping-pong: back to the cell the UE left less than the scenario's <code>ping_pong_window</code> (1 s) before. TCP: the UE's downloads' goodput in the second before the command, the lowest 100-ms bin after it, and when a bin is back at 90 % of before; call: the largest one-way delay of the UE's call packets created from 500 ms before the command to 500 ms after the interruption, against the median of the second before (docs/simulator.md).</p>\n");
+    for v in &s.variants {
+        let n = v.run.handovers.len();
+        let pp = v.run.handovers.iter().filter(|h| h.ping_pong).count();
+        let _ = writeln!(
+            out,
+            "<p class=\"note\">{}: {n} handovers, {pp} ping-pong.</p>",
+            escape(&v.name)
+        );
+    }
     for v in s.variants.iter().filter(|v| !v.run.cells.is_empty()) {
         let cells: Vec<String> = v
             .run

@@ -92,6 +92,8 @@ pub enum AnyChannel {
     Rate(RateSeries),
     /// A UE moving through a deployment (boxed: it is the largest).
     Geometry(Box<GeometryChannel>),
+    /// A recorded drive's CQI column ([`crate::mobility::drive`]).
+    Drive(crate::mobility::drive::DriveChannel),
     Custom(Box<dyn Channel>),
 }
 
@@ -131,6 +133,7 @@ impl AnyChannel {
             AnyChannel::Fixed(_)
             | AnyChannel::McsSeries(_)
             | AnyChannel::Geometry(_)
+            | AnyChannel::Drive(_)
             | AnyChannel::Custom(_) => None,
             AnyChannel::Cqi(c) => Some(c.duration()),
             AnyChannel::Mahimahi(c) => Some(c.period()),
@@ -150,6 +153,7 @@ impl Channel for AnyChannel {
             AnyChannel::Thesis(c) => c.sample(now, dt),
             AnyChannel::Rate(c) => c.sample(now, dt),
             AnyChannel::Geometry(c) => c.sample(now, dt),
+            AnyChannel::Drive(c) => c.sample(now, dt),
             AnyChannel::Custom(c) => c.sample(now, dt),
         }
     }
@@ -159,7 +163,8 @@ impl Channel for AnyChannel {
             AnyChannel::Fixed(_)
             | AnyChannel::McsSeries(_)
             | AnyChannel::Cqi(_)
-            | AnyChannel::Geometry(_) => None,
+            | AnyChannel::Geometry(_)
+            | AnyChannel::Drive(_) => None,
             AnyChannel::Mahimahi(c) => Some(c.info()),
             AnyChannel::Thesis(c) => Some(c.info()),
             AnyChannel::Rate(c) => Some(c.info()),

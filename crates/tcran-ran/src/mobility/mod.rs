@@ -10,8 +10,11 @@
 //!   of RSRP (§5.5.3.2) and the events A2, A3 and A5 (§5.5.4.3, §5.5.4.4,
 //!   §5.5.4.6) with hysteresis and time-to-trigger, which a gNB turns into
 //!   a handover decision (TS 38.300 §9.2.3.2).
+//! - [`drive`]: a recorded drive (each cell's RSRP and the serving CQI
+//!   per time step) for runs whose radio comes from a trace, not geometry.
 //!
-//! Both are sans-IO: positions, measurements and time are parameters.
+//! All are sans-IO: positions, measurements and time are parameters.
 
+pub mod drive;
 pub mod events;
 pub mod pathloss;

@@ -15,6 +15,7 @@ use channel_trace::fuzz_channel_trace;
 use proptest::prelude::*;
 use std::path::PathBuf;
 use tcran_ran::channel::{MahimahiTrace, ThesisTrace, TraceFormat, UccTrace};
+use tcran_ran::mobility::drive::DriveTrace;
 
 fn seeds() -> Vec<(String, String)> {
     text_mutations::read_seeds(
@@ -52,6 +53,8 @@ fn seed_corpus_covers_every_format_and_runs() {
             Some(TraceFormat::Mahimahi) => MahimahiTrace::parse(name, text).map(drop),
             Some(TraceFormat::ThesisPackets) => ThesisTrace::parse(name, text).map(drop),
             Some(TraceFormat::Ucc5g) => UccTrace::parse(name, text).map(drop),
+            // A drive is not a capacity trace: no format to detect.
+            None if name.contains("drive") => DriveTrace::parse(name, text).map(drop),
             None => panic!("{name}: no format detected"),
         };
         assert!(parsed.is_ok(), "{name}: {parsed:?}");
@@ -72,6 +75,9 @@ const LINES: &[&str] = &[
     "Timestamp,CQI,DL_bitrate",
     "x,-,99999999999999999999",
     "2019.12.16_10.48.10,-8.5,15,-,20",
+    "time_s,serving,cqi,rsrp:1,rsrp:2",
+    "0.5,2,9,,-156",
+    "1e308,1,15,-31,-31.5",
 ];
 
 proptest! {

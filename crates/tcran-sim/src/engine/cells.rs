@@ -9,9 +9,14 @@
 //!   target). Deterministic: no draw depends on anything but the seed.
 //! - Measurement (TS 38.331 §5.5.3): every `measurement_period` each UE
 //!   measures every cell's RSRP from geometry (the cell's received power
-//!   over its 12·N_PRB resource elements), filters it (layer 3) and
-//!   evaluates the event against its serving cell; a trigger is the
-//!   handover decision, to the triggered cell measured strongest.
+//!   over its 12·N_PRB resource elements) or reads it from its drive
+//!   trace (the row in force), filters it (layer 3) and evaluates the
+//!   event against its serving cell; a trigger is the handover decision,
+//!   to the triggered cell measured strongest. A cell the drive did not
+//!   measure in that row takes no filter update and is not evaluated at
+//!   that occasion (its time-to-trigger count neither restarts nor
+//!   advances); the serving cell, if unmeasured, is compared at its last
+//!   filtered value.
 //! - Handover (TS 38.300 §9.2.3): the source detaches the UE at once
 //!   ([`tcran_gnb::Gnb::detach`]); the context and forwarded data travel
 //!   over Xn; the target attaches the UE when the interruption is over
@@ -25,12 +30,17 @@
 
 use super::{Sim, SlotRecord};
 use crate::cells::{CellLoad, HandoverConfig, HandoverRecord};
+use crate::handover_impact::{ImpactRecorder, Role};
+use crate::scenario::FlowKind;
 use crate::scenario::SimConfig;
 use std::path::Path;
+use std::sync::Arc;
 use tcran_core::{CellId, ConfigError, Duration, Instant, Packet, Rnti};
 use tcran_gnb::{ChannelConfig, ChannelContext, Gnb, GnbConfig, Output, Place, UeContext};
 use tcran_ran::channel::GeometryChannel;
+use tcran_ran::mobility::drive::{DriveChannel, DriveTrace};
 use tcran_ran::mobility::events::{EventDetector, L3Filter, Report};
+use tcran_ran::phy::mcs::CqiTable;
 use tcran_ran::AnyChannel;
 
 /// A UE between two cells.
@@ -47,18 +57,52 @@ struct Moving {
     record: usize,
 }
 
+/// Where a UE's measurements of the cells come from.
+#[derive(Debug)]
+enum Measure {
+    /// Geometry (site = cell 0, interferers = the others).
+    Geometry(Box<GeometryChannel>),
+    /// A recorded drive; `column[k]` is cell k's `rsrp:` column, if the
+    /// drive has one.
+    Drive {
+        trace: Arc<DriveTrace>,
+        table: CqiTable,
+        column: Vec<Option<usize>>,
+    },
+}
+
+impl Measure {
+    /// Each cell's RSRP at `now`, dBm (`None`: not measured).
+    fn rsrp(&mut self, now: Instant, re_db: &[f64], out: &mut Vec<Option<f64>>) {
+        out.clear();
+        match self {
+            Measure::Geometry(g) => {
+                let mut rx = Vec::with_capacity(re_db.len());
+                g.rx_powers_dbm(now, &mut rx);
+                out.extend(rx.iter().zip(re_db).map(|(p, re)| Some(p - re)));
+            }
+            Measure::Drive { trace, column, .. } => {
+                let row = trace.rsrp_at(now);
+                out.extend(column.iter().map(|c| c.and_then(|c| row[c])));
+            }
+        }
+    }
+}
+
 /// One UE's mobility state.
 #[derive(Debug)]
 struct Ue {
     rnti: Rnti,
-    /// Its channel as configured (`geometry`); the sites are the cells'.
+    /// Its channel as configured (`geometry` or `drive`); the sites are
+    /// the cells'.
     channel: ChannelConfig,
-    /// Measures every cell (site = cell 0, interferers = the others).
-    meas: GeometryChannel,
+    meas: Measure,
     filters: Vec<L3Filter>,
     detector: EventDetector,
     /// `None` while moving.
     serving: Option<usize>,
+    /// A handover decided, to this cell, commanded at this time.
+    preparing: Option<(usize, Instant)>,
     moving: Option<Moving>,
 }
 
@@ -97,8 +141,8 @@ pub(super) struct Cells {
     /// Cells 1.. (cell 0 is `Sim::gnb`).
     others: Vec<Gnb>,
     ues: Vec<Ue>,
-    /// The UEs with `moving` set, by index, ascending: the few between two
-    /// cells, so that the engine's look for the next wake-up, taken before
+    /// The UEs with `preparing` or `moving` set, by index, ascending: the
+    /// few with a handover under way, so that the engine's look for the next wake-up, taken before
     /// every event, does not visit every UE.
     in_transit: Vec<usize>,
     cfg: HandoverConfig,
@@ -109,8 +153,12 @@ pub(super) struct Cells {
     activity: Vec<Activity>,
     /// A cell's `activity.load` changed since the nodes were last told.
     loads_changed: bool,
-    rsrp: Vec<f64>,
+    rsrp: Vec<Option<f64>>,
     reports: Vec<Report>,
+    /// Each record's handover command and interruption.
+    commands: Vec<(Instant, Duration)>,
+    /// Deliveries for the handovers' impact on the flows.
+    impact: ImpactRecorder,
 }
 
 /// The UE's channel configuration served by cell `k` of `sites`.
@@ -152,7 +200,25 @@ pub(super) fn build(cfg: &SimConfig, base: &Path) -> Result<(Gnb, Box<Cells>), C
             "uplink DRBs are for single-cell scenarios (not with [[cells]] yet)",
         ));
     }
-    let sites: Vec<[f64; 2]> = cfg.cells.iter().map(|c| c.site).collect();
+    let geometry = cfg
+        .ues
+        .iter()
+        .any(|u| matches!(u.channel, ChannelConfig::Geometry { .. }));
+    if geometry {
+        if let Some(k) = cfg.cells.iter().position(|c| c.site.is_none()) {
+            return Err(ConfigError::new(
+                format!("cells[{k}].site"),
+                "missing",
+                "[x, y] metres: a UE's `geometry` channel needs every cell's site",
+            ));
+        }
+    }
+    // Without geometry no site is read.
+    let sites: Vec<[f64; 2]> = cfg
+        .cells
+        .iter()
+        .map(|c| c.site.unwrap_or([0.0; 2]))
+        .collect();
     let mut ids: Vec<CellId> = Vec::new();
     for (k, c) in cfg.cells.iter().enumerate() {
         if ids.contains(&CellId(c.id)) {
@@ -197,21 +263,22 @@ pub(super) fn build(cfg: &SimConfig, base: &Path) -> Result<(Gnb, Box<Cells>), C
     let mut ues = Vec::new();
     let mut per_cell: Vec<Vec<tcran_gnb::UeConfig>> = vec![Vec::new(); sites.len()];
     for (u, uc) in cfg.ues.iter().enumerate() {
-        if !matches!(uc.channel, ChannelConfig::Geometry { .. }) {
-            return Err(ConfigError::new(
-                format!("ues[{u}].channel.kind"),
-                "not geometry",
-                "with [[cells]] every UE's channel is `geometry` (the cells give the sites)",
-            ));
-        }
         let ctx = ChannelContext {
             seed: cfg.seed,
             rnti: uc.rnti,
             bandwidth_hz: bandwidth_hz[0],
         };
         let meas = match channel_at(&uc.channel, &sites, 0).build(base, &ctx) {
-            Ok(AnyChannel::Geometry(g)) => *g,
-            Ok(_) => unreachable!("a geometry config builds a geometry channel"),
+            Ok(AnyChannel::Geometry(g)) => Measure::Geometry(g),
+            Ok(AnyChannel::Drive(d)) => drive_measure(d, &ids)
+                .map_err(|e| e.within(format!("ues[{u}].channel")))?,
+            Ok(_) => {
+                return Err(ConfigError::new(
+                    format!("ues[{u}].channel.kind"),
+                    "neither geometry nor drive",
+                    "with [[cells]] a UE's channel is `geometry` (the cells give the sites) or `drive` (a trace of every cell's RSRP)",
+                ))
+            }
             Err(e) => return Err(e.within(format!("ues[{u}].channel"))),
         };
         let mut ue = Ue {
@@ -221,12 +288,13 @@ pub(super) fn build(cfg: &SimConfig, base: &Path) -> Result<(Gnb, Box<Cells>), C
             filters: vec![L3Filter::new(event.filter_coefficient); sites.len()],
             detector: EventDetector::new(event),
             serving: None,
+            preparing: None,
             moving: None,
         };
         // Cell selection: the strongest cell at time 0.
         let mut rsrp = Vec::new();
-        ue.meas.rx_powers_dbm(Instant::ZERO, &mut rsrp);
-        let first = strongest(&rsrp, &re_db);
+        ue.meas.rsrp(Instant::ZERO, &re_db, &mut rsrp);
+        let first = strongest(&rsrp);
         ue.serving = Some(first);
         let mut c = uc.clone();
         c.channel = channel_at(&uc.channel, &sites, first);
@@ -278,6 +346,23 @@ pub(super) fn build(cfg: &SimConfig, base: &Path) -> Result<(Gnb, Box<Cells>), C
         loads_changed: false,
         rsrp: Vec::new(),
         reports: Vec::new(),
+        commands: Vec::new(),
+        impact: ImpactRecorder::new(
+            cfg.flows
+                .iter()
+                .map(|f| {
+                    let role = match f.kind {
+                        _ if !f.direction.is_downlink() => None,
+                        FlowKind::Tcp { .. } => Some(Role::Bulk),
+                        FlowKind::Voip { .. } | FlowKind::Ping { .. } | FlowKind::Gaming { .. } => {
+                            Some(Role::Call)
+                        }
+                        _ => None,
+                    };
+                    role.map(|r| (f.ue, r))
+                })
+                .collect(),
+        ),
     };
     Ok((first, Box::new(cells)))
 }
@@ -291,27 +376,59 @@ fn node<'a>(first: &'a mut Gnb, others: &'a mut [Gnb], k: usize) -> &'a mut Gnb 
     }
 }
 
-/// The cell with the highest RSRP (received power less its resource
-/// elements); the first on a tie.
-fn strongest(rx_dbm: &[f64], re_db: &[f64]) -> usize {
-    let mut best = 0;
-    for k in 1..rx_dbm.len() {
-        if rx_dbm[k] - re_db[k] > rx_dbm[best] - re_db[best] {
-            best = k;
+/// The cell with the highest RSRP; the first on a tie (cell 0 if none is
+/// measured).
+fn strongest(rsrp: &[Option<f64>]) -> usize {
+    let mut best: Option<(usize, f64)> = None;
+    for (k, v) in rsrp.iter().enumerate() {
+        if let Some(v) = *v {
+            if best.is_none_or(|(_, b)| v > b) {
+                best = Some((k, v));
+            }
         }
     }
-    best
+    best.map_or(0, |(k, _)| k)
+}
+
+/// A drive's measurements, its `rsrp:` columns matched to the cells. A
+/// column whose cell the scenario lacks is refused (a typo would
+/// otherwise silently remove a cell from the drive).
+fn drive_measure(d: DriveChannel, ids: &[CellId]) -> Result<Measure, ConfigError> {
+    let trace = d.trace().clone();
+    if let Some(c) = trace.cells().iter().find(|c| !ids.contains(c)) {
+        return Err(ConfigError::new(
+            "path",
+            format!("{}: column rsrp:{}", trace.name(), c.0),
+            "every cell of the drive must be one of the [[cells]] ids",
+        ));
+    }
+    let column = ids
+        .iter()
+        .map(|id| trace.cells().iter().position(|c| c == id))
+        .collect();
+    Ok(Measure::Drive {
+        trace,
+        table: d.table(),
+        column,
+    })
 }
 
 impl Cells {
+    fn in_transit_add(&mut self, u: usize) {
+        if let Err(i) = self.in_transit.binary_search(&u) {
+            self.in_transit.insert(i, u);
+        }
+    }
+
     /// When the cells beyond the first or the mobility next need to run.
     pub(super) fn next_wakeup(&self) -> Option<Instant> {
         let mut t = Some(self.next_measurement);
         for g in &self.others {
             t = Instant::earliest(t, g.next_wakeup());
         }
-        for &u in &self.in_transit {
-            t = Instant::earliest(t, self.ues[u].moving.as_ref().map(|m| m.attach_at));
+        for ue in self.in_transit.iter().map(|&u| &self.ues[u]) {
+            t = Instant::earliest(t, ue.moving.as_ref().map(|m| m.attach_at));
+            t = Instant::earliest(t, ue.preparing.map(|(_, at)| at));
         }
         t
     }
@@ -414,6 +531,11 @@ impl Cells {
             .collect()
     }
 
+    /// A downlink packet of flow `flow` reached its UE.
+    pub(super) fn on_delivered(&mut self, flow: usize, now: Instant, p: &Packet) {
+        self.impact.delivered(flow, now, p.len, p.created);
+    }
+
     fn ue_of(&self, rnti: Rnti) -> Option<usize> {
         self.ues.iter().position(|u| u.rnti == rnti)
     }
@@ -441,6 +563,20 @@ impl Sim {
             .find(|&&u| c.ues[u].moving.as_ref().is_some_and(|m| m.attach_at == t))
         {
             self.attach(u, t);
+        } else if let Some(&u) = c
+            .in_transit
+            .iter()
+            .find(|&&u| c.ues[u].preparing.is_some_and(|(_, at)| at == t))
+        {
+            let ue = &mut c.ues[u];
+            let (target, _) = ue.preparing.take().expect("preparing");
+            if let Some(serving) = ue.serving {
+                self.hand_over(u, serving, target, t);
+            }
+            let c = self.cells_mut();
+            if c.ues[u].moving.is_none() {
+                c.in_transit.retain(|&x| x != u);
+            }
         } else {
             self.measure(t);
         }
@@ -541,16 +677,24 @@ impl Sim {
             };
             let mut rsrp = std::mem::take(&mut c.rsrp);
             let ue = &mut c.ues[u];
-            ue.meas.rx_powers_dbm(now, &mut rsrp);
-            let filtered: Vec<(CellId, f64)> = rsrp
-                .iter()
-                .enumerate()
-                .map(|(k, p)| (c.ids[k], ue.filters[k].update(p - c.re_db[k])))
+            ue.meas.rsrp(now, &c.re_db, &mut rsrp);
+            // The cells measured at this occasion, filtered.
+            let filtered: Vec<(CellId, f64)> = (rsrp.iter().enumerate())
+                .filter_map(|(k, p)| p.map(|p| (c.ids[k], ue.filters[k].update(p))))
                 .collect();
             c.rsrp = rsrp;
             c.reports.clear();
-            ue.detector
-                .measure(now, filtered[serving], &filtered, &mut c.reports);
+            let Some(serving_rsrp) = ue.filters[serving].value() else {
+                // Never measured its serving cell yet: nothing to compare.
+                continue;
+            };
+            ue.detector.measure(
+                now,
+                (c.ids[serving], serving_rsrp),
+                &filtered,
+                &mut c.reports,
+            );
+            let level = |k: usize| ue.filters[k].value().unwrap_or(f64::NEG_INFINITY);
             let target = c
                 .reports
                 .iter()
@@ -558,9 +702,18 @@ impl Sim {
                     Report::Triggered { cell, .. } => c.ids.iter().position(|x| x == cell),
                     Report::Left { .. } => None,
                 })
-                .max_by(|&a, &b| filtered[a].1.total_cmp(&filtered[b].1));
-            if let Some(target) = target {
-                self.hand_over(u, serving, target, now);
+                .max_by(|&a, &b| level(a).total_cmp(&level(b)));
+            let c = self.cells_mut();
+            let prep = c.cfg.preparation;
+            match target {
+                // One handover in preparation at a time.
+                _ if c.ues[u].preparing.is_some() => {}
+                Some(target) if prep.is_zero() => self.hand_over(u, serving, target, now),
+                Some(target) => {
+                    c.ues[u].preparing = Some((target, now + prep));
+                    c.in_transit_add(u);
+                }
+                None => {}
             }
         }
     }
@@ -573,18 +726,30 @@ impl Sim {
         let Some(ctx) = ctx else { return };
         let counts = ctx.counts();
         let gap = c.cfg.interruption.max(c.cfg.xn_delay);
+        // The UE's previous handover, if it brought it here from `target`.
+        let ping_pong = (c.records.iter().zip(&c.commands).rev())
+            .find(|(r, _)| r.ue == rnti.0)
+            .is_some_and(|(r, &(at, _))| {
+                r.source == c.ids[target].0
+                    && r.target == c.ids[source].0
+                    && now.saturating_since(at) < c.cfg.ping_pong_window
+            });
+        c.commands.push((now, gap));
         c.records.push(HandoverRecord {
             ue: rnti.0,
             at_s: now.as_secs_f64(),
             source: c.ids[source].0,
             target: c.ids[target].0,
             interruption_ms: gap.as_millis_f64(),
+            preparation_ms: c.cfg.preparation.as_millis_f64(),
             forwarded_packets: counts.forwarded(),
             forwarded_bytes: counts.forwarded_bytes(),
             tc_forwarded_packets: counts.tc_forwarded,
             pdcp_forwarded_packets: counts.pdcp_forwarded,
             arrived_meanwhile: 0,
             dropped_packets: counts.dropped,
+            ping_pong,
+            impact: Default::default(),
         });
         let record = c.records.len() - 1;
         let ue = &mut c.ues[u];
@@ -598,9 +763,7 @@ impl Sim {
             held_up: Vec::new(),
             record,
         });
-        if let Err(i) = c.in_transit.binary_search(&u) {
-            c.in_transit.insert(i, u);
-        }
+        c.in_transit_add(u);
         self.drain_cell(source);
     }
 
@@ -616,9 +779,15 @@ impl Sim {
             rnti: rnti.0,
             bandwidth_hz: c.bandwidth_hz[k],
         };
-        let mut channel = channel_at(&c.ues[u].channel, &c.sites, k)
-            .build(Path::new("."), &ctx)
-            .expect("the same geometry built at the start");
+        let mut channel = match &c.ues[u].meas {
+            // The trace as read at the start (its path was the scenario's).
+            Measure::Drive { trace, table, .. } => {
+                AnyChannel::Drive(DriveChannel::new(trace.clone(), *table))
+            }
+            Measure::Geometry(_) => channel_at(&c.ues[u].channel, &c.sites, k)
+                .build(Path::new("."), &ctx)
+                .expect("the same geometry built at the start"),
+        };
         channel.set_interferer_loads(&c.loads_seen_by(k));
         c.ues[u].serving = Some(k);
         let cell = node(&mut self.gnb, &mut c.others, k);
@@ -635,14 +804,21 @@ impl Sim {
     }
 }
 
-/// The handovers and per-cell load of a multi-cell run (empty for one
-/// cell).
+/// The handovers (with what each did to its UE's flows) and per-cell
+/// load of a multi-cell run that ended at `end` (empty for one cell).
 pub(super) fn report(
     cells: Option<&Cells>,
     measured_s: f64,
+    end: Instant,
 ) -> (Vec<HandoverRecord>, Vec<CellLoad>) {
     match cells {
         None => (Vec::new(), Vec::new()),
-        Some(c) => (c.records().to_vec(), c.loads(measured_s)),
+        Some(c) => {
+            let mut records = c.records().to_vec();
+            for (r, &(at, gap)) in records.iter_mut().zip(&c.commands) {
+                r.impact = c.impact.measure(r.ue, at, gap, end);
+            }
+            (records, c.loads(measured_s))
+        }
     }
 }

@@ -615,6 +615,10 @@ impl Sim {
             f.delivered_bytes += p.len as u64;
             f.layers.add(p, now);
         }
+        if let Some(c) = self.cells.as_deref_mut() {
+            c.on_delivered(i, now, p);
+        }
+        let f = &mut self.flows[i];
         match &mut f.ends {
             Endpoints::Tcp { rx, .. } => rx.on_packet(p, now),
             Endpoints::Udp { sink, .. } => sink.on_packet(p, now),

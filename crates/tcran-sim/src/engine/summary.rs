@@ -91,7 +91,7 @@ impl Sim {
         if let Some(c) = &self.cells {
             c.add_counts(&mut drops, &mut marks);
         }
-        let (handovers, cells) = super::cells::report(self.cells.as_deref(), measured);
+        let (handovers, cells) = super::cells::report(self.cells.as_deref(), measured, self.end);
         RunSummary {
             handovers,
             cells,

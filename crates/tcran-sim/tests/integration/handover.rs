@@ -1,5 +1,6 @@
 //! Several cells with UEs handing over between them (`[[cells]]`,
-//! `scenarios/ns3-handover.toml`, `scenarios/handover-drive.toml`): the
+//! `scenarios/ns3-handover.toml`, `scenarios/handover-drive.toml`,
+//! `scenarios/drive-trace.toml`): the
 //! handover happens where the A3 condition and time-to-trigger put it,
 //! the forwarded data reaches the UE, and every packet is accounted for.
 
@@ -116,4 +117,69 @@ fn the_paced_pipeline_forwards_far_less_at_handover() {
             .max
     };
     assert!(voip_max(&paced) < voip_max(&vanilla));
+}
+
+/// The recorded drive (`scenarios/drive-trace.toml`, six cells of the
+/// UCC 5G dataset) against the recording network's own decisions, the
+/// trace's serving-cell changes: an outside check of tcran's A3 decisions
+/// (3 dB hysteresis, 256 ms time-to-trigger) on real RSRPs. The recording
+/// changed cell 9 times (at 61, 64, 66, 81, 91, 95, 107, 110 and 113 s;
+/// data/traces/ucc-drive/README.md). Its rows are 1 s apart, its
+/// neighbour readings carry no cell id (the conversion attributes them to
+/// the next serving cell) and the operator's own hysteresis and
+/// time-to-trigger are unknown, so the bounds are loose and stated: a
+/// recorded change is matched by a decision of tcran's within 3 s (one
+/// row to see the new cell's RSRP, one to confirm it, the time-to-trigger
+/// and the layer-3 filter's lag, k = 4: about one 200-ms occasion), at
+/// least 5 of the 9 are matched, and tcran decides 9 ± 2 handovers.
+/// (Today: 10 handovers, 5 matched; the unmatched are three early ones,
+/// at 21.6, 35.6 and 51.4 s, where the trace's neighbour stayed 3 dB
+/// above the serving cell for two rows and the operator did not move,
+/// and the 107-113 s ping-pongs, over which tcran stays put: the
+/// neighbour readings there are within 3 dB of the serving cell.)
+#[test]
+fn drive_trace_handovers_follow_the_recorded_ones() {
+    const TOLERANCE_S: f64 = 3.0;
+    let mut cfg = load("drive-trace.toml");
+    // The decisions do not depend on the traffic: the call is enough.
+    cfg.flows.retain(|f| f.name == "voip");
+    let s = run(&cfg, Some("vanilla"));
+    let recorded = [61.0, 64.0, 66.0, 81.0, 91.0, 95.0, 107.0, 110.0, 113.0];
+    let ours: Vec<f64> = s.handovers.iter().map(|h| h.at_s).collect();
+    let matched = recorded
+        .iter()
+        .filter(|r| ours.iter().any(|o| (o - *r).abs() <= TOLERANCE_S))
+        .count();
+    assert!(matched >= 5, "matched {matched} of 9: {ours:?}");
+    assert!((7..=11).contains(&ours.len()), "{ours:?}");
+    // Every decision is between two cells of the drive.
+    let cells = [10945805, 11187723, 11194123, 10945804, 11127051, 10945803];
+    assert!(s
+        .handovers
+        .iter()
+        .all(|h| h.source != h.target && cells.contains(&h.source) && cells.contains(&h.target)));
+    assert_eq!(s.packets.unaccounted, 0, "{:?} {:?}", s.packets, s.drops);
+}
+
+/// `[handover] preparation` (decision -> command, TS 38.300 §9.2.3.2.1
+/// steps 2-5) moves the command exactly that much after the decision,
+/// and the source serves the UE meanwhile: ns-3 case A's one handover,
+/// at 18.0 s without it, comes at 18.12 s with 120 ms.
+#[test]
+fn preparation_delays_the_command_by_its_length() {
+    let mut cfg = load("ns3-handover.toml");
+    cfg.duration = tcran_core::Duration::from_secs(20);
+    let at = |cfg: &SimConfig| {
+        let s = run(cfg, None);
+        assert_eq!(s.handovers.len(), 1, "{:?}", s.handovers);
+        assert_eq!(s.packets.unaccounted, 0);
+        (s.handovers[0].at_s, s.handovers[0].preparation_ms)
+    };
+    let (t0, p0) = at(&cfg);
+    let mut ho = cfg.handover.clone().unwrap_or_default();
+    ho.preparation = tcran_core::Duration::from_millis(120);
+    cfg.handover = Some(ho);
+    let (t1, p1) = at(&cfg);
+    assert_eq!((p0, p1), (0.0, 120.0));
+    assert!((t1 - t0 - 0.12).abs() < 1e-9, "{t0} -> {t1}");
 }
