@@ -21,12 +21,14 @@
 //!   packets the UE sends wait in the UE.
 //! - The ledger balances across cells at every instant: what a context
 //!   carries and what is held here are in flight on Xn.
-//! - Each cell's PRB use and carried bytes are counted after warm-up.
+//! - Each cell's PRB use and carried bytes are counted after warm-up;
+//!   its handover counters (`super::nodes`) over the whole run.
 
 use super::{Sim, SlotRecord};
 use crate::cells::{CellLoad, HandoverConfig, HandoverRecord};
 use crate::scenario::SimConfig;
 use std::path::Path;
+use tcran_control::HandoverCounters;
 use tcran_core::{CellId, ConfigError, Duration, Instant, Packet, Rnti};
 use tcran_gnb::{ChannelConfig, ChannelContext, Gnb, GnbConfig, Output, Place, UeContext};
 use tcran_ran::channel::GeometryChannel;
@@ -37,6 +39,7 @@ use tcran_ran::AnyChannel;
 #[derive(Debug)]
 struct Moving {
     ctx: UeContext,
+    source: usize,
     target: usize,
     attach_at: Instant,
     /// Downlink packets that arrived meanwhile, in arrival order.
@@ -89,13 +92,15 @@ const LOAD_WINDOW: Duration = Duration::from_millis(10);
 /// The cells beyond the first, and every UE's mobility.
 #[derive(Debug)]
 pub(super) struct Cells {
-    ids: Vec<CellId>,
+    pub(super) ids: Vec<CellId>,
     sites: Vec<[f64; 2]>,
     /// Resource elements of each cell's bandwidth (12 per PRB), dB.
     re_db: Vec<f64>,
     bandwidth_hz: Vec<f64>,
     /// Cells 1.. (cell 0 is `Sim::gnb`).
-    others: Vec<Gnb>,
+    pub(super) others: Vec<Gnb>,
+    /// Each cell's handovers as source and target.
+    pub(super) handovers: Vec<HandoverCounters>,
     ues: Vec<Ue>,
     cfg: HandoverConfig,
     seed: u64,
@@ -260,6 +265,7 @@ pub(super) fn build(cfg: &SimConfig, base: &Path) -> Result<(Gnb, Box<Cells>), C
         next_measurement: Instant::ZERO + ho.measurement_period,
         cfg: ho,
         records: Vec::new(),
+        handovers: vec![HandoverCounters::default(); n],
         load: vec![Load::default(); n],
         activity: vec![
             Activity {
@@ -278,7 +284,7 @@ pub(super) fn build(cfg: &SimConfig, base: &Path) -> Result<(Gnb, Box<Cells>), C
 }
 
 /// Cell `k`'s node: cell 0 is the simulator's, the others are `others`.
-fn node<'a>(first: &'a mut Gnb, others: &'a mut [Gnb], k: usize) -> &'a mut Gnb {
+pub(super) fn node<'a>(first: &'a mut Gnb, others: &'a mut [Gnb], k: usize) -> &'a mut Gnb {
     if k == 0 {
         first
     } else {
@@ -412,6 +418,11 @@ impl Cells {
     fn ue_of(&self, rnti: Rnti) -> Option<usize> {
         self.ues.iter().position(|u| u.rnti == rnti)
     }
+
+    /// The cell serving UE `rnti` now (`None` while it moves).
+    pub(super) fn serving(&self, rnti: Rnti) -> Option<usize> {
+        self.ue_of(rnti).and_then(|u| self.ues[u].serving)
+    }
 }
 
 impl Sim {
@@ -443,7 +454,7 @@ impl Sim {
 
     /// Handles the outputs of cell `k`; their handling (a TCP ACK sent
     /// up on a delivery) may feed any cell.
-    fn drain_cell(&mut self, k: usize) {
+    pub(super) fn drain_cell(&mut self, k: usize) {
         let counting = self.counting();
         loop {
             let mut batch = std::mem::take(&mut self.outputs);
@@ -566,6 +577,14 @@ impl Sim {
         let tc = c.cfg.tc_forwarding;
         let ctx = node(&mut self.gnb, &mut c.others, source).detach(rnti, now, tc);
         let Some(ctx) = ctx else { return };
+        // The target admits every UE: preparation and allocation succeed.
+        let from = &mut c.handovers[source];
+        from.prep_requested += 1;
+        from.prep_succeeded += 1;
+        from.exe_requested += 1;
+        let to = &mut c.handovers[target];
+        to.res_alloc_requested += 1;
+        to.res_alloc_succeeded += 1;
         let counts = ctx.counts();
         let gap = c.cfg.interruption.max(c.cfg.xn_delay);
         c.records.push(HandoverRecord {
@@ -587,6 +606,7 @@ impl Sim {
         ue.detector.reset();
         ue.moving = Some(Moving {
             ctx,
+            source,
             target,
             attach_at: now + gap,
             held: Vec::new(),
@@ -602,6 +622,7 @@ impl Sim {
         let rnti = c.ues[u].rnti;
         let k = m.target;
         c.records[m.record].arrived_meanwhile = m.held.len() as u64;
+        c.handovers[m.source].exe_succeeded += 1;
         let ctx = ChannelContext {
             seed: c.seed,
             rnti: rnti.0,

@@ -259,58 +259,32 @@ impl Sim {
         drb: DrbId,
         change: &Change,
     ) -> Result<Applied, Refused> {
-        let result = self.gnb.apply(rnti, drb, change, self.now);
+        self.apply_control_in(0, by, rnti, drb, change)
+    }
+
+    /// Records a change's outcome (a read is not a reconfiguration).
+    pub(super) fn record_control(
+        &mut self,
+        by: &str,
+        rnti: Rnti,
+        drb: DrbId,
+        change: &Change,
+        result: &Result<Applied, Refused>,
+    ) {
         if !change.is_read() {
             let what = change.describe();
-            match &result {
+            match result {
                 Ok(_) => self.applied(by, rnti.0, drb.0, what),
                 Err(r) => self.refused(by, rnti.0, drb.0, what, r),
             }
         }
-        // What the change let go or dropped at once, handled now.
-        if self.gnb.has_outputs() {
-            self.drain_outputs();
-        }
-        result
     }
 
     /// Replaces the MAC's downlink slices now (an outside controller's
     /// slice control, e.g. FlexRIC's SLICE model over E2), recorded among
     /// the run's reconfigurations as a change of the cell (RNTI and DRB 0).
     pub fn set_slices(&mut self, by: &str, slices: Vec<(f64, Vec<Rnti>)>) -> Result<(), String> {
-        let what = format!(
-            "slices {}",
-            slices
-                .iter()
-                .map(|(share, ues)| format!(
-                    "{:.1}% [{}]",
-                    share * 100.0,
-                    ues.iter()
-                        .map(|u| u.0.to_string())
-                        .collect::<Vec<_>>()
-                        .join(" ")
-                ))
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
-        let result = tcran_control::RanNode::set_slices(&mut self.gnb, slices, self.now);
-        match &result {
-            Ok(()) => self.applied(by, 0, 0, what),
-            Err(e) => {
-                self.reconfig_counts.failed += 1;
-                self.series.reconfiguration(
-                    true,
-                    Reconfiguration {
-                        t_s: self.now.as_secs_f64(),
-                        by: by.to_string(),
-                        rnti: 0,
-                        drb: 0,
-                        what: format!("{what}: {e}"),
-                    },
-                );
-            }
-        }
-        result
+        self.set_slices_in(0, by, slices)
     }
 
     /// Maps QoS flow `qfi` of `rnti` onto its DRB `drb` in SDAP now (an
@@ -323,10 +297,20 @@ impl Sim {
         qfi: tcran_core::Qfi,
         drb: tcran_core::DrbId,
     ) -> Result<(), String> {
-        let what = format!("SDAP QFI {} -> DRB {}", qfi.0, drb.0);
-        let result = tcran_control::RanNode::map_qos_flow(&mut self.gnb, rnti, qfi, drb, self.now);
-        match &result {
-            Ok(()) => self.applied(by, rnti.0, drb.0, what),
+        self.map_qos_flow_in(0, by, rnti, qfi, drb)
+    }
+
+    /// Records a change of a cell's MAC or SDAP (applied or failed).
+    pub(super) fn record_cell_change(
+        &mut self,
+        by: &str,
+        rnti: u16,
+        drb: u8,
+        what: String,
+        result: &Result<(), String>,
+    ) {
+        match result {
+            Ok(()) => self.applied(by, rnti, drb, what),
             Err(e) => {
                 self.reconfig_counts.failed += 1;
                 self.series.reconfiguration(
@@ -334,14 +318,13 @@ impl Sim {
                     Reconfiguration {
                         t_s: self.now.as_secs_f64(),
                         by: by.to_string(),
-                        rnti: rnti.0,
-                        drb: drb.0,
+                        rnti,
+                        drb,
                         what: format!("{what}: {e}"),
                     },
                 );
             }
         }
-        result
     }
 
     fn applied(&mut self, by: &str, rnti: u16, drb: u8, what: String) {
@@ -371,4 +354,23 @@ impl Sim {
             },
         );
     }
+}
+
+/// How a slice change is recorded: each slice's share and UEs.
+pub(super) fn describe_slices(slices: &[(f64, Vec<Rnti>)]) -> String {
+    format!(
+        "slices {}",
+        slices
+            .iter()
+            .map(|(share, ues)| format!(
+                "{:.1}% [{}]",
+                share * 100.0,
+                ues.iter()
+                    .map(|u| u.0.to_string())
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            ))
+            .collect::<Vec<_>>()
+            .join(", ")
+    )
 }
