@@ -62,6 +62,9 @@ struct Ue {
     detector: EventDetector,
     /// `None` while moving.
     serving: Option<usize>,
+    /// Its last measurement's strongest neighbour less its serving cell
+    /// (layer-3 filtered RSRP, dB): what its measurement report says.
+    margin_db: Option<f64>,
     moving: Option<Moving>,
 }
 
@@ -137,13 +140,6 @@ fn channel_at(c: &ChannelConfig, sites: &[[f64; 2]], k: usize) -> ChannelConfig 
 pub(super) fn build(cfg: &SimConfig, base: &Path) -> Result<(Gnb, Box<Cells>), ConfigError> {
     let ho = cfg.handover.clone().unwrap_or_default();
     ho.check()?;
-    if !cfg.controllers.is_empty() || !cfg.events.is_empty() {
-        return Err(ConfigError::new(
-            "cells",
-            format!("{} cells", cfg.cells.len()),
-            "scheduled events and controllers are for single-cell scenarios (not with [[cells]] yet)",
-        ));
-    }
     // A handover carries the downlink's state (`tcran_gnb::UeContext`),
     // not yet a UE's own uplink DRBs.
     if let Some(i) = cfg.ues.iter().position(|u| !u.uplink_drbs.is_empty()) {
@@ -223,6 +219,7 @@ pub(super) fn build(cfg: &SimConfig, base: &Path) -> Result<(Gnb, Box<Cells>), C
             detector: EventDetector::new(event),
             serving: None,
             moving: None,
+            margin_db: None,
         };
         // Cell selection: the strongest cell at time 0.
         let mut rsrp = Vec::new();
@@ -419,6 +416,13 @@ impl Cells {
         self.ues.iter().position(|u| u.rnti == rnti)
     }
 
+    /// UE `rnti`'s handover margin from its last measurement (`None`
+    /// before the first, and while it moves).
+    pub(super) fn margin_db(&self, rnti: Rnti) -> Option<f64> {
+        let ue = &self.ues[self.ue_of(rnti)?];
+        ue.serving.and(ue.margin_db)
+    }
+
     /// The cell serving UE `rnti` now (`None` while it moves).
     pub(super) fn serving(&self, rnti: Rnti) -> Option<usize> {
         self.ue_of(rnti).and_then(|u| self.ues[u].serving)
@@ -554,6 +558,10 @@ impl Sim {
                 .map(|(k, p)| (c.ids[k], ue.filters[k].update(p - c.re_db[k])))
                 .collect();
             c.rsrp = rsrp;
+            ue.margin_db = (filtered.iter().enumerate())
+                .filter(|&(k, _)| k != serving)
+                .map(|(_, (_, p))| p - filtered[serving].1)
+                .max_by(f64::total_cmp);
             c.reports.clear();
             ue.detector
                 .measure(now, filtered[serving], &filtered, &mut c.reports);

@@ -69,6 +69,14 @@ impl Sim {
         }
     }
 
+    /// UE `rnti`'s handover margin: its strongest neighbour's RSRP less
+    /// its serving cell's (dB, layer-3 filtered) at its last measurement,
+    /// as its measurement report gives it; `None` with one cell, before
+    /// the first measurement and while it hands over.
+    pub fn handover_margin_db(&self, rnti: Rnti) -> Option<f64> {
+        self.cells.as_ref().and_then(|c| c.margin_db(rnti))
+    }
+
     /// Cell `k`'s node, to change (`k < cell_count()`).
     fn cell_node_mut(&mut self, k: usize) -> &mut Gnb {
         match self.cells.as_deref_mut() {
