@@ -101,3 +101,16 @@ fn the_guard_paces_the_bearer_from_before_the_handover_until_after_it() {
         p.delivered + p.dropped + p.in_flight
     });
 }
+
+#[test]
+fn a_guard_that_would_restore_before_it_deploys_is_refused_by_name() {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/ns3-handover.toml");
+    let text =
+        std::fs::read_to_string(path).unwrap() + &GUARD.replace("clear_db = 9", "clear_db = 5");
+    let cfg = SimConfig::from_toml(&text).unwrap();
+    let e = Sim::new(&cfg, Path::new(".")).unwrap_err().to_string();
+    assert!(
+        e.contains("controllers[0]") && e.contains("clear_db") && e.contains("above ahead_db (6)"),
+        "{e}"
+    );
+}
