@@ -206,7 +206,7 @@ pub fn to_text(reports: &[realtime::Report]) -> String {
             "real time {}: ran {:.1} s (ended by {}); wake-up lateness p50/p99/max {:.0}/{:.0}/{:.0} us\n",
             r.variant, r.ran_s, r.stopped_by, l.p50, l.p99, l.max
         ));
-        if let Some(e) = &r.e2 {
+        for e in r.e2.iter().chain(&r.e2_cells) {
             out.push_str(&format!("  {}\n", e.line()));
         }
     }

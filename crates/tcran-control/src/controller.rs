@@ -30,6 +30,15 @@
 //!   equal weights = the paper's 50 %-50 % round robin), optionally capped
 //!   by a shaper (Fig. 6b: 15 Mbit/s), with a 5G-BDP pacer ("without the
 //!   pacer ... no slicing effects would have been perceived").
+//! - `handover_guard`: a mobility-aware xApp. A UE whose strongest
+//!   neighbour comes within `ahead_db` of its serving cell (the handover
+//!   margin its measurement reports give, TS 38.331 §5.5.5) will soon be
+//!   handed over, and what waits for it in RLC and PDCP then crosses Xn
+//!   and waits again in the target: the guard deploys `pipeline` on its
+//!   bearers (a pacer and an AQM, so that little waits below the pipeline
+//!   and TCP slows down) ahead of the handover, and puts each bearer's own
+//!   pipeline back once the UE is well inside a cell again (margin below
+//!   `-clear_db`, normally in the new one).
 
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
@@ -71,6 +80,13 @@ pub struct DrbView {
     /// idle bearer shows about 10 ms: the built-ins use `rlc_delay_ms`.
     pub rlc_departed: u64,
     pub rlc_sojourn_ms: Option<f64>,
+    /// The UE's handover margin: its strongest neighbour's RSRP less its
+    /// serving cell's, dB, layer-3 filtered, from its last measurement
+    /// (what its measurement reports tell the gNB, TS 38.331 §5.5.5;
+    /// A3 triggers once it stays above offset + hysteresis for the
+    /// time-to-trigger). `None` with one cell, or where the controller
+    /// has no measurement reports (over E2).
+    pub handover_margin_db: Option<f64>,
 }
 
 /// One flow as a controller sees it.
@@ -111,6 +127,7 @@ pub enum AnyController {
     SojournCodel(SojournCodel),
     SojournDeploy(SojournDeploy),
     FlowSlicing(FlowSlicing),
+    HandoverGuard(HandoverGuard),
     Custom(Box<dyn Controller>),
 }
 
@@ -120,6 +137,7 @@ impl Controller for AnyController {
             AnyController::SojournCodel(c) => c.on_tick(view, out),
             AnyController::SojournDeploy(c) => c.on_tick(view, out),
             AnyController::FlowSlicing(c) => c.on_tick(view, out),
+            AnyController::HandoverGuard(c) => c.on_tick(view, out),
             AnyController::Custom(c) => c.on_tick(view, out),
         }
     }
@@ -138,6 +156,12 @@ fn default_greedy_rate() -> BitRate {
 }
 fn one() -> u32 {
     1
+}
+fn default_ahead_db() -> f64 {
+    6.0
+}
+fn default_clear_db() -> f64 {
+    9.0
 }
 
 /// A controller in a scenario (`[[controllers]]`).
@@ -202,6 +226,25 @@ pub enum ControllerKind {
         #[serde(default)]
         pacer: Option<PacerConfig>,
     },
+    /// A mobility-aware xApp: a UE's handover margin at or above
+    /// `-ahead_db` (a handover is near) -> deploy `pipeline` on its
+    /// bearers; margin below `-clear_db` -> each bearer's own pipeline
+    /// back.
+    HandoverGuard {
+        /// dB. Default 6: with A3's default 3 dB hysteresis (and 0 dB
+        /// offset) the guard acts 9 dB of margin before the trigger,
+        /// seconds ahead at vehicle speeds (the margin moves about
+        /// 1 dB/s at 10 m/s between sites 500 m apart), time for the
+        /// bearer's RLC backlog to drain.
+        #[serde(default = "default_ahead_db")]
+        ahead_db: f64,
+        /// dB, more than `ahead_db`. Default 9: after the handover the
+        /// old cell is the neighbour, about `hysteresis` dB below, so
+        /// the guard stays until the UE is well inside its new cell.
+        #[serde(default = "default_clear_db")]
+        clear_db: f64,
+        pipeline: PipelineConfig,
+    },
 }
 
 /// One flow slice.
@@ -225,6 +268,7 @@ impl ControllerConfig {
                 ControllerKind::SojournCodel { .. } => "sojourn_codel",
                 ControllerKind::SojournDeploy { .. } => "sojourn_deploy",
                 ControllerKind::FlowSlicing { .. } => "flow_slicing",
+                ControllerKind::HandoverGuard { .. } => "handover_guard",
             }
             .to_string()
         })
@@ -318,6 +362,27 @@ impl ControllerConfig {
                     slices: slices.clone(),
                     pacer,
                     deployed: BTreeSet::new(),
+                })
+            }
+            ControllerKind::HandoverGuard {
+                ahead_db,
+                clear_db,
+                pipeline,
+            } => {
+                tcran_core::config::check_range("ahead_db", *ahead_db, -30.0, 30.0)?;
+                if !(clear_db > ahead_db && *clear_db <= 60.0) {
+                    return Err(ConfigError::new(
+                        "clear_db",
+                        clear_db,
+                        format!("must be above ahead_db ({ahead_db}) and at most 60"),
+                    ));
+                }
+                pipeline.build().map_err(|e| e.within("pipeline"))?;
+                AnyController::HandoverGuard(HandoverGuard {
+                    ahead_db: *ahead_db,
+                    clear_db: *clear_db,
+                    pipeline: pipeline.clone(),
+                    guarded: BTreeMap::new(),
                 })
             }
         })
@@ -537,6 +602,43 @@ impl Controller for FlowSlicing {
                     drb: d.drb,
                     change: Change::Deploy(self.pipeline(d.rnti, view.flows)),
                 });
+            }
+        }
+    }
+}
+
+/// A mobility-aware xApp (module docs, `handover_guard`).
+#[derive(Debug)]
+pub struct HandoverGuard {
+    ahead_db: f64,
+    clear_db: f64,
+    pipeline: PipelineConfig,
+    /// The bearers guarded now, by (rnti, drb), with the pipeline each had.
+    guarded: BTreeMap<(u16, u8), PipelineConfig>,
+}
+
+impl Controller for HandoverGuard {
+    fn on_tick(&mut self, view: &ControlView<'_>, out: &mut Vec<Command>) {
+        for d in view.drbs {
+            let Some(margin) = d.handover_margin_db else {
+                continue;
+            };
+            let key = (d.rnti, d.drb);
+            let deploy = |pipeline: PipelineConfig| Command {
+                rnti: d.rnti,
+                drb: d.drb,
+                change: Change::Deploy(pipeline),
+            };
+            match self.guarded.get(&key) {
+                None if margin >= -self.ahead_db => {
+                    self.guarded.insert(key, d.config.clone());
+                    out.push(deploy(self.pipeline.clone()));
+                }
+                Some(own) if margin < -self.clear_db => {
+                    out.push(deploy(own.clone()));
+                    self.guarded.remove(&key);
+                }
+                _ => {}
             }
         }
     }

@@ -103,6 +103,34 @@ pub struct KpmCounters {
     pub prb_used_total_dl: u64,
     /// Slots counted in the PRB sums.
     pub slots: u64,
+    /// The cell's handovers (zero for a DRB, and for a node without
+    /// neighbours).
+    pub handovers: HandoverCounters,
+}
+
+/// Cumulative handover counts of one cell, as the TS 28.552 §5.1.1.6.1
+/// measurements of inter-gNB handovers define them (a cell that is an E2
+/// node of its own is a gNB of its own: its handovers cross Xn). The
+/// target admits every UE in tcran's model, so no preparation or
+/// resource allocation fails; an execution succeeds when the UE reaches
+/// the target.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct HandoverCounters {
+    /// Handover preparations the cell requested as source
+    /// (MM.HoPrepInterReq, 5.1.1.6.1.1).
+    pub prep_requested: u64,
+    /// Of those, prepared (MM.HoPrepInterSucc, 5.1.1.6.1.2).
+    pub prep_succeeded: u64,
+    /// Resource allocations requested of the cell as target
+    /// (MM.HoResAlloInterReq, 5.1.1.6.1.4).
+    pub res_alloc_requested: u64,
+    /// Of those, allocated (MM.HoResAlloInterSucc, 5.1.1.6.1.5).
+    pub res_alloc_succeeded: u64,
+    /// Handover executions the cell requested as source
+    /// (MM.HoExeInterReq, 5.1.1.6.1.7).
+    pub exe_requested: u64,
+    /// Of those, completed at the target (MM.HoExeInterSucc, 5.1.1.6.1.8).
+    pub exe_succeeded: u64,
 }
 
 /// RLC entity mode of a DRB (TS 38.322).

@@ -2,16 +2,29 @@
 //! near-RT RIC and its xApps (crate `tcran-e2`, docs/e2.md).
 //!
 //! Contract:
-//! - One E2 node per cell, i.e. per simulator engine: [`E2Link`] runs the
-//!   agent on the real-time loop's thread ([`crate::relay`]), between two
-//!   events of the engine, with its socket I/O on a thread of its own
-//!   ([`tcran_e2::session`]); a received PDU wakes the loop at once.
+//! - One E2 node per cell: [`E2Link`] runs one agent per cell of the
+//!   simulator engine (one for a single-cell run, one per `[[cells]]`
+//!   entry otherwise) on the real-time loop's thread ([`crate::relay`]),
+//!   between two events of the engine, each with its own association and
+//!   its socket I/O on a thread of its own ([`tcran_e2::session`]); a
+//!   received PDU wakes the loop at once.
+//! - Node ids: a single-cell run's node has the gNB id the caller gives
+//!   (the variant's index plus one); with `[[cells]]`, cell `id`'s node
+//!   has gNB id `1000 × (that number) + id` ([`cell_gnb_id`]; cell ids
+//!   0..=999), so that the RIC tells the cells and the variants apart and
+//!   a reader sees both in the id.
 //! - The RIC sees the cell's RAN node ([`tcran_gnb::Gnb`], through
-//!   `tcran_gnb`'s `RanNode`); every change it asks for goes through the engine
-//!   ([`Sim::apply_control`] for pipelines, `Sim::set_slices` for the MAC's
-//!   slices, `Sim::map_qos_flow` for SDAP's QoS flow map), the node's control
-//!   surface with the refusal semantics of the in-process controllers, and is
-//!   recorded in the run's reconfigurations (`by = "e2"`) like theirs.
+//!   `tcran_gnb`'s `RanNode`): the UEs attached to that cell at the
+//!   moment (a UE that hands over leaves one node's reports and appears
+//!   in the other's), the cell's KPM counters with its handover counts
+//!   ([`Sim::handover_counters`]). Every change it asks for goes through
+//!   the engine to that cell's node ([`Sim::apply_control_in`] for
+//!   pipelines, `Sim::set_slices_in` for the MAC's slices,
+//!   `Sim::map_qos_flow_in` for SDAP's QoS flow map), the node's control
+//!   surface with the refusal semantics of the in-process controllers (a
+//!   DRB of a UE not in the cell is refused: RIC Control Failure,
+//!   control-failed-to-execute, E2AP 9.2.1.2), and is recorded in the
+//!   run's reconfigurations (`by = "e2"`) like theirs.
 //! - Transports: framed TCP (FLEXRIC-INTEROP.md), TLS over it, or SCTP
 //!   where the kernel has it (refused in one line where it has not).
 //! - A lost association is reconnected with backoff and set up again
@@ -24,6 +37,7 @@ use crate::error::EmuError;
 use serde::Serialize;
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::path::PathBuf;
+use std::sync::Arc;
 use tcran_control::{DrbKey, KpmCounters, LowerLayerKpis, RanNode, TcView};
 use tcran_core::{DrbId, Instant, Rnti};
 use tcran_e2::agent::{AgentConfig, AgentEvent, RicProfile};
@@ -85,6 +99,9 @@ pub struct E2Report {
     /// The RIC's address and the node's gNB id.
     pub ric: String,
     pub gnb_id: u32,
+    /// The cell's id (`[[cells]].id`), in a run with several cells.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cell: Option<u32>,
     /// Associations opened.
     pub connections: u64,
     /// Connections that failed (refused, unreachable), TLS apart.
@@ -122,10 +139,11 @@ impl E2Report {
     /// `tcran emulate`).
     pub fn line(&self) -> String {
         format!(
-            "E2 node {} ({}): {} connection(s), {} setup(s), {} subscription(s), {} indication(s), \
+            "E2 node {} ({}{}): {} connection(s), {} setup(s), {} subscription(s), {} indication(s), \
              controls {} applied / {} read / {} refused, {} PDU(s) dropped; failures: {} connect, \
              {} TLS, {} E2 Setup, {} association(s) lost ({} framing)",
             self.gnb_id,
+            self.cell.map(|c| format!("cell {c}, ")).unwrap_or_default(),
             self.ric,
             self.connections,
             self.setups_done,
@@ -166,9 +184,18 @@ pub fn parse_drb(text: &str) -> Result<(u16, u8), String> {
     Ok((rnti, drb))
 }
 
-/// Checks the options against the engine's cell and this machine before
+/// The gNB id of the node of cell `cell_id` in a run whose single node
+/// would have gNB id `base`: `1000 × base + cell_id`. `None` when the cell
+/// id is above 999 or the id leaves the 22 bits of the node's gNB ID.
+pub fn cell_gnb_id(base: u32, cell_id: u32) -> Option<u32> {
+    let id = base.checked_mul(1000)?.checked_add(cell_id)?;
+    (cell_id <= 999 && id < 1 << 22).then_some(id)
+}
+
+/// Checks the options against the engine's cells and this machine before
 /// anything runs: the address resolves, the transport exists here, the
-/// TLS files read, the TC DRB exists. Errors are one line, for exit code 2.
+/// TLS files read, the TC DRB exists (in some cell). Errors are one
+/// line, for exit code 2.
 pub fn check(opts: &E2Options, sim: &Sim) -> Result<Connector, EmuError> {
     let usage = EmuError::Flag;
     let addr: SocketAddr = opts
@@ -178,10 +205,10 @@ pub fn check(opts: &E2Options, sim: &Sim) -> Result<Connector, EmuError> {
         .next()
         .ok_or_else(|| usage(format!("--e2 {}: the host has no address", opts.addr)))?;
     if let Some((rnti, drb)) = opts.tc_drb {
-        if sim.gnb().drb(Rnti(rnti), DrbId(drb)).is_none() {
-            let have: Vec<String> = sim
-                .gnb()
-                .drb_ids()
+        let cells = || (0..sim.cell_count()).filter_map(|k| sim.cell_gnb(k));
+        if cells().all(|g| g.drb(Rnti(rnti), DrbId(drb)).is_none()) {
+            let have: Vec<String> = cells()
+                .flat_map(|g| g.drb_ids())
                 .map(|(r, d)| format!("{}:{}", r.0, d.0))
                 .collect();
             return Err(usage(format!(
@@ -229,26 +256,34 @@ fn host_of(addr: &str) -> String {
         .to_string()
 }
 
-/// The engine as an E2 node: reads from its RAN node, changes through
-/// [`Sim::apply_control`] (recorded as `by = "e2"`).
+/// Cell `cell` of the engine as an E2 node: reads from that cell's RAN
+/// node, changes through [`Sim::apply_control_in`] (recorded as `by =
+/// "e2"`).
 #[derive(Debug)]
 pub struct SimNode<'a> {
     pub sim: &'a mut Sim,
+    pub cell: usize,
+}
+
+impl SimNode<'_> {
+    fn gnb(&self) -> &tcran_gnb::Gnb {
+        self.sim.cell_gnb(self.cell).expect("a cell of the run")
+    }
 }
 
 impl RanNode for SimNode<'_> {
     fn drbs(&self, out: &mut Vec<DrbKey>) {
-        RanNode::drbs(self.sim.gnb(), out)
+        RanNode::drbs(self.gnb(), out)
     }
     fn tc_view(&self, drb: DrbKey, now: Instant) -> Option<TcView> {
-        self.sim.gnb().tc_view(drb, now)
+        self.gnb().tc_view(drb, now)
     }
     fn tc_stats(
         &self,
         drb: DrbKey,
         now: Instant,
     ) -> Option<(tcran_tc::stats::PipelineStats, LowerLayerKpis)> {
-        self.sim.gnb().tc_stats(drb, now)
+        self.gnb().tc_stats(drb, now)
     }
     fn tc_stats_into(
         &self,
@@ -257,23 +292,26 @@ impl RanNode for SimNode<'_> {
         stats: &mut tcran_tc::stats::PipelineStats,
         lower: &mut LowerLayerKpis,
     ) -> bool {
-        self.sim.gnb().tc_stats_into(drb, now, stats, lower)
+        self.gnb().tc_stats_into(drb, now, stats, lower)
     }
     fn kpm_cell(&self) -> KpmCounters {
-        self.sim.gnb().kpm_cell()
+        KpmCounters {
+            handovers: self.sim.handover_counters(self.cell),
+            ..self.gnb().kpm_cell()
+        }
     }
     fn kpm_drb(&self, drb: DrbKey) -> Option<KpmCounters> {
-        self.sim.gnb().kpm_drb(drb)
+        self.gnb().kpm_drb(drb)
     }
     fn bearer(&self, drb: DrbKey, now: Instant) -> Option<tcran_control::Bearer> {
-        self.sim.gnb().bearer(drb, now)
+        self.gnb().bearer(drb, now)
     }
     fn slicing(&self) -> Option<tcran_control::Slicing> {
-        self.sim.gnb().slicing()
+        self.gnb().slicing()
     }
     fn set_slices(&mut self, slices: Vec<(f64, Vec<Rnti>)>, now: Instant) -> Result<(), String> {
         let _ = now; // the engine's own clock: between two of its events
-        self.sim.set_slices("e2", slices)
+        self.sim.set_slices_in(self.cell, "e2", slices)
     }
     fn map_qos_flow(
         &mut self,
@@ -282,137 +320,192 @@ impl RanNode for SimNode<'_> {
         drb: DrbId,
         _now: Instant,
     ) -> Result<(), String> {
-        self.sim.map_qos_flow("e2", rnti, qfi, drb)
+        self.sim.map_qos_flow_in(self.cell, "e2", rnti, qfi, drb)
     }
     fn apply(&mut self, drb: DrbKey, change: &Change, _now: Instant) -> Result<Applied, Refused> {
-        self.sim.apply_control("e2", drb.rnti, drb.drb, change)
+        self.sim
+            .apply_control_in(self.cell, "e2", drb.rnti, drb.drb, change)
     }
 }
 
-/// The E2 node of one engine (see the module docs).
+/// The E2 nodes of one engine, one per cell (see the module docs).
 #[derive(Debug)]
 pub struct E2Link {
     opts: E2Options,
     connector: Connector,
-    gnb_id: u32,
     /// Microseconds from the loop clock's 0 to the Unix epoch's 0 (FlexRIC
     /// timestamps are wall-clock).
     unix_offset_us: i64,
+    /// In cell order.
+    nodes: Vec<CellNode>,
+}
+
+/// One cell's E2 node.
+#[derive(Debug)]
+struct CellNode {
+    cell: usize,
+    gnb_id: u32,
     session: Option<Session>,
     report: E2Report,
 }
 
+/// The service models of a node (the agent offers each only to a RIC
+/// that can take it, `RicProfile`: E2SM-TCRAN never to FlexRIC).
+fn models(opts: &E2Options, unix_offset_us: i64) -> Vec<AnyModel> {
+    let flexric = flexric_tc::FlexricTc {
+        drb: opts.tc_drb.map(|(r, d)| DrbKey::new(r, d)),
+        time_offset_us: unix_offset_us,
+    };
+    let mut models = vec![
+        AnyModel::FlexricTc(flexric),
+        // KPM's and RC's dialects follow the agent's rules (FlexRIC's
+        // until a RIC Service Query; `ServiceModel::set_flexric_dialect`).
+        AnyModel::Kpm(kpm::Kpm {
+            time_offset_us: unix_offset_us,
+            ..kpm::Kpm::default()
+        }),
+        AnyModel::Rc(rc::Rc::default()),
+        AnyModel::TcRan(e2sm_tcran::TcRan::default()),
+    ];
+    models.extend(flexric_stats::FlexricStats::all(unix_offset_us).map(AnyModel::FlexricStats));
+    models.push(AnyModel::FlexricSlice(flexric_slice::FlexricSlice::new(
+        unix_offset_us,
+    )));
+    models
+}
+
 impl E2Link {
-    /// Checks `opts` (see [`check`]); the association starts with the
-    /// real-time loop. `gnb_id` tells the cells of one run apart at the RIC.
+    /// Checks `opts` (see [`check`]); the associations start with the
+    /// real-time loop. `gnb_id` tells the engines of one run apart at the
+    /// RIC: a single cell's node has it, the cells of a `[[cells]]` run
+    /// derive theirs from it ([`cell_gnb_id`]).
     pub fn new(opts: &E2Options, sim: &Sim, gnb_id: u32) -> Result<E2Link, EmuError> {
         let connector = check(opts, sim)?;
-        Ok(E2Link {
-            opts: opts.clone(),
-            connector,
+        let node = |cell: usize, gnb_id: u32, id: Option<u32>| CellNode {
+            cell,
             gnb_id,
-            unix_offset_us: 0,
             session: None,
             report: E2Report {
                 ric: opts.addr.clone(),
                 gnb_id,
+                cell: id,
                 ..E2Report::default()
             },
+        };
+        let nodes = match sim.cell_id(0) {
+            None => vec![node(0, gnb_id, None)],
+            Some(_) => (0..sim.cell_count())
+                .map(|k| {
+                    let id = sim.cell_id(k).map_or(0, |c| c.0);
+                    let g = cell_gnb_id(gnb_id, id).ok_or_else(|| {
+                        EmuError::Flag(format!(
+                            "--e2 with [[cells]]: cells[{k}].id = {id}: must be 0..=999 \
+                             (cell id's E2 node has gNB id 1000 x {gnb_id} + id, docs/e2.md)"
+                        ))
+                    })?;
+                    Ok(node(k, g, Some(id)))
+                })
+                .collect::<Result<_, EmuError>>()?,
+        };
+        Ok(E2Link {
+            opts: opts.clone(),
+            connector,
+            unix_offset_us: 0,
+            nodes,
         })
     }
 
-    /// Starts the agent's I/O; `unix_offset_us` maps the loop's clock to
-    /// Unix time; `wake` wakes the loop.
+    /// Starts every node's agent and I/O; `unix_offset_us` maps the
+    /// loop's clock to Unix time; `wake` wakes the loop.
     pub fn start(
         &mut self,
         unix_offset_us: i64,
-        wake: impl Fn() + Send + 'static,
+        wake: impl Fn() + Send + Sync + 'static,
     ) -> Result<(), EmuError> {
         self.unix_offset_us = unix_offset_us;
-        let flexric = flexric_tc::FlexricTc {
-            drb: self.opts.tc_drb.map(|(r, d)| DrbKey::new(r, d)),
-            time_offset_us: unix_offset_us,
-        };
-        // The agent offers each model only to a RIC that can take it
-        // (`RicProfile`): E2SM-TCRAN never to FlexRIC.
-        let mut models = vec![
-            AnyModel::FlexricTc(flexric),
-            // KPM's and RC's dialects follow the agent's rules (FlexRIC's
-            // until a RIC Service Query; `ServiceModel::set_flexric_dialect`).
-            AnyModel::Kpm(kpm::Kpm {
-                time_offset_us: unix_offset_us,
-                ..kpm::Kpm::default()
-            }),
-            AnyModel::Rc(rc::Rc::default()),
-            AnyModel::TcRan(e2sm_tcran::TcRan::default()),
-        ];
-        models.extend(flexric_stats::FlexricStats::all(unix_offset_us).map(AnyModel::FlexricStats));
-        models.push(AnyModel::FlexricSlice(flexric_slice::FlexricSlice::new(
-            unix_offset_us,
-        )));
-        let mut cfg = AgentConfig::new(models, self.opts.profile);
-        cfg.node_id = tcran_e2::e2ap::gnb_node_id([0x00, 0xf1, 0x10], self.gnb_id, 22);
-        let session =
-            Session::start(Agent::new(cfg), self.connector.clone(), wake).map_err(|e| {
-                EmuError::Io {
-                    what: "E2".into(),
-                    detail: e,
-                }
+        let wake = Arc::new(wake);
+        for n in &mut self.nodes {
+            let mut cfg = AgentConfig::new(models(&self.opts, unix_offset_us), self.opts.profile);
+            cfg.node_id = tcran_e2::e2ap::gnb_node_id([0x00, 0xf1, 0x10], n.gnb_id, 22);
+            let wake = Arc::clone(&wake);
+            let session = Session::start(Agent::new(cfg), self.connector.clone(), move || wake())
+                .map_err(|e| EmuError::Io {
+                what: "E2".into(),
+                detail: e,
             })?;
-        self.session = Some(session);
-        Ok(())
-    }
-
-    /// When the agent's next timer is due.
-    pub fn next_wakeup(&self) -> Option<Instant> {
-        self.session.as_ref().and_then(Session::next_wakeup)
-    }
-
-    /// Runs the agent at `now`, between two events of `sim`.
-    pub fn poll(&mut self, sim: &mut Sim, now: Instant) -> Result<(), EmuError> {
-        let Some(s) = self.session.as_mut() else {
-            return Ok(());
-        };
-        s.poll(&mut SimNode { sim }, now).map_err(EmuError::Flag)?;
-        let verbose = self.opts.verbose;
-        let who = format!("E2 node {} -> {}", self.gnb_id, self.opts.addr);
-        for e in s.drain_events() {
-            // Failures are logged by the session, once per kind.
-            let line = match &e {
-                SessionEvent::Connected if verbose => Some("connected".to_string()),
-                SessionEvent::Disconnected(why) if verbose => Some(format!("disconnected: {why}")),
-                SessionEvent::Agent(AgentEvent::SetupDone) => Some("E2 Setup done".into()),
-                SessionEvent::Agent(AgentEvent::ControlRefused {
-                    function,
-                    why,
-                    acknowledged,
-                    ..
-                }) => Some(format!(
-                    "control for RAN function {function} refused{}: {why}",
-                    if *acknowledged { " (acknowledged)" } else { "" }
-                )),
-                SessionEvent::Agent(AgentEvent::DecodeError(why)) => {
-                    Some(format!("undecodable PDU: {why}"))
-                }
-                SessionEvent::Agent(AgentEvent::Subscribed {
-                    function, actions, ..
-                }) if verbose => Some(format!(
-                    "subscription to RAN function {function} ({actions} action(s))"
-                )),
-                SessionEvent::Agent(AgentEvent::ControlApplied { function, .. }) if verbose => {
-                    Some(format!("control for RAN function {function} applied"))
-                }
-                _ => None,
-            };
-            if let Some(l) = line {
-                eprintln!("{who}: {l}");
-            }
+            n.session = Some(session);
         }
         Ok(())
     }
 
+    /// When the agents' next timer is due.
+    pub fn next_wakeup(&self) -> Option<Instant> {
+        self.nodes
+            .iter()
+            .filter_map(|n| n.session.as_ref().and_then(Session::next_wakeup))
+            .min()
+    }
+
+    /// Runs every node's agent at `now`, between two events of `sim`.
+    pub fn poll(&mut self, sim: &mut Sim, now: Instant) -> Result<(), EmuError> {
+        for n in &mut self.nodes {
+            let Some(s) = n.session.as_mut() else {
+                continue;
+            };
+            s.poll(&mut SimNode { sim, cell: n.cell }, now)
+                .map_err(EmuError::Flag)?;
+            log_events(s, n.gnb_id, &self.opts);
+        }
+        Ok(())
+    }
+
+    /// Ends the associations; returns what each node did, in cell order.
+    pub fn finish(self) -> Vec<E2Report> {
+        self.nodes.into_iter().map(CellNode::finish).collect()
+    }
+}
+
+/// Logs what the session of node `gnb_id` reported (failures are logged
+/// by the session, once per kind).
+fn log_events(s: &mut Session, gnb_id: u32, opts: &E2Options) {
+    let verbose = opts.verbose;
+    let who = format!("E2 node {gnb_id} -> {}", opts.addr);
+    for e in s.drain_events() {
+        let line = match &e {
+            SessionEvent::Connected if verbose => Some("connected".to_string()),
+            SessionEvent::Disconnected(why) if verbose => Some(format!("disconnected: {why}")),
+            SessionEvent::Agent(AgentEvent::SetupDone) => Some("E2 Setup done".into()),
+            SessionEvent::Agent(AgentEvent::ControlRefused {
+                function,
+                why,
+                acknowledged,
+                ..
+            }) => Some(format!(
+                "control for RAN function {function} refused{}: {why}",
+                if *acknowledged { " (acknowledged)" } else { "" }
+            )),
+            SessionEvent::Agent(AgentEvent::DecodeError(why)) => {
+                Some(format!("undecodable PDU: {why}"))
+            }
+            SessionEvent::Agent(AgentEvent::Subscribed {
+                function, actions, ..
+            }) if verbose => Some(format!(
+                "subscription to RAN function {function} ({actions} action(s))"
+            )),
+            SessionEvent::Agent(AgentEvent::ControlApplied { function, .. }) if verbose => {
+                Some(format!("control for RAN function {function} applied"))
+            }
+            _ => None,
+        };
+        if let Some(l) = line {
+            eprintln!("{who}: {l}");
+        }
+    }
+}
+
+impl CellNode {
     /// Ends the association; returns what the node did.
-    pub fn finish(mut self) -> E2Report {
+    fn finish(mut self) -> E2Report {
         let mut r = self.report.clone();
         if let Some(s) = self.session.take() {
             let (a, st) = s.stop();

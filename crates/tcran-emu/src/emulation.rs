@@ -265,7 +265,8 @@ pub fn emulate(cfg: &SimConfig, base: &Path, opts: &Options) -> Result<Outcome, 
     if let Some(c) = server_child.as_mut() {
         end_child(c);
     }
-    let e2 = e2.map(E2Link::finish);
+    // One cell: one node.
+    let e2 = e2.and_then(|l| E2Link::finish(l).pop());
     let (stopped, end) = relayed?;
     let cpu_s = cpu_seconds() - cpu_start;
     stats.finish();

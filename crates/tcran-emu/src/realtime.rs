@@ -6,8 +6,10 @@
 //!
 //! Contract:
 //! - Every variant runs at once, each on a thread of its own with its own
-//!   engine, clock and (with E2) its own E2 node, whose gNB id is the
-//!   variant's index plus one: one E2 node per cell. Each variant's events
+//!   engine, clock and (with E2) one E2 node per cell: a single cell's
+//!   gNB id is the variant's index plus one, the cells of a `[[cells]]`
+//!   scenario derive theirs from it and their ids
+//!   ([`crate::e2::cell_gnb_id`]). Each variant's events
 //!   run at their simulated time on CLOCK_MONOTONIC from its start. The
 //!   loops run at SCHED_FIFO when there are fewer of them than cores
 //!   (realtime.json's `relay.scheduling` says which).
@@ -45,6 +47,10 @@ pub struct Report {
     pub node_timing: tcran_gnb::Timing,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub e2: Option<E2Report>,
+    /// With `[[cells]]`: each cell's E2 node, in cell order (`e2` is then
+    /// absent).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub e2_cells: Vec<E2Report>,
 }
 
 /// One variant's results.
@@ -135,7 +141,13 @@ pub fn run_one(
         &mut || false,
         &mut stats,
     );
-    let e2 = e2.map(E2Link::finish);
+    let mut e2 = e2.map(E2Link::finish).unwrap_or_default();
+    let e2_cells = if sim.cell_id(0).is_some() {
+        std::mem::take(&mut e2)
+    } else {
+        Vec::new()
+    };
+    let e2 = e2.pop();
     let (stopped, end) = result?;
     stats.finish();
     let node_timing = *sim.gnb().timing();
@@ -153,6 +165,7 @@ pub fn run_one(
             relay: stats,
             node_timing,
             e2,
+            e2_cells,
         },
     ))
 }

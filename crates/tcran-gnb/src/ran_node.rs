@@ -71,6 +71,7 @@ pub fn drb_kpm(gnb: &Gnb, d: &DrbRef<'_>) -> KpmCounters {
         prb_available_dl: cell.prb_available,
         prb_used_total_dl: prbs,
         slots: cell.dl_slots,
+        handovers: Default::default(),
     }
 }
 

@@ -31,6 +31,7 @@ mod control;
 mod flows;
 mod ledger;
 mod live;
+mod nodes;
 mod summary;
 
 pub use live::LiveOutput;

@@ -19,6 +19,7 @@
 //! | `rlc_bytes` | the last report's RLC backlog |
 //! | `rlc_delay_ms`, `rlc_sojourn_ms` | mean of the sampled RLC head-of-line sojourns over the window (`None` without samples). The simulator averages the delay of the SDUs delivered; the head-of-line sojourn is the delay the next SDU to leave has seen, the quantity the TC-RAN xApps watch (paper sec. V-C) |
 //! | `rlc_delivered`, `rlc_departed` | packets the pipeline passed to RLC in the window |
+//! | `handover_margin_db` | `None`: no E2 model tcran offers carries the UEs' measurement reports, so a `handover_guard` never acts over E2 |
 //! | `flows` | the [`FlowEntry`] table given to the adapter: E2SM-TCRAN has no per-flow counters, so a flow's goodput is what the table declares (`greedy`: +inf Mbit/s, above any threshold; else 0) and its delay is unknown |
 
 use crate::report::DrbStatus;
@@ -172,6 +173,7 @@ pub async fn run<C: Controller + ?Sized>(
                         rlc_delay_ms: mean,
                         rlc_departed: passed,
                         rlc_sojourn_ms: mean,
+                        handover_margin_db: None,
                     });
                     w.sojourn_sum_ms = 0.0;
                     w.samples = 0;

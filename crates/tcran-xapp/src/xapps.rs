@@ -274,6 +274,7 @@ mod tests {
             rlc_delay_ms: None,
             rlc_departed: 0,
             rlc_sojourn_ms: None,
+            handover_margin_db: None,
         }
     }
 

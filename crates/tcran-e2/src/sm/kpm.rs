@@ -28,6 +28,17 @@
 //! | `RRU.PrbUsedDl` | 5.1.1.2.5 | integer, mean PRBs per slot | PRB |
 //! | `RRU.PrbAvailDl` | 5.1.1.2.7 | integer, mean PRBs per slot | PRB |
 //! | `RRU.PrbTotDl` | 5.1.1.2.1 | integer, used / available | % |
+//! | `MM.HoPrepInterReq` | 5.1.1.6.1.1 | integer, handover preparations requested as source | - |
+//! | `MM.HoPrepInterSucc` | 5.1.1.6.1.2 | integer, of those prepared | - |
+//! | `MM.HoResAlloInterReq` | 5.1.1.6.1.4 | integer, resource allocations requested as target | - |
+//! | `MM.HoResAlloInterSucc` | 5.1.1.6.1.5 | integer, of those allocated | - |
+//! | `MM.HoExeInterReq` | 5.1.1.6.1.7 | integer, handover executions requested as source | - |
+//! | `MM.HoExeInterSucc` | 5.1.1.6.1.8 | integer, of those completed at the target | - |
+//!
+//! The `MM.` measurements ([`MOBILITY_MEASUREMENTS`]) count the node's
+//! handovers over the period (inter-gNB: each cell of a multi-cell run is
+//! a node of its own, [`KpmCounters::handovers`]); they are the cell's,
+//! so a UE-level report (styles 2, 4, 5) gives 0 for them.
 //!
 //! A ratio without samples (no burst, no SDU, no slot in the period) is
 //! `noValue`. Volumes are whole units of the cumulative counter, so the
@@ -72,6 +83,33 @@ pub const MEASUREMENTS: [&str; 7] = [
     "RRU.PrbAvailDl",
     "RRU.PrbTotDl",
 ];
+
+/// The mobility measurements tcran reports besides [`MEASUREMENTS`]
+/// (TS 28.552 §5.1.1.6.1, inter-gNB handovers), offered in the RAN
+/// function definition with them.
+pub const MOBILITY_MEASUREMENTS: [&str; 6] = [
+    "MM.HoPrepInterReq",
+    "MM.HoPrepInterSucc",
+    "MM.HoResAlloInterReq",
+    "MM.HoResAlloInterSucc",
+    "MM.HoExeInterReq",
+    "MM.HoExeInterSucc",
+];
+
+/// Whether tcran reports measurement `name`.
+fn supported(name: &str) -> bool {
+    MEASUREMENTS.contains(&name) || MOBILITY_MEASUREMENTS.contains(&name)
+}
+
+/// Every measurement's name, for messages.
+fn all_names() -> String {
+    MEASUREMENTS
+        .iter()
+        .chain(&MOBILITY_MEASUREMENTS)
+        .copied()
+        .collect::<Vec<_>>()
+        .join(", ")
+}
 
 /// The E2SM-KPM service model.
 #[derive(Debug, Clone, Default)]
@@ -124,6 +162,8 @@ pub fn measure(name: &str, a: &KpmCounters, b: &KpmCounters) -> Value {
     let whole = |x: u64, y: u64, unit: u64| {
         Value::Integer((y / unit).saturating_sub(x / unit).min(u32::MAX as u64) as u32)
     };
+    let count = |x: u64, y: u64| Value::Integer(d(x, y).min(u32::MAX as u64) as u32);
+    let (ha, hb) = (&a.handovers, &b.handovers);
     let mean_per_slot = |x: u64, y: u64| {
         let slots = d(a.slots, b.slots);
         if slots == 0 {
@@ -171,6 +211,12 @@ pub fn measure(name: &str, a: &KpmCounters, b: &KpmCounters) -> Value {
                 Value::Integer((100.0 * used / avail as f64).round().min(100.0) as u32)
             }
         }
+        "MM.HoPrepInterReq" => count(ha.prep_requested, hb.prep_requested),
+        "MM.HoPrepInterSucc" => count(ha.prep_succeeded, hb.prep_succeeded),
+        "MM.HoResAlloInterReq" => count(ha.res_alloc_requested, hb.res_alloc_requested),
+        "MM.HoResAlloInterSucc" => count(ha.res_alloc_succeeded, hb.res_alloc_succeeded),
+        "MM.HoExeInterReq" => count(ha.exe_requested, hb.exe_requested),
+        "MM.HoExeInterSucc" => count(ha.exe_succeeded, hb.exe_succeeded),
         _ => Value::NoValue,
     }
 }
@@ -220,10 +266,10 @@ fn name_of(t: &k::MeasurementType) -> Result<String, Refusal> {
             )))
         }
     };
-    if !MEASUREMENTS.contains(&name.as_str()) {
+    if !supported(&name) {
         return Err(Refusal::action_not_supported(format!(
             "measurement {name} is not supported (supported: {})",
-            MEASUREMENTS.join(", ")
+            all_names()
         )));
     }
     Ok(name)
@@ -370,6 +416,7 @@ impl Kpm {
         let actions = k::MeasurementInfo_Action_List(
             MEASUREMENTS
                 .iter()
+                .chain(&MOBILITY_MEASUREMENTS)
                 .map(|m| k::MeasurementInfo_Action_Item {
                     meas_name: k::MeasurementTypeName(m.to_string()),
                     meas_id: None,
@@ -510,7 +557,7 @@ impl ServiceModel for Kpm {
         if names.is_empty() {
             return Err(Refusal::action_not_supported(format!(
                 "no measurement tcran has (it has: {})",
-                MEASUREMENTS.join(", ")
+                all_names()
             )));
         }
         if granularity_ms == 0 || report_ms < granularity_ms || report_ms % granularity_ms != 0 {

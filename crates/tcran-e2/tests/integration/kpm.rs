@@ -126,6 +126,7 @@ fn measurements_follow_ts_28_552() {
         prb_available_dl: 106_000,
         prb_used_total_dl: 60_000,
         slots: 1000,
+        ..KpmCounters::default()
     };
     assert_eq!(measure("DRB.UEThpDl", &a, &b), Value::Real(15_000.0));
     assert_eq!(measure("DRB.RlcSduDelayDl", &a, &b), Value::Real(25.0));
@@ -154,6 +155,53 @@ fn measurements_follow_ts_28_552() {
         ..b
     };
     assert_eq!(measure("DRB.PdcpSduVolumeDL", &b, &c), Value::Integer(1));
+}
+
+#[test]
+fn handover_counters_report_the_handovers_of_the_period() {
+    use tcran_control::HandoverCounters;
+    // Before: 3 handovers out (2 completed), 1 in. During the period one
+    // more out, decided and completed, and the third completed.
+    let a = KpmCounters {
+        handovers: HandoverCounters {
+            prep_requested: 3,
+            prep_succeeded: 3,
+            res_alloc_requested: 1,
+            res_alloc_succeeded: 1,
+            exe_requested: 3,
+            exe_succeeded: 2,
+        },
+        ..KpmCounters::default()
+    };
+    let b = KpmCounters {
+        handovers: HandoverCounters {
+            prep_requested: 4,
+            prep_succeeded: 4,
+            exe_requested: 4,
+            exe_succeeded: 4,
+            ..a.handovers
+        },
+        ..a
+    };
+    let period: Vec<Value> = kpm::MOBILITY_MEASUREMENTS
+        .iter()
+        .map(|m| measure(m, &a, &b))
+        .collect();
+    // MM.HoPrepInterReq, -Succ, MM.HoResAlloInterReq, -Succ,
+    // MM.HoExeInterReq, -Succ (TS 28.552 5.1.1.6.1.1/2/4/5/7/8).
+    let n = Value::Integer;
+    assert_eq!(period, [n(1), n(1), n(0), n(0), n(1), n(2)]);
+    // Offered in the RAN function definition with the others.
+    let d = kpm::Kpm::description();
+    let offered: Vec<String> = d.ric_report_style_list.unwrap().0[0]
+        .meas_info_action_list
+        .0
+        .iter()
+        .map(|m| m.meas_name.0.clone())
+        .collect();
+    for m in kpm::MOBILITY_MEASUREMENTS {
+        assert!(offered.iter().any(|o| o == m), "{m}: {offered:?}");
+    }
 }
 
 mod styles {

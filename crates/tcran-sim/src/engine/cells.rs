@@ -26,7 +26,8 @@
 //!   packets the UE sends wait in the UE.
 //! - The ledger balances across cells at every instant: what a context
 //!   carries and what is held here are in flight on Xn.
-//! - Each cell's PRB use and carried bytes are counted after warm-up.
+//! - Each cell's PRB use and carried bytes are counted after warm-up;
+//!   its handover counters (`super::nodes`) over the whole run.
 
 use super::{Sim, SlotRecord};
 use crate::cells::{CellLoad, HandoverConfig, HandoverRecord};
@@ -35,6 +36,7 @@ use crate::scenario::FlowKind;
 use crate::scenario::SimConfig;
 use std::path::Path;
 use std::sync::Arc;
+use tcran_control::HandoverCounters;
 use tcran_core::{CellId, ConfigError, Duration, Instant, Packet, Rnti};
 use tcran_gnb::{ChannelConfig, ChannelContext, Gnb, GnbConfig, Output, Place, UeContext};
 use tcran_ran::channel::GeometryChannel;
@@ -47,6 +49,7 @@ use tcran_ran::AnyChannel;
 #[derive(Debug)]
 struct Moving {
     ctx: UeContext,
+    source: usize,
     target: usize,
     attach_at: Instant,
     /// Downlink packets that arrived meanwhile, in arrival order.
@@ -103,6 +106,9 @@ struct Ue {
     serving: Option<usize>,
     /// A handover decided, to this cell, commanded at this time.
     preparing: Option<(usize, Instant)>,
+    /// Its last measurement's strongest neighbour less its serving cell
+    /// (layer-3 filtered RSRP, dB): what its measurement report says.
+    margin_db: Option<f64>,
     moving: Option<Moving>,
 }
 
@@ -133,13 +139,15 @@ const LOAD_WINDOW: Duration = Duration::from_millis(10);
 /// The cells beyond the first, and every UE's mobility.
 #[derive(Debug)]
 pub(super) struct Cells {
-    ids: Vec<CellId>,
+    pub(super) ids: Vec<CellId>,
     sites: Vec<[f64; 2]>,
     /// Resource elements of each cell's bandwidth (12 per PRB), dB.
     re_db: Vec<f64>,
     bandwidth_hz: Vec<f64>,
     /// Cells 1.. (cell 0 is `Sim::gnb`).
-    others: Vec<Gnb>,
+    pub(super) others: Vec<Gnb>,
+    /// Each cell's handovers as source and target.
+    pub(super) handovers: Vec<HandoverCounters>,
     ues: Vec<Ue>,
     /// The UEs with `preparing` or `moving` set, by index, ascending: the
     /// few with a handover under way, so that the engine's look for the next wake-up, taken before
@@ -184,13 +192,6 @@ fn channel_at(c: &ChannelConfig, sites: &[[f64; 2]], k: usize) -> ChannelConfig 
 pub(super) fn build(cfg: &SimConfig, base: &Path) -> Result<(Gnb, Box<Cells>), ConfigError> {
     let ho = cfg.handover.clone().unwrap_or_default();
     ho.check()?;
-    if !cfg.controllers.is_empty() || !cfg.events.is_empty() {
-        return Err(ConfigError::new(
-            "cells",
-            format!("{} cells", cfg.cells.len()),
-            "scheduled events and controllers are for single-cell scenarios (not with [[cells]] yet)",
-        ));
-    }
     // A handover carries the downlink's state (`tcran_gnb::UeContext`),
     // not yet a UE's own uplink DRBs.
     if let Some(i) = cfg.ues.iter().position(|u| !u.uplink_drbs.is_empty()) {
@@ -290,6 +291,7 @@ pub(super) fn build(cfg: &SimConfig, base: &Path) -> Result<(Gnb, Box<Cells>), C
             serving: None,
             preparing: None,
             moving: None,
+            margin_db: None,
         };
         // Cell selection: the strongest cell at time 0.
         let mut rsrp = Vec::new();
@@ -333,6 +335,7 @@ pub(super) fn build(cfg: &SimConfig, base: &Path) -> Result<(Gnb, Box<Cells>), C
         next_measurement: Instant::ZERO + ho.measurement_period,
         cfg: ho,
         records: Vec::new(),
+        handovers: vec![HandoverCounters::default(); n],
         load: vec![Load::default(); n],
         activity: vec![
             Activity {
@@ -368,7 +371,7 @@ pub(super) fn build(cfg: &SimConfig, base: &Path) -> Result<(Gnb, Box<Cells>), C
 }
 
 /// Cell `k`'s node: cell 0 is the simulator's, the others are `others`.
-fn node<'a>(first: &'a mut Gnb, others: &'a mut [Gnb], k: usize) -> &'a mut Gnb {
+pub(super) fn node<'a>(first: &'a mut Gnb, others: &'a mut [Gnb], k: usize) -> &'a mut Gnb {
     if k == 0 {
         first
     } else {
@@ -539,6 +542,18 @@ impl Cells {
     fn ue_of(&self, rnti: Rnti) -> Option<usize> {
         self.ues.iter().position(|u| u.rnti == rnti)
     }
+
+    /// UE `rnti`'s handover margin from its last measurement (`None`
+    /// before the first, and while it moves).
+    pub(super) fn margin_db(&self, rnti: Rnti) -> Option<f64> {
+        let ue = &self.ues[self.ue_of(rnti)?];
+        ue.serving.and(ue.margin_db)
+    }
+
+    /// The cell serving UE `rnti` now (`None` while it moves).
+    pub(super) fn serving(&self, rnti: Rnti) -> Option<usize> {
+        self.ue_of(rnti).and_then(|u| self.ues[u].serving)
+    }
 }
 
 impl Sim {
@@ -584,7 +599,7 @@ impl Sim {
 
     /// Handles the outputs of cell `k`; their handling (a TCP ACK sent
     /// up on a delivery) may feed any cell.
-    fn drain_cell(&mut self, k: usize) {
+    pub(super) fn drain_cell(&mut self, k: usize) {
         let counting = self.counting();
         loop {
             let mut batch = std::mem::take(&mut self.outputs);
@@ -683,6 +698,16 @@ impl Sim {
                 .filter_map(|(k, p)| p.map(|p| (c.ids[k], ue.filters[k].update(p))))
                 .collect();
             c.rsrp = rsrp;
+            // A drive may not have measured every cell (nor the serving
+            // one) at this occasion: the cells are found by id.
+            let serving_id = c.ids[serving];
+            let serving_now = filtered.iter().find(|(id, _)| *id == serving_id);
+            ue.margin_db = serving_now.and_then(|&(_, s)| {
+                (filtered.iter())
+                    .filter(|(id, _)| *id != serving_id)
+                    .map(|(_, p)| p - s)
+                    .max_by(f64::total_cmp)
+            });
             c.reports.clear();
             let Some(serving_rsrp) = ue.filters[serving].value() else {
                 // Never measured its serving cell yet: nothing to compare.
@@ -724,6 +749,14 @@ impl Sim {
         let tc = c.cfg.tc_forwarding;
         let ctx = node(&mut self.gnb, &mut c.others, source).detach(rnti, now, tc);
         let Some(ctx) = ctx else { return };
+        // The target admits every UE: preparation and allocation succeed.
+        let from = &mut c.handovers[source];
+        from.prep_requested += 1;
+        from.prep_succeeded += 1;
+        from.exe_requested += 1;
+        let to = &mut c.handovers[target];
+        to.res_alloc_requested += 1;
+        to.res_alloc_succeeded += 1;
         let counts = ctx.counts();
         let gap = c.cfg.interruption.max(c.cfg.xn_delay);
         // The UE's previous handover, if it brought it here from `target`.
@@ -757,6 +790,7 @@ impl Sim {
         ue.detector.reset();
         ue.moving = Some(Moving {
             ctx,
+            source,
             target,
             attach_at: now + gap,
             held: Vec::new(),
@@ -774,6 +808,7 @@ impl Sim {
         let rnti = c.ues[u].rnti;
         let k = m.target;
         c.records[m.record].arrived_meanwhile = m.held.len() as u64;
+        c.handovers[m.source].exe_succeeded += 1;
         let ctx = ChannelContext {
             seed: c.seed,
             rnti: rnti.0,

@@ -7,6 +7,11 @@
 //! the node's cumulative counters, per-flow goodput and delay); its
 //! commands are applied in order, each atomically, and every change,
 //! applied or refused, is recorded with who asked for it.
+//!
+//! With several cells a controller sees the DRBs of every cell (a UE on
+//! its way between two is in none), and a command goes to the cell that
+//! serves the UE then; a UE's DRB counters start again in each cell it
+//! enters, so its first view there covers the time since it attached.
 
 use super::{Ev, Sim};
 use crate::scenario::SimConfig;
@@ -34,9 +39,9 @@ pub(super) struct ControllerSlot {
     ue: Option<u16>,
     drb: Option<u8>,
     controller: AnyController,
-    /// Per DRB (index in the node's order): (departed, sojourn sum,
-    /// delivered, RLC delay sum) at the previous call.
-    prev_drb: BTreeMap<usize, [u64; 4]>,
+    /// Per DRB (cell, RNTI, DRB id): (departed, sojourn sum, delivered,
+    /// RLC delay sum) at the previous call.
+    prev_drb: BTreeMap<(usize, Rnti, DrbId), [u64; 4]>,
     /// Per flow: (bytes, delay sum ns, packets) at the previous call.
     prev_flow: Vec<(u64, u64, u64)>,
     prev_at: Instant,
@@ -105,8 +110,9 @@ impl Sim {
 
     fn check_scope(&self, ue: Option<u16>, drb: Option<u8>) -> Result<(), ConfigError> {
         let mut ues = self
-            .gnb
-            .drb_ids()
+            .scope(None, None)
+            .into_iter()
+            .map(|(_, r, d)| (r, d))
             .filter(|(r, _)| ue.is_none_or(|x| r.0 == x))
             .peekable();
         if ues.peek().is_none() {
@@ -124,21 +130,21 @@ impl Sim {
         Ok(())
     }
 
-    /// The DRBs in scope: their index in the node's order and ids.
+    /// The DRBs in scope: the cell that has each now and its ids, in
+    /// cell order and each node's order.
     fn scope(&self, ue: Option<u16>, drb: Option<u8>) -> Vec<(usize, Rnti, DrbId)> {
-        self.gnb
-            .drb_ids()
-            .enumerate()
-            .filter(|(_, (r, d))| ue.is_none_or(|x| r.0 == x) && drb.is_none_or(|x| d.0 == x))
-            .map(|(k, (r, d))| (k, r, d))
+        (0..self.cell_count())
+            .filter_map(|k| Some((k, self.cell_gnb(k)?)))
+            .flat_map(|(k, g)| g.drb_ids().map(move |(r, d)| (k, r, d)))
+            .filter(|(_, r, d)| ue.is_none_or(|x| r.0 == x) && drb.is_none_or(|x| d.0 == x))
             .collect()
     }
 
     pub(super) fn run_scheduled(&mut self, i: usize) {
         let (ue, drb) = (self.scheduled[i].ue, self.scheduled[i].drb);
         let change = self.scheduled[i].change.clone();
-        for (_, rnti, drb) in self.scope(ue, drb) {
-            self.reconfigure("event", rnti, drb, &change);
+        for (k, rnti, drb) in self.scope(ue, drb) {
+            let _ = self.apply_control_in(k, "event", rnti, drb, &change);
         }
     }
 
@@ -152,9 +158,12 @@ impl Sim {
         let mut drbs = Vec::with_capacity(scope.len());
         let mut prev_drb = BTreeMap::new();
         for (k, rnti, id) in scope {
-            let drb = self.gnb.drb(rnti, id).expect("in scope");
+            let drb = (self.cell_gnb(k))
+                .and_then(|g| g.drb(rnti, id))
+                .expect("in scope");
             let n = drb.counters();
-            let [n0, s0, m0, r0] = c.prev_drb.get(&k).copied().unwrap_or_default();
+            let key = (k, rnti, id);
+            let [n0, s0, m0, r0] = c.prev_drb.get(&key).copied().unwrap_or_default();
             let departed = n.rlc_sdus_departed - n0;
             let delivered = n.delivered_packets - m0;
             drbs.push(DrbView {
@@ -169,9 +178,10 @@ impl Sim {
                 rlc_delivered: delivered,
                 rlc_delay_ms: (delivered > 0)
                     .then(|| (n.rlc_delay_ns - r0) as f64 / delivered as f64 / 1e6),
+                handover_margin_db: self.handover_margin_db(rnti),
             });
             prev_drb.insert(
-                k,
+                key,
                 [
                     n.rlc_sdus_departed,
                     n.rlc_sdu_sojourn_ns,
@@ -195,7 +205,10 @@ impl Sim {
                 kind: f.kind,
                 rnti: f.rnti.0,
                 drb: if f.first_at_gnb.is_some_and(|t| t < now) {
-                    self.gnb.sdap_drb(f.rnti, f.qfi).map(|d| d.0)
+                    (self.serving_cell(f.rnti))
+                        .and_then(|k| self.cell_gnb(k))
+                        .and_then(|g| g.sdap_drb(f.rnti, f.qfi))
+                        .map(|d| d.0)
                 } else {
                     None
                 },
@@ -222,8 +235,10 @@ impl Sim {
         let (name, next) = (c.name.clone(), now + c.period);
         for cmd in commands {
             let (rnti, drb) = (Rnti(cmd.rnti), DrbId(cmd.drb));
-            if self.gnb.drb(rnti, drb).is_some() {
-                self.reconfigure(&name, rnti, drb, &cmd.change);
+            let cell = (self.serving_cell(rnti))
+                .filter(|&k| self.cell_gnb(k).is_some_and(|g| g.drb(rnti, drb).is_some()));
+            if let Some(k) = cell {
+                let _ = self.apply_control_in(k, &name, rnti, drb, &cmd.change);
             } else {
                 self.refused(
                     &name,
@@ -237,11 +252,6 @@ impl Sim {
         if next <= self.end {
             self.events.schedule(next, Ev::Control(i));
         }
-    }
-
-    /// Applies `change` to the pipeline of (UE, DRB) and records it.
-    fn reconfigure(&mut self, by: &str, rnti: Rnti, drb: DrbId, change: &Change) {
-        let _ = self.apply_control(by, rnti, drb, change);
     }
 
     /// Applies `change` to the pipeline of (UE, DRB) now, through the RAN
@@ -259,58 +269,32 @@ impl Sim {
         drb: DrbId,
         change: &Change,
     ) -> Result<Applied, Refused> {
-        let result = self.gnb.apply(rnti, drb, change, self.now);
+        self.apply_control_in(0, by, rnti, drb, change)
+    }
+
+    /// Records a change's outcome (a read is not a reconfiguration).
+    pub(super) fn record_control(
+        &mut self,
+        by: &str,
+        rnti: Rnti,
+        drb: DrbId,
+        change: &Change,
+        result: &Result<Applied, Refused>,
+    ) {
         if !change.is_read() {
             let what = change.describe();
-            match &result {
+            match result {
                 Ok(_) => self.applied(by, rnti.0, drb.0, what),
                 Err(r) => self.refused(by, rnti.0, drb.0, what, r),
             }
         }
-        // What the change let go or dropped at once, handled now.
-        if self.gnb.has_outputs() {
-            self.drain_outputs();
-        }
-        result
     }
 
     /// Replaces the MAC's downlink slices now (an outside controller's
     /// slice control, e.g. FlexRIC's SLICE model over E2), recorded among
     /// the run's reconfigurations as a change of the cell (RNTI and DRB 0).
     pub fn set_slices(&mut self, by: &str, slices: Vec<(f64, Vec<Rnti>)>) -> Result<(), String> {
-        let what = format!(
-            "slices {}",
-            slices
-                .iter()
-                .map(|(share, ues)| format!(
-                    "{:.1}% [{}]",
-                    share * 100.0,
-                    ues.iter()
-                        .map(|u| u.0.to_string())
-                        .collect::<Vec<_>>()
-                        .join(" ")
-                ))
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
-        let result = tcran_control::RanNode::set_slices(&mut self.gnb, slices, self.now);
-        match &result {
-            Ok(()) => self.applied(by, 0, 0, what),
-            Err(e) => {
-                self.reconfig_counts.failed += 1;
-                self.series.reconfiguration(
-                    true,
-                    Reconfiguration {
-                        t_s: self.now.as_secs_f64(),
-                        by: by.to_string(),
-                        rnti: 0,
-                        drb: 0,
-                        what: format!("{what}: {e}"),
-                    },
-                );
-            }
-        }
-        result
+        self.set_slices_in(0, by, slices)
     }
 
     /// Maps QoS flow `qfi` of `rnti` onto its DRB `drb` in SDAP now (an
@@ -323,10 +307,20 @@ impl Sim {
         qfi: tcran_core::Qfi,
         drb: tcran_core::DrbId,
     ) -> Result<(), String> {
-        let what = format!("SDAP QFI {} -> DRB {}", qfi.0, drb.0);
-        let result = tcran_control::RanNode::map_qos_flow(&mut self.gnb, rnti, qfi, drb, self.now);
-        match &result {
-            Ok(()) => self.applied(by, rnti.0, drb.0, what),
+        self.map_qos_flow_in(0, by, rnti, qfi, drb)
+    }
+
+    /// Records a change of a cell's MAC or SDAP (applied or failed).
+    pub(super) fn record_cell_change(
+        &mut self,
+        by: &str,
+        rnti: u16,
+        drb: u8,
+        what: String,
+        result: &Result<(), String>,
+    ) {
+        match result {
+            Ok(()) => self.applied(by, rnti, drb, what),
             Err(e) => {
                 self.reconfig_counts.failed += 1;
                 self.series.reconfiguration(
@@ -334,14 +328,13 @@ impl Sim {
                     Reconfiguration {
                         t_s: self.now.as_secs_f64(),
                         by: by.to_string(),
-                        rnti: rnti.0,
-                        drb: drb.0,
+                        rnti,
+                        drb,
                         what: format!("{what}: {e}"),
                     },
                 );
             }
         }
-        result
     }
 
     fn applied(&mut self, by: &str, rnti: u16, drb: u8, what: String) {
@@ -371,4 +364,23 @@ impl Sim {
             },
         );
     }
+}
+
+/// How a slice change is recorded: each slice's share and UEs.
+pub(super) fn describe_slices(slices: &[(f64, Vec<Rnti>)]) -> String {
+    format!(
+        "slices {}",
+        slices
+            .iter()
+            .map(|(share, ues)| format!(
+                "{:.1}% [{}]",
+                share * 100.0,
+                ues.iter()
+                    .map(|u| u.0.to_string())
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            ))
+            .collect::<Vec<_>>()
+            .join(", ")
+    )
 }

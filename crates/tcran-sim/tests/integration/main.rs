@@ -11,6 +11,7 @@ mod flows;
 mod fuzz_scenario;
 mod geometry;
 mod handover;
+mod handover_guard;
 mod layers;
 mod live;
 mod pacer_comparison;

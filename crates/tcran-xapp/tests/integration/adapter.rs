@@ -83,6 +83,7 @@ fn in_process(
         rlc_delay_ms: Some(sojourn),
         rlc_departed: 1,
         rlc_sojourn_ms: Some(sojourn),
+        handover_margin_db: None,
     }];
     let flows: Vec<FlowView> = flows()
         .iter()
