@@ -28,5 +28,6 @@ pub mod node;
 
 pub use controller::{Command, ControlView, Controller, DrbView, FlowView};
 pub use node::{
-    Bearer, DrbKey, HarqCounters, KpmCounters, LowerLayerKpis, RanNode, RlcMode, Slicing, TcView,
+    Bearer, Direction, DrbKey, HarqCounters, KpmCounters, LowerLayerKpis, RanNode, RlcMode,
+    Slicing, TcView,
 };

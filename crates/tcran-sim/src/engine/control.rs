@@ -15,6 +15,7 @@ use std::collections::BTreeMap;
 use tcran_control::controller::{
     AnyController, Command, ControlView, Controller, DrbView, FlowView,
 };
+use tcran_control::{Direction, DrbKey, RanNode};
 use tcran_core::{ConfigError, DrbId, Duration, Instant, Rnti};
 use tcran_tc::{Applied, Change, Refused};
 
@@ -259,12 +260,27 @@ impl Sim {
         drb: DrbId,
         change: &Change,
     ) -> Result<Applied, Refused> {
-        let result = self.gnb.apply(rnti, drb, change, self.now);
+        self.apply_control_to(by, DrbKey::new(rnti.0, drb.0), change)
+    }
+
+    /// [`Sim::apply_control`] for a DRB of either direction: an uplink
+    /// DRB's pipeline is the UE's (`ues[].uplink_drbs`), and its
+    /// reconfigurations are recorded with `uplink` before what changed.
+    pub fn apply_control_to(
+        &mut self,
+        by: &str,
+        key: DrbKey,
+        change: &Change,
+    ) -> Result<Applied, Refused> {
+        let result = RanNode::apply(&mut self.gnb, key, change, self.now);
         if !change.is_read() {
-            let what = change.describe();
+            let what = match key.dir {
+                Direction::Downlink => change.describe(),
+                Direction::Uplink => format!("uplink {}", change.describe()),
+            };
             match &result {
-                Ok(_) => self.applied(by, rnti.0, drb.0, what),
-                Err(r) => self.refused(by, rnti.0, drb.0, what, r),
+                Ok(_) => self.applied(by, key.rnti.0, key.drb.0, what),
+                Err(r) => self.refused(by, key.rnti.0, key.drb.0, what, r),
             }
         }
         // What the change let go or dropped at once, handled now.
