@@ -27,6 +27,10 @@
 //! module, a check that each type assignment of the module made it into
 //! the Rust (so another silent omission fails the build).
 //!
+//! E2SM-TCRAN's `DrbRef` has an extension addition (its direction); its
+//! declaration is replaced by the same hand-written codec as E2SM-RC's
+//! SEQUENCEs with one (`sequence_with_one_addition!`, `src/asn.rs`).
+//!
 //! And one addition to E2AP's types: module `ies` names the three types of
 //! every protocol IE container (`XProtocolIEs`, `XProtocolIEs_Entry`,
 //! `XProtocolIEs_EntryValue` of message `X`, and those of every `X_List`
@@ -76,6 +80,11 @@ fn main() {
             .flat_map(|l| [l, "\n"])
             .collect();
         check_every_type_generated(spec, &input, &code, placeholders);
+        let code = if module == "e2sm_tcran.rs" {
+            with_hand_written(&code, &TCRAN_ONE_ADDITION)
+        } else {
+            code
+        };
         let mut code = with_choice_extensions(&code);
         if module == "e2ap.rs" {
             code.push_str(&container_aliases(&code));
@@ -83,6 +92,38 @@ fn main() {
         std::fs::write(&target, code).expect("write generated file");
     }
     println!("cargo:rerun-if-changed=build.rs");
+}
+
+/// E2SM-TCRAN's SEQUENCEs with an extension addition, and the codec that
+/// replaces hampi's declaration of each (hampi skips an addition when it
+/// decodes and never writes one): `sequence_with_one_addition!` of
+/// `src/asn.rs`, naming the root components' types hampi generated.
+const TCRAN_ONE_ADDITION: [(&str, &str); 1] = [(
+    "DrbRef",
+    "sequence_with_one_addition!(DrbRef { rnti: DrbRefRnti, drb: DrbRefDrb ; ; addition direction: TcDirection });",
+)];
+
+/// `code` with the declaration of each type named in `replacements` (one
+/// item per line in hampi's output) replaced by its given code.
+fn with_hand_written(code: &str, replacements: &[(&str, &str)]) -> String {
+    let mut out = String::with_capacity(code.len());
+    let mut replaced = 0;
+    for line in code.lines() {
+        match replacements.iter().find(|(name, _)| declares(line, name)) {
+            Some((_, by)) => {
+                out.push_str(by);
+                replaced += 1;
+            }
+            None => out.push_str(line),
+        }
+        out.push('\n');
+    }
+    assert_eq!(
+        replaced,
+        replacements.len(),
+        "every hand-written type replaced"
+    );
+    out
 }
 
 /// The types of E2SM-RC hampi cannot resolve: every type on a cycle of

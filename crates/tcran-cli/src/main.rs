@@ -252,6 +252,10 @@ enum Command {
         /// Only this UE (RNTI).
         #[arg(long)]
         ue: Option<u16>,
+        /// The DRBs the xApp watches and changes: the gNB's downlink
+        /// pipelines, or the UEs' uplink pipelines (uplink DRBs).
+        #[arg(long, value_enum, default_value = "downlink")]
+        direction: xapp::DirectionArg,
         /// Stop after this long, e.g. 30s [default: run until interrupted].
         #[arg(long, value_name = "D")]
         duration: Option<String>,
@@ -576,6 +580,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
             low,
             high,
             ue,
+            direction,
             duration,
             json,
             cpu_latency,
@@ -598,6 +603,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
             low,
             high,
             ue,
+            direction,
             duration,
             json,
             cpu_latency,

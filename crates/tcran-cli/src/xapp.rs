@@ -12,6 +12,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use tcran_control::controller::{AnyController, ControllerConfig, ControllerKind};
+use tcran_control::Direction;
 use tcran_core::{BitRate, Duration};
 use tcran_sim::scenario::{FlowKind, SimConfig};
 use tcran_xapp::adapter::{self, AdapterOptions, FlowEntry, Reconfiguration};
@@ -33,6 +34,15 @@ pub enum XappName {
     L4s,
     /// A live text view of every DRB of every node: queues, sojourn, drops, pacer.
     Monitor,
+}
+
+/// `--direction`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum DirectionArg {
+    /// The gNB's pipelines of the downlink DRBs.
+    Downlink,
+    /// The UEs' pipelines of the uplink DRBs.
+    Uplink,
 }
 
 /// `--duplicate-node`.
@@ -59,6 +69,7 @@ pub struct Args {
     pub low: String,
     pub high: String,
     pub ue: Option<u16>,
+    pub direction: DirectionArg,
     pub duration: Option<String>,
     pub json: bool,
     pub cpu_latency: Option<String>,
@@ -230,6 +241,7 @@ fn print_change(node: &NodeInfo, r: &Reconfiguration, json: bool) {
             "t_s": r.at.as_secs_f64(),
             "rnti": r.drb.rnti.0,
             "drb": r.drb.drb.0,
+            "direction": r.drb.dir.as_str(),
             "what": r.what,
             "applied": r.result.is_ok(),
             "refusal": r.result.as_ref().err(),
@@ -367,6 +379,10 @@ async fn serve(
     let (_stop_tx, stop) = tokio::sync::watch::channel(false);
     let mut opts = AdapterOptions::every(std::time::Duration::from_nanos(period.as_nanos()));
     opts.ue = args.ue;
+    opts.direction = match args.direction {
+        DirectionArg::Downlink => Direction::Downlink,
+        DirectionArg::Uplink => Direction::Uplink,
+    };
     opts.flows = flows;
     loop {
         let ev = match early.pop_front() {
@@ -390,7 +406,10 @@ async fn serve(
                     if n.tls { " over TLS" } else { "" },
                     n.drbs
                         .iter()
-                        .map(|d| format!("{}/{}", d.rnti.0, d.drb.0))
+                        .map(|d| match d.dir {
+                            Direction::Downlink => format!("{}/{}", d.rnti.0, d.drb.0),
+                            Direction::Uplink => format!("{}/ul{}", d.rnti.0, d.drb.0),
+                        })
                         .collect::<Vec<_>>()
                         .join(" ")
                 ));

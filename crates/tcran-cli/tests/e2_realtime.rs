@@ -15,6 +15,11 @@
 //! FlexRIC's TC encoder, as documented in docs/e2.md, "FlexRIC TC"), not
 //! tcran's encoder's output. The run lasts 8 s of wall clock.
 
+// The multi-cell run: a module here rather than a test binary of its own
+// (one link less in `make test`).
+#[path = "e2_realtime/cells.rs"]
+mod cells;
+
 use serde_json::Value;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};

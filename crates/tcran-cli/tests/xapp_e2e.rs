@@ -461,3 +461,116 @@ fn l4s_xapp_over_e2_deploys_the_marking_ramp_once_scalable_flows_appear() {
     let _ = std::fs::remove_dir_all(&e2);
     let _ = std::fs::remove_dir_all(&local);
 }
+
+/// scenarios/uplink-backup.toml's vanilla variant, shortened to `secs`
+/// with no warm-up (arguments of `tcran run`).
+fn uplink_backup_args(secs: u32) -> Vec<String> {
+    let file = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../scenarios/uplink-backup.toml")
+        .display()
+        .to_string();
+    [
+        file.as_str(),
+        "--set",
+        &format!("duration={secs}s"),
+        "--set",
+        "warmup=0s",
+        "--set",
+        "variants=[{ name = \"vanilla\" }]",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect()
+}
+
+/// Mean one-way delay (ms) of `flow` in `out`'s vanilla variant over the
+/// bins from `from` s.
+fn uplink_delay(out: &Path, flow: &str, from: f64) -> f64 {
+    let mut r = csv::Reader::from_path(out.join("vanilla/flows.csv")).unwrap();
+    mean(r.records().filter_map(|rec| {
+        let rec = rec.unwrap();
+        let t: f64 = rec[2].parse().unwrap();
+        (&rec[0] == flow && t >= from)
+            .then(|| rec[4].parse().ok())
+            .flatten()
+    }))
+}
+
+/// Issue 28, the cure upstream over E2: in scenarios/uplink-backup.toml's
+/// vanilla variant the backup upload fills the UE's 5-MB RLC buffer and
+/// the call waits behind it (about 1 s). `tcran xapp low-latency
+/// --direction uplink` reads the uplink DRB's RLC sojourn in E2SM-TCRAN
+/// reports, sees it pass 20 ms and deploys the scenario's own cure
+/// (FQ-CoDel + a 20-kB static pacer, tests/fixtures/uplink_cure.toml) into
+/// the UE's pipeline, addressed by the uplink DRB: the call's delay falls
+/// to the cured variant's tens of ms while the same run without the xApp
+/// (virtual time) stays bloated.
+#[test]
+fn low_latency_xapp_over_e2_cures_the_uplink_bloat_in_the_ues_pipeline() {
+    let secs = 6;
+    let pipeline = fixture("uplink_cure.toml");
+    let duration = format!("{secs}s");
+    let (xapp, addr) = start_xapp(&[
+        "xapp",
+        "low-latency",
+        "--direction",
+        "uplink",
+        "--threshold",
+        "20ms",
+        "--pipeline",
+        &pipeline,
+        "--ric-listen",
+        "127.0.0.1:0",
+        "--duration",
+        &duration,
+        "--json",
+    ]);
+    let e2 = out_dir("uplink-e2");
+    let o = tcran(&["run", "--realtime", "--e2", &addr.to_string(), "--json"])
+        .args(uplink_backup_args(secs))
+        .arg("--out")
+        .arg(&e2)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let changes = xapp_changes(xapp);
+    assert_eq!(changes.len(), 1, "one deploy: {changes:?}");
+    assert_eq!(changes[0]["direction"], "uplink");
+    assert_eq!(changes[0]["applied"], true, "{changes:?}");
+    let mut r = csv::Reader::from_path(e2.join("vanilla/reconfigurations.csv")).unwrap();
+    let reconf: Vec<(f64, String, String)> = r
+        .records()
+        .map(|rec| {
+            let rec = rec.unwrap();
+            (
+                rec[0].parse().unwrap(),
+                rec[1].to_string(),
+                rec[4].to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(reconf.len(), 1, "{reconf:?}");
+    let (t, by, what) = &reconf[0];
+    assert_eq!(by, "e2");
+    assert!(what.starts_with("uplink deploy pipeline"), "{what}");
+    assert!(what.contains("codel") && what.contains("static"), "{what}");
+    // The backup fills the UE's buffer within its first second.
+    assert!(*t < 2.0, "deployed at {t} s");
+
+    let plain = out_dir("uplink-plain");
+    let o = tcran(&["run", "--json"])
+        .args(uplink_backup_args(secs))
+        .arg("--out")
+        .arg(&plain)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let cured = uplink_delay(&e2, "call", t + 2.0);
+    let bloated = uplink_delay(&plain, "call", t + 2.0);
+    assert!(
+        cured < 100.0 && bloated > 3.0 * cured,
+        "call delay {cured:.1} ms after the deploy over E2, {bloated:.1} ms without"
+    );
+    let _ = std::fs::remove_dir_all(&e2);
+    let _ = std::fs::remove_dir_all(&plain);
+}

@@ -28,6 +28,6 @@ pub mod node;
 
 pub use controller::{Command, ControlView, Controller, DrbView, FlowView};
 pub use node::{
-    Bearer, DrbKey, HandoverCounters, HarqCounters, KpmCounters, LowerLayerKpis, RanNode, RlcMode,
-    Slicing, TcView,
+    Bearer, Direction, DrbKey, HandoverCounters, HarqCounters, KpmCounters, LowerLayerKpis,
+    RanNode, RlcMode, Slicing, TcView,
 };

@@ -8,6 +8,7 @@
 //! | method | used by |
 //! |---|---|
 //! | [`RanNode::drbs`] | every model: which (RNTI, DRB) exist |
+//! | [`RanNode::uplink_drbs`] | TC models: the uplink DRBs, whose pipelines are the UEs' |
 //! | [`RanNode::tc_view`] | TC models: a DRB's pipeline configuration and statistics, RLC/MAC KPIs |
 //! | [`RanNode::tc_stats_into`] | E2SM-TCRAN reports: the statistics alone, into reused values |
 //! | [`RanNode::kpm_cell`], [`RanNode::kpm_drb`] | E2SM-KPM: monotonic counters (TS 28.552 inputs) |
@@ -27,25 +28,64 @@ use tcran_core::{DrbId, Duration, Instant, Qfi, Rnti};
 use tcran_tc::stats::PipelineStats;
 use tcran_tc::{Applied, Change, PipelineConfig, Refused};
 
-/// One data radio bearer of one UE.
+/// Which way a DRB carries data, and so where its TC pipeline sits: a
+/// downlink DRB's pipeline is the gNB's (between SDAP and PDCP, before the
+/// MAC's downlink scheduler), an uplink DRB's is the UE's (between the
+/// UE's SDAP and PDCP, emptied by the grants the gNB's uplink scheduler
+/// gives). A UE's DRB ids are numbered per direction (`ues[].drbs` and
+/// `ues[].uplink_drbs`), so the direction is part of a DRB's address.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Direction {
+    #[default]
+    Downlink,
+    Uplink,
+}
+
+impl Direction {
+    /// `"downlink"` or `"uplink"`, as scenarios and summaries spell it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Direction::Downlink => "downlink",
+            Direction::Uplink => "uplink",
+        }
+    }
+}
+
+/// One data radio bearer of one UE, in one direction. Keys sort by UE,
+/// then DRB id, a downlink DRB before the uplink DRB of the same id.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct DrbKey {
     pub rnti: Rnti,
     pub drb: DrbId,
+    pub dir: Direction,
 }
 
 impl DrbKey {
-    pub fn new(rnti: u16, drb: u8) -> DrbKey {
+    /// Downlink DRB `drb` of UE `rnti`.
+    pub const fn new(rnti: u16, drb: u8) -> DrbKey {
         DrbKey {
             rnti: Rnti(rnti),
             drb: DrbId(drb),
+            dir: Direction::Downlink,
+        }
+    }
+
+    /// Uplink DRB `drb` of UE `rnti`.
+    pub const fn uplink(rnti: u16, drb: u8) -> DrbKey {
+        DrbKey {
+            rnti: Rnti(rnti),
+            drb: DrbId(drb),
+            dir: Direction::Uplink,
         }
     }
 }
 
 impl std::fmt::Display for DrbKey {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "RNTI {} DRB {}", self.rnti.0, self.drb.0)
+        match self.dir {
+            Direction::Downlink => write!(f, "RNTI {} DRB {}", self.rnti.0, self.drb.0),
+            Direction::Uplink => write!(f, "RNTI {} uplink DRB {}", self.rnti.0, self.drb.0),
+        }
     }
 }
 
@@ -179,8 +219,15 @@ pub struct Slicing {
 
 /// The control surface of a RAN node (one cell).
 pub trait RanNode {
-    /// Appends the node's DRBs to `out`, in ascending order.
+    /// Appends the node's downlink DRBs to `out`, in ascending order.
     fn drbs(&self, out: &mut Vec<DrbKey>);
+    /// Appends the node's uplink DRBs (the UE-side pipelines) to `out`, in
+    /// ascending order; the default: none. Only the TC views and
+    /// [`RanNode::apply`] take an uplink key; the per-DRB KPM counters and
+    /// [`RanNode::bearer`] are the downlink's (`None` for an uplink key).
+    fn uplink_drbs(&self, out: &mut Vec<DrbKey>) {
+        let _ = out;
+    }
     /// The DRB's traffic-control view at `now`, or `None` if it does not exist.
     fn tc_view(&self, drb: DrbKey, now: Instant) -> Option<TcView>;
     /// The DRB's pipeline statistics and lower-layer KPIs at `now`: the

@@ -3,6 +3,97 @@
 //! `asn1_codecs_derive`. Names follow the ASN.1 (`RICcontrolRequest`,
 //! `E2AP_PDU`), hence the lint exceptions.
 
+// A SEQUENCE with one extension addition, written by hand in the form
+// hampi generates the others (`sequence_with_one_addition!`): hampi 0.7
+// skips a SEQUENCE's extension additions when it decodes and never writes
+// them. Used by E2SM-RC (src/asn_rc_recursive.rs) and E2SM-TCRAN
+// (`DrbRef`'s direction; build.rs puts the macro in place of hampi's
+// declaration). The codec follows X.691 (2021) 19: the extension bit, the
+// root OPTIONALs' presence bitmap, the root components; then, when the bit
+// is set, the number of additions as a normally small length, their
+// presence bitmap, and each present addition as an open type (the complete
+// encoding of its value as an unconstrained-length octet string, 11.2).
+// Additions of later versions (beyond the first) are skipped, as 19.9
+// allows. The extension bit is set exactly when the addition is present,
+// so a value without it encodes as the first version of its type did.
+macro_rules! sequence_with_one_addition {
+    ($name:ident {
+        $($field:ident : $ty:ty),* ;
+        $(optional $opt:ident : $oty:ty),* ;
+        addition $add:ident : $aty:ty
+    }) => {
+        #[derive(Debug, Clone, PartialEq)]
+        pub struct $name {
+            $(pub $field: $ty,)*
+            $(pub $opt: Option<$oty>,)*
+            pub $add: Option<$aty>,
+        }
+
+        impl asn1_codecs::aper::AperCodec for $name {
+            type Output = Self;
+            fn aper_decode(
+                data: &mut asn1_codecs::PerCodecData,
+            ) -> Result<Self, asn1_codecs::PerCodecError> {
+                use asn1_codecs::aper::decode;
+                const OPTIONALS: usize = <[&str]>::len(&[$(stringify!($opt)),*]);
+                let (bitmap, extended) = decode::decode_sequence_header(data, true, OPTIONALS)?;
+                let mut _present = bitmap.iter().by_vals();
+                $(let $field = <$ty>::aper_decode(data)?;)*
+                $(let $opt = match _present.next() {
+                    Some(true) => Some(<$oty>::aper_decode(data)?),
+                    _ => None,
+                };)*
+                let mut $add = None;
+                if extended {
+                    let additions = decode::decode_length_determinent(data, None, None, true)?;
+                    let mut present = Vec::with_capacity(additions.min(64));
+                    for _ in 0..additions {
+                        present.push(decode::decode_bool(data)?);
+                    }
+                    for (i, p) in present.into_iter().enumerate() {
+                        if !p {
+                            continue;
+                        }
+                        let octets = decode::decode_octetstring(data, None, None, false)?;
+                        if i == 0 {
+                            let mut inner = asn1_codecs::PerCodecData::from_slice_aper(&octets);
+                            $add = Some(<$aty>::aper_decode(&mut inner)?);
+                        }
+                    }
+                }
+                Ok($name { $($field,)* $($opt,)* $add })
+            }
+
+            fn aper_encode(
+                &self,
+                data: &mut asn1_codecs::PerCodecData,
+            ) -> Result<(), asn1_codecs::PerCodecError> {
+                use asn1_codecs::aper::encode;
+                // Written bit by bit: hampi's `encode_sequence_header`
+                // refuses a set extension bit.
+                encode::encode_bool(data, self.$add.is_some())?;
+                $(encode::encode_bool(data, self.$opt.is_some())?;)*
+                $(self.$field.aper_encode(data)?;)*
+                $(if let Some(v) = &self.$opt {
+                    v.aper_encode(data)?;
+                })*
+                if let Some(v) = &self.$add {
+                    encode::encode_length_determinent(data, None, None, true, 1)?;
+                    encode::encode_bool(data, true)?;
+                    let mut inner = asn1_codecs::PerCodecData::new_aper();
+                    v.aper_encode(&mut inner)?;
+                    let mut bytes = inner.into_bytes();
+                    if bytes.is_empty() {
+                        bytes.push(0); // an open type is at least one octet (11.2.1)
+                    }
+                    encode::encode_octetstring(data, None, None, false, &bytes, false)?;
+                }
+                Ok(())
+            }
+        }
+    };
+}
+
 /// E2AP v02.03 (`asn1/e2ap-v02.03.asn`).
 #[allow(
     clippy::all,

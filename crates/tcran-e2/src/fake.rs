@@ -4,7 +4,7 @@
 //! [`FakeNode::transmit`]. Not a RAN model: the simulator's gNB is.
 
 use std::collections::BTreeMap;
-use tcran_control::{DrbKey, KpmCounters, LowerLayerKpis, RanNode, TcView};
+use tcran_control::{Direction, DrbKey, KpmCounters, LowerLayerKpis, RanNode, TcView};
 use tcran_core::{Duration, FiveTuple, Instant, Packet, PacketId};
 use tcran_tc::{Applied, Change, Pipeline, PipelineConfig, PushOutcome, Refused};
 
@@ -32,7 +32,8 @@ impl FakeNode {
         FakeNode::default()
     }
 
-    /// Adds a DRB with a pipeline built from `config`.
+    /// Adds a DRB (of either direction: the key says) with a pipeline
+    /// built from `config`.
     pub fn add_drb(&mut self, drb: DrbKey, config: &PipelineConfig) -> Result<(), String> {
         let pipeline = config.build().map_err(|e| e.to_string())?;
         self.drbs.insert(
@@ -113,7 +114,11 @@ impl FakeNode {
 
 impl RanNode for FakeNode {
     fn drbs(&self, out: &mut Vec<DrbKey>) {
-        out.extend(self.drbs.keys().copied());
+        out.extend(self.drbs.keys().filter(|k| k.dir == Direction::Downlink));
+    }
+
+    fn uplink_drbs(&self, out: &mut Vec<DrbKey>) {
+        out.extend(self.drbs.keys().filter(|k| k.dir == Direction::Uplink));
     }
 
     fn tc_view(&self, drb: DrbKey, now: Instant) -> Option<TcView> {

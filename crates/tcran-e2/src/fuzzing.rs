@@ -36,25 +36,29 @@ use tcran_core::{Duration, Instant};
 use tcran_tc::queue::{FifoConfig, QueueKindConfig};
 use tcran_tc::PipelineConfig;
 
-const DRB: DrbKey = DrbKey {
-    rnti: tcran_core::Rnti(0x4601),
-    drb: tcran_core::DrbId(1),
-};
+const DRB: DrbKey = DrbKey::new(0x4601, 1);
+/// The same UE's uplink DRB 1 (E2SM-TCRAN addresses it by `DrbRef`'s
+/// direction, FlexRIC's TC by the DRB number 33).
+const UPLINK_DRB: DrbKey = DrbKey::uplink(0x4601, 1);
 
 fn node() -> FakeNode {
     let mut n = FakeNode::new();
-    n.add_drb(
-        DRB,
-        &PipelineConfig::single_queue(QueueKindConfig::Fifo(FifoConfig {})),
-    )
-    .expect("a FIFO pipeline builds");
+    for drb in [DRB, UPLINK_DRB] {
+        n.add_drb(
+            drb,
+            &PipelineConfig::single_queue(QueueKindConfig::Fifo(FifoConfig {})),
+        )
+        .expect("a FIFO pipeline builds");
+    }
     n
 }
 
 fn still_valid(n: &FakeNode) {
-    let cfg = n.drb(DRB).expect("DRB kept").pipeline.config();
-    if let Err(e) = cfg.build() {
-        panic!("the pipeline's configuration no longer builds: {e}\n{cfg:?}");
+    for drb in [DRB, UPLINK_DRB] {
+        let cfg = n.drb(drb).expect("DRB kept").pipeline.config();
+        if let Err(e) = cfg.build() {
+            panic!("{drb}: the pipeline's configuration no longer builds: {e}\n{cfg:?}");
+        }
     }
 }
 

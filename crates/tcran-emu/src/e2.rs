@@ -79,9 +79,9 @@ pub struct E2Options {
     pub addr: String,
     pub transport: E2Transport,
     pub tls: TlsFiles,
-    /// The DRB FlexRIC's TC model reports and controls [default: the
-    /// cell's first (RNTI, DRB)].
-    pub tc_drb: Option<(u16, u8)>,
+    /// The DRB FlexRIC's TC model reports and controls, downlink or
+    /// uplink [default: the cell's first downlink (RNTI, DRB)].
+    pub tc_drb: Option<DrbKey>,
     /// Which RIC: `Auto` (FlexRIC's rules until the RIC sends a RIC
     /// Service Query, which adds E2SM-TCRAN and E2AP's failures),
     /// `Standard` E2AP (every model at E2 Setup, refused controls answered
@@ -162,8 +162,10 @@ impl E2Report {
     }
 }
 
-/// Parses `--e2-tc-drb RNTI:DRB` (decimal, or hexadecimal with `0x`).
-pub fn parse_drb(text: &str) -> Result<(u16, u8), String> {
+/// Parses `--e2-tc-drb RNTI:DRB` (decimal, or hexadecimal with `0x`):
+/// DRB 1..=32 a downlink DRB, 33..=64 uplink DRB `DRB - 32`
+/// (`flexric_tc::drb_key`: FlexRIC's TC model has no direction).
+pub fn parse_drb(text: &str) -> Result<DrbKey, String> {
     fn num<T: TryFrom<u64>>(s: &str) -> Option<T> {
         let v = match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
             Some(h) => u64::from_str_radix(h, 16).ok()?,
@@ -173,15 +175,13 @@ pub fn parse_drb(text: &str) -> Result<(u16, u8), String> {
     }
     let err = || {
         format!(
-            "--e2-tc-drb {text}: expected RNTI:DRB with RNTI 0..=65535 and DRB 1..=32 (e.g. 17921:1 or 0x4601:1)"
+            "--e2-tc-drb {text}: expected RNTI:DRB with RNTI 0..=65535 and DRB 1..=32 (downlink) or 33..=64 (uplink DRB 1..=32) (e.g. 17921:1, 0x4601:1 or 1:33)"
         )
     };
     let (r, d) = text.split_once(':').ok_or_else(err)?;
     let rnti = num::<u16>(r).ok_or_else(err)?;
-    let drb = num::<u8>(d)
-        .filter(|d| (1..=32).contains(d))
-        .ok_or_else(err)?;
-    Ok((rnti, drb))
+    let number = num::<u8>(d).ok_or_else(err)?;
+    flexric_tc::drb_key(rnti, number).ok_or_else(err)
 }
 
 /// The gNB id of the node of cell `cell_id` in a run whose single node
@@ -204,15 +204,21 @@ pub fn check(opts: &E2Options, sim: &Sim) -> Result<Connector, EmuError> {
         .map_err(|e| usage(format!("--e2 {}: not a HOST:PORT address ({e})", opts.addr)))?
         .next()
         .ok_or_else(|| usage(format!("--e2 {}: the host has no address", opts.addr)))?;
-    if let Some((rnti, drb)) = opts.tc_drb {
-        let cells = || (0..sim.cell_count()).filter_map(|k| sim.cell_gnb(k));
-        if cells().all(|g| g.drb(Rnti(rnti), DrbId(drb)).is_none()) {
-            let have: Vec<String> = cells()
-                .flat_map(|g| g.drb_ids())
-                .map(|(r, d)| format!("{}:{}", r.0, d.0))
+    if let Some(key) = opts.tc_drb {
+        let mut have = Vec::new();
+        for g in (0..sim.cell_count()).filter_map(|k| sim.cell_gnb(k)) {
+            RanNode::drbs(g, &mut have);
+            RanNode::uplink_drbs(g, &mut have);
+        }
+        if !have.contains(&key) {
+            let have: Vec<String> = have
+                .iter()
+                .map(|k| format!("{}:{}", k.rnti.0, flexric_tc::drb_number(*k)))
                 .collect();
             return Err(usage(format!(
-                "--e2-tc-drb {rnti}:{drb}: the scenario has no such DRB (it has {})",
+                "--e2-tc-drb {}:{}: the scenario has no such DRB (it has {}; 33..=64 are uplink DRBs 1..=32)",
+                key.rnti.0,
+                flexric_tc::drb_number(key),
                 have.join(", ")
             )));
         }
@@ -275,6 +281,9 @@ impl RanNode for SimNode<'_> {
     fn drbs(&self, out: &mut Vec<DrbKey>) {
         RanNode::drbs(self.gnb(), out)
     }
+    fn uplink_drbs(&self, out: &mut Vec<DrbKey>) {
+        RanNode::uplink_drbs(self.gnb(), out)
+    }
     fn tc_view(&self, drb: DrbKey, now: Instant) -> Option<TcView> {
         self.gnb().tc_view(drb, now)
     }
@@ -323,8 +332,7 @@ impl RanNode for SimNode<'_> {
         self.sim.map_qos_flow_in(self.cell, "e2", rnti, qfi, drb)
     }
     fn apply(&mut self, drb: DrbKey, change: &Change, _now: Instant) -> Result<Applied, Refused> {
-        self.sim
-            .apply_control_in(self.cell, "e2", drb.rnti, drb.drb, change)
+        self.sim.apply_control_in(self.cell, "e2", drb, change)
     }
 }
 
@@ -353,7 +361,7 @@ struct CellNode {
 /// that can take it, `RicProfile`: E2SM-TCRAN never to FlexRIC).
 fn models(opts: &E2Options, unix_offset_us: i64) -> Vec<AnyModel> {
     let flexric = flexric_tc::FlexricTc {
-        drb: opts.tc_drb.map(|(r, d)| DrbKey::new(r, d)),
+        drb: opts.tc_drb,
         time_offset_us: unix_offset_us,
     };
     let mut models = vec![

@@ -99,6 +99,7 @@ mod slot;
 mod ue;
 pub mod ue_uplink;
 mod uplink;
+mod uplink_control;
 mod uplink_drbs;
 
 pub use config::{

@@ -20,13 +20,18 @@
 //! | QoS flow mapping (E2SM-RC) | the UE's SDAP table: the QFI's rule names the DRB from then on |
 //! | bearer (FlexRIC MAC/RLC/PDCP/GTP) | the two rows above without the pipeline's statistics, the RLC mode, the lowest QFI SDAP maps onto the DRB |
 //!
+//! Uplink DRBs (keys with [`Direction::Uplink`]) are the UEs' pipelines:
+//! their TC views and changes go to `crate::uplink_control` (what each
+//! value is: `ue_uplink::control`); the KPM counters and the bearer view
+//! stay the downlink's (`None` for an uplink key).
+//!
 //! Changes go through [`Gnb::apply`], the node's control surface: all or
 //! nothing, with the same refusals as the simulator's in-process
 //! controllers.
 
 use crate::{DrbRef, Gnb};
 use tcran_control::{
-    Bearer, DrbKey, KpmCounters, LowerLayerKpis, RanNode, RlcMode, Slicing, TcView,
+    Bearer, Direction, DrbKey, KpmCounters, LowerLayerKpis, RanNode, RlcMode, Slicing, TcView,
 };
 use tcran_core::{Duration, Instant};
 use tcran_ran::ChannelSample;
@@ -78,11 +83,20 @@ pub fn drb_kpm(gnb: &Gnb, d: &DrbRef<'_>) -> KpmCounters {
 impl RanNode for Gnb {
     fn drbs(&self, out: &mut Vec<DrbKey>) {
         let start = out.len();
-        out.extend(self.drb_ids().map(|(rnti, drb)| DrbKey { rnti, drb }));
+        out.extend(self.drb_ids().map(|(rnti, drb)| DrbKey::new(rnti.0, drb.0)));
+        out[start..].sort_unstable();
+    }
+
+    fn uplink_drbs(&self, out: &mut Vec<DrbKey>) {
+        let start = out.len();
+        out.extend(self.uplink_drb_ids());
         out[start..].sort_unstable();
     }
 
     fn tc_view(&self, drb: DrbKey, now: Instant) -> Option<TcView> {
+        if drb.dir == Direction::Uplink {
+            return self.uplink_tc_view(drb, now);
+        }
         let d = self.drb(drb.rnti, drb.drb)?;
         Some(TcView {
             config: d.config(),
@@ -96,6 +110,9 @@ impl RanNode for Gnb {
         drb: DrbKey,
         now: Instant,
     ) -> Option<(tcran_tc::stats::PipelineStats, LowerLayerKpis)> {
+        if drb.dir == Direction::Uplink {
+            return self.uplink_tc_stats(drb, now);
+        }
         let d = self.drb(drb.rnti, drb.drb)?;
         Some((d.stats(now), lower_layer_kpis(&d, now)))
     }
@@ -107,6 +124,9 @@ impl RanNode for Gnb {
         stats: &mut tcran_tc::stats::PipelineStats,
         lower: &mut LowerLayerKpis,
     ) -> bool {
+        if drb.dir == Direction::Uplink {
+            return self.uplink_tc_stats_into(drb, now, stats, lower);
+        }
         let Some(d) = self.drb(drb.rnti, drb.drb) else {
             return false;
         };
@@ -137,6 +157,9 @@ impl RanNode for Gnb {
     }
 
     fn kpm_drb(&self, drb: DrbKey) -> Option<KpmCounters> {
+        if drb.dir == Direction::Uplink {
+            return None;
+        }
         let d = self.drb(drb.rnti, drb.drb)?;
         Some(drb_kpm(self, &d))
     }
@@ -157,6 +180,9 @@ impl RanNode for Gnb {
     }
 
     fn bearer(&self, drb: DrbKey, now: Instant) -> Option<Bearer> {
+        if drb.dir == Direction::Uplink {
+            return None;
+        }
         let d = self.drb(drb.rnti, drb.drb)?;
         Some(Bearer {
             lower: lower_layer_kpis(&d, now),
@@ -192,6 +218,9 @@ impl RanNode for Gnb {
     }
 
     fn apply(&mut self, drb: DrbKey, change: &Change, now: Instant) -> Result<Applied, Refused> {
-        Gnb::apply(self, drb.rnti, drb.drb, change, now)
+        match drb.dir {
+            Direction::Downlink => Gnb::apply(self, drb.rnti, drb.drb, change, now),
+            Direction::Uplink => self.apply_uplink(drb.rnti, drb.drb, change, now),
+        }
     }
 }

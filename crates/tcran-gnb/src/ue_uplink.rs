@@ -352,5 +352,6 @@ impl UeUplink {
     }
 }
 
+mod control;
 #[cfg(test)]
 mod tests;

@@ -69,6 +69,8 @@ pub(crate) struct UplinkDrbs {
     statuses: Vec<(Instant, usize, DrbId, StatusPdu)>,
     /// Per member: (ACKs, NACKs) the UE has not learnt of yet.
     harq: Vec<(u16, u16)>,
+    /// Per member: PRB·slots of the PUSCHs granted so far (E2's view).
+    pub prbs: Vec<u64>,
     channels: Vec<ChannelSample>,
     pdus: Vec<RlcPdu>,
     up: Vec<Packet>,
@@ -142,10 +144,16 @@ impl UplinkDrbs {
             tbs: BTreeMap::new(),
             statuses: Vec::new(),
             harq: vec![(0, 0); n],
+            prbs: vec![0; n],
             channels: vec![ChannelSample::Outage; n],
             pdus: Vec::new(),
             up: Vec::new(),
         }))
+    }
+
+    /// The member with RNTI `rnti`, if it has uplink DRBs.
+    pub fn member(&self, rnti: Rnti) -> Option<usize> {
+        self.ues.iter().position(|u| u.rnti() == rnti)
     }
 
     /// Whether node UE `u` sends its uplink packets through uplink DRBs.
@@ -224,6 +232,7 @@ impl UplinkDrbs {
                 self.sched.on_sr(rnti);
             }
             if let Some(g) = grant {
+                self.prbs[m] += u64::from(g.prbs);
                 if g.is_new() {
                     let pdus = std::mem::take(&mut self.pdus);
                     self.tbs.insert(

@@ -526,10 +526,7 @@ fn the_nodes_harq_counters_count_the_reports_transmissions() {
     let (acks, nacks) = seen.iter().fold((0u64, 0u64), |(a, n), (_, r)| {
         (a + u64::from(r.harq_acks), n + u64::from(r.harq_nacks))
     });
-    let key = DrbKey {
-        rnti: Rnti(1),
-        drb: tcran_core::DrbId(1),
-    };
+    let key = DrbKey::new(1, 1);
     let h = gnb.bearer(key, until).unwrap().harq;
     let sent: u64 = h.tx.iter().sum();
     assert_eq!(sent, acks + nacks, "{h:?}");

@@ -13,6 +13,7 @@
 //!
 //! | field | over E2 |
 //! |---|---|
+//! | DRBs | those of the indications in scope: the UE and DRB asked for, of one direction ([`AdapterOptions::direction`]: the downlink's by default, or the uplink's, the UEs' pipelines) |
 //! | `now` | the node's clock in the last indication |
 //! | `config` | read once per DRB with an empty control list, then the configuration each control outcome returns |
 //! | `stats` | the last report's pipeline statistics |
@@ -26,7 +27,7 @@ use crate::report::DrbStatus;
 use crate::server::{ControlOutcome, NodeId, Xapp, XappError};
 use std::collections::BTreeMap;
 use tcran_control::controller::{Command, ControlView, Controller, DrbView, FlowView};
-use tcran_control::DrbKey;
+use tcran_control::{Direction, DrbKey};
 use tcran_core::{FiveTuple, Instant};
 use tcran_e2::sm::e2sm_tcran::Trigger;
 use tcran_tc::PipelineConfig;
@@ -57,6 +58,11 @@ pub struct AdapterOptions {
     pub ue: Option<u16>,
     /// Only this DRB (default every DRB).
     pub drb: Option<u8>,
+    /// The DRBs of this direction (default downlink): a controller
+    /// addresses DRBs by (RNTI, DRB), and a UE numbers its uplink DRBs on
+    /// their own, so one controller watches one direction; its commands go
+    /// to the DRBs of that direction (uplink: the UEs' pipelines).
+    pub direction: Direction,
     pub flows: Vec<FlowEntry>,
 }
 
@@ -67,6 +73,7 @@ impl AdapterOptions {
             sample: None,
             ue: None,
             drb: None,
+            direction: Direction::Downlink,
             flows: Vec::new(),
         }
     }
@@ -125,8 +132,11 @@ pub async fn run<C: Controller + ?Sized>(
             &[],
         )
         .await?;
-    let in_scope =
-        |d: DrbKey| opts.ue.is_none_or(|u| u == d.rnti.0) && opts.drb.is_none_or(|x| x == d.drb.0);
+    let in_scope = |d: DrbKey| {
+        d.dir == opts.direction
+            && opts.ue.is_none_or(|u| u == d.rnti.0)
+            && opts.drb.is_none_or(|x| x == d.drb.0)
+    };
     let mut windows: BTreeMap<DrbKey, Window> = BTreeMap::new();
     let mut configs: BTreeMap<DrbKey, PipelineConfig> = BTreeMap::new();
     let mut now = Instant::ZERO;
@@ -197,7 +207,7 @@ pub async fn run<C: Controller + ?Sized>(
                 commands.clear();
                 controller.on_tick(&view, &mut commands);
                 for cmd in commands.drain(..) {
-                    let r = apply(xapp, node, &cmd, now, &mut configs).await?;
+                    let r = apply(xapp, node, &cmd, opts.direction, now, &mut configs).await?;
                     // An empty list of controls reads the configuration
                     // (refreshing `configs`); it reconfigures nothing.
                     if !cmd.change.is_read() {
@@ -218,10 +228,14 @@ async fn apply(
     xapp: &Xapp,
     node: NodeId,
     cmd: &Command,
+    direction: Direction,
     now: Instant,
     configs: &mut BTreeMap<DrbKey, PipelineConfig>,
 ) -> Result<Reconfiguration, XappError> {
-    let drb = DrbKey::new(cmd.rnti, cmd.drb);
+    let drb = DrbKey {
+        dir: direction,
+        ..DrbKey::new(cmd.rnti, cmd.drb)
+    };
     let result = match xapp.control(node, drb, &cmd.change).await? {
         ControlOutcome::Applied(p) => {
             configs.insert(drb, p);

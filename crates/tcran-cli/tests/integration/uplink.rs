@@ -1,7 +1,8 @@
 //! Uplink flows through the UE's own DRBs, run by the `tcran` binary: the
 //! shipped uplink scenarios run with the ledger balanced, uplink bloat and
-//! its cure in the UE show in the numbers, and an uplink flow on a UE
-//! without uplink DRBs is refused naming the flow and the field.
+//! its cure in the UE show in the numbers, FTP, web and video uploads run
+//! with their upload times, and an uplink flow on a UE without uplink DRBs
+//! is refused naming the flow and the field.
 
 use assert_cmd::Command;
 use serde_json::Value;
@@ -147,5 +148,94 @@ fn an_uplink_flow_without_uplink_drbs_is_refused() {
             "{cmd}: {e}"
         );
     }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Uploads of every kind (issue 28): FTP files, web pages and a live
+/// video stream leave a UE through its uplink DRB, next to a call. Each
+/// is an uplink flow in the summary, the FTP and web uploads have upload
+/// times (`page_ms`), and the ledger balances. A 1-MB file cannot go up
+/// faster than the cell's uplink (25 PRB at MCS 10 carry about 5 Mbit/s,
+/// docs/simulator.md: 1.6 s), and alone on it (one file every 10 s on
+/// average) it takes not much longer.
+#[test]
+fn ftp_web_and_video_uploads_run_with_upload_times_and_a_balanced_ledger() {
+    let dir = std::env::temp_dir().join(format!("tcran-uplink-kinds-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("uploads.toml");
+    std::fs::write(
+        &file,
+        r#"
+duration = "30s"
+warmup = "1s"
+seed = 3
+[cell]
+bandwidth_mhz = 5
+[[ues]]
+rnti = 1
+channel = { kind = "mcs", mcs = 10 }
+[[ues.uplink_drbs]]
+rlc = { mode = "um", buffer_limit = "5MB" }
+[[ues]]
+rnti = 2
+channel = { kind = "mcs", mcs = 10 }
+[[ues.uplink_drbs]]
+rlc = { mode = "um", buffer_limit = "5MB" }
+[[ues]]
+rnti = 3
+channel = { kind = "mcs", mcs = 10 }
+[[ues.uplink_drbs]]
+rlc = { mode = "um", buffer_limit = "5MB" }
+[[flows]]
+name = "photos"
+ue = 1
+direction = "uplink"
+kind = "ftp"
+file_size = "1MB"
+per_second = 0.1
+[[flows]]
+name = "form"
+ue = 2
+direction = "uplink"
+kind = "web"
+reading_mean = "1s"
+[[flows]]
+name = "live"
+ue = 3
+direction = "uplink"
+kind = "video"
+fps = 30
+frame_size = "1kB"
+iframe_size = "5kB"
+iframe_period = "1s"
+"#,
+    )
+    .unwrap();
+    let out = Command::cargo_bin("tcran")
+        .unwrap()
+        .args(["run", &file.display().to_string(), "--json"])
+        .args(["--out", &dir.join("out").display().to_string()])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let summary: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = &summary["variants"][0];
+    balanced(v);
+    for name in ["photos", "form", "live"] {
+        let f = flow(v, name);
+        assert_eq!(f["direction"], "uplink", "{name}");
+        assert!(f["throughput_mbps"].as_f64().unwrap() > 0.0, "{name}: {f}");
+    }
+    let files = &flow(v, "photos")["page_ms"];
+    let pages = &flow(v, "form")["page_ms"];
+    assert!(files["count"].as_u64().unwrap() >= 1, "{files}");
+    assert!(pages["count"].as_u64().unwrap() >= 3, "{pages}");
+    let p50 = files["p50"].as_f64().unwrap();
+    assert!((1600.0..6000.0).contains(&p50), "1-MB upload time {p50} ms");
+    assert!(flow(v, "live").get("page_ms").is_none());
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -132,10 +132,7 @@ fn start(args: &[&str]) -> (Child, SocketAddr) {
     (child, addr)
 }
 
-const DRB: DrbKey = DrbKey {
-    rnti: tcran_core::Rnti(1),
-    drb: tcran_core::DrbId(1),
-};
+const DRB: DrbKey = DrbKey::new(1, 1);
 
 /// A node with one DRB whose RLC sojourn is `sojourn`, connected to `addr`
 /// for as long as the returned runtime lives.

@@ -15,7 +15,8 @@
 //! strings are UTF-8 checked. It is stricter in three places, where it
 //! returns `None` so that the caller falls back to hampi (which then
 //! accepts or reports the input as it always has): an extension bit set (a
-//! newer schema's additions), bytes left after the value, and a length
+//! newer schema's additions; but for `DrbRef`'s direction written as the
+//! node writes an uplink DRB's), bytes left after the value, and a length
 //! determinant beyond 16383 (X.691 fragmentation). Its result is that of
 //! hampi's decoder followed by [`super::tc_status::drb_status_of`]:
 //! `tests/integration/roundtrip.rs` holds the two to the same result over
@@ -248,9 +249,25 @@ fn read_queue(r: &mut Reader) -> Option<tcran_tc::stats::QueueStats> {
 
 fn read_drb(r: &mut Reader, time_s: f64) -> Option<DrbStatus> {
     r.no_extension()?;
-    r.no_extension()?; // DrbRef
+    let extended = r.bit()?; // DrbRef's: its direction is present
     let rnti = r.constrained(0, 65535)? as u16;
     let drb = r.constrained(1, 32)? as u8;
+    let key = if extended {
+        // One addition, present (a normally small length of 1, bitmap 1),
+        // as the node writes an uplink DRB (report_stream::UPLINK_DIRECTION)
+        // or a peer may write a downlink one; any other shape (a later
+        // version's additions) is hampi's to read.
+        if r.bits(8)? != 0b0000_0001 {
+            return None;
+        }
+        match r.octets(2)? {
+            [0x01, 0x40] => DrbKey::uplink(rnti, drb),
+            [0x01, 0x00] => DrbKey::new(rnti, drb),
+            _ => return None,
+        }
+    } else {
+        DrbKey::new(rnti, drb)
+    };
     r.no_extension()?;
     let totals = st::totals(read_counters(r)?);
     r.no_extension()?;
@@ -276,7 +293,7 @@ fn read_drb(r: &mut Reader, time_s: f64) -> Option<DrbStatus> {
     let lower = read_counters(r)?;
     let mcs = r.constrained(0, 31)? as u8;
     Some(st::drb_status_from(
-        DrbKey::new(rnti, drb),
+        key,
         time_s,
         totals,
         classifier,

@@ -1,16 +1,20 @@
 //! tcran's own TC service model, E2SM-TCRAN v1 (`asn1/e2sm-tcran-v1.asn`,
-//! the versioned schema): every DRB's pipeline addressed by (RNTI, DRB),
+//! the versioned schema): every DRB's pipeline addressed by (RNTI, DRB,
+//! direction: an uplink DRB's pipeline is the UE's; the direction is an
+//! extension addition of `DrbRef`, absent for the downlink, so a peer of
+//! the module's first edition reads every downlink reference unchanged),
 //! statistics of every stage plus RLC/MAC KPIs, triggers by period and by
 //! condition, and controls that carry any tcran [`Control`] or a whole
 //! [`PipelineConfig`] (UTF-8 JSON in tcran's configuration schema).
 //!
-//! - RAN function definition: name `TCRAN-TC`, version 1, the DRBs now (a
+//! - RAN function definition: name `TCRAN-TC`, version 1, the DRBs now,
+//!   downlink then uplink (a
 //!   change of DRBs modifies the RAN function, announced by RIC Service
 //!   Update to RICs that accept it).
 //! - Event trigger: `periodic` (every period, from 1 ms) or `condition`
 //!   (checked every period: `metric > threshold` on a DRB; reported at each
 //!   check while it holds, or once when it becomes true).
-//! - Action definition: the DRBs to report (empty: all).
+//! - Action definition: the DRBs to report (empty: all, of both directions).
 //! - Indication: header (node time, cause), message: one `DrbReport` per
 //!   DRB reported.
 //! - Control: header = the DRB, message = `control` (one [`Control`] as
@@ -28,7 +32,7 @@ use super::{
 use crate::asn::e2sm_tcran as t;
 use crate::e2ap::{Action, ActionType, RanFunction};
 use std::collections::BTreeMap;
-use tcran_control::{DrbKey, LowerLayerKpis, RanNode, TcView};
+use tcran_control::{Direction, DrbKey, LowerLayerKpis, RanNode, TcView};
 use tcran_core::reason::{DropReason, MarkReason};
 use tcran_core::{Duration, Instant};
 use tcran_tc::stats::PipelineStats;
@@ -109,15 +113,27 @@ struct Work {
     lower: LowerLayerKpis,
 }
 
+/// `TcDirection`'s value for the uplink (`ENUMERATED { downlink, uplink, ... }`).
+const UPLINK: u8 = 1;
+
 fn drb_ref(d: DrbKey) -> t::DrbRef {
     t::DrbRef {
         rnti: t::DrbRefRnti(d.rnti.0),
         drb: t::DrbRefDrb(d.drb.0.clamp(1, 32)),
+        // Absent for the downlink: the first edition's encoding.
+        direction: match d.dir {
+            Direction::Downlink => None,
+            Direction::Uplink => Some(t::TcDirection(UPLINK)),
+        },
     }
 }
 
-fn drb_key(d: &t::DrbRef) -> DrbKey {
-    DrbKey::new(d.rnti.0, d.drb.0)
+/// The DRB a `DrbRef` names (no direction, or `downlink`: the downlink).
+pub(crate) fn drb_key(d: &t::DrbRef) -> DrbKey {
+    match d.direction {
+        Some(t::TcDirection(UPLINK)) => DrbKey::uplink(d.rnti.0, d.drb.0),
+        _ => DrbKey::new(d.rnti.0, d.drb.0),
+    }
 }
 
 /// Encodes an event trigger (for RIC-side tools and tests).
@@ -366,6 +382,7 @@ impl ServiceModel for TcRan {
     fn ran_function(&self, node: &dyn RanNode) -> RanFunction {
         let mut drbs = Vec::new();
         node.drbs(&mut drbs);
+        node.uplink_drbs(&mut drbs);
         RanFunction {
             id: self.ran_function_id,
             definition: to_aper(&t::TcRanFunctionDefinition {
@@ -426,6 +443,7 @@ impl ServiceModel for TcRan {
         job.scratch.clear();
         if job.drbs.is_empty() {
             node.drbs(&mut job.scratch);
+            node.uplink_drbs(&mut job.scratch);
         } else {
             job.scratch.extend_from_slice(&job.drbs);
         }

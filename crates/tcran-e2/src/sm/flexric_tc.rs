@@ -4,8 +4,9 @@
 //!
 //! - Event trigger: u32 period in ms. Action: report, no definition.
 //!   Indication header: u32 0. Control header: u32 0; control outcome: u32 0.
-//! - One indication describes one pipeline (the model has no UE or DRB
-//!   field), the DRB the agent is configured with.
+//! - One indication describes one pipeline (the model has no UE, DRB or
+//!   direction field), the DRB the agent is configured with: downlink or
+//!   uplink, named by a number per direction ([`drb_key`]).
 //! - Controls map onto tcran [`Control`]s; FlexRIC's numbering of queues by
 //!   position becomes tcran's queue ids. Filters come in the 48-byte layout
 //!   (FlexRIC `dev`) or the 40-byte one (FlexRIC v1.0.0, OAI tc-ran: no L7
@@ -19,7 +20,7 @@
 use super::{cause, ControlOutcome, Indication, Job, JobState, Refusal, ServiceModel, MIN_PERIOD};
 use crate::e2ap::{Action, ActionType, RanFunction};
 use std::net::Ipv4Addr;
-use tcran_control::{DrbKey, RanNode, TcView};
+use tcran_control::{Direction, DrbKey, RanNode, TcView};
 use tcran_core::{BitRate, ByteSize, Duration, Instant, QueueId};
 use tcran_tc::classify::{ClassifierConfig, FilterRule, NumOrText};
 use tcran_tc::pacer::{BdpConfig, PacerConfig};
@@ -1197,8 +1198,8 @@ fn rule_of_filter(f: &PlainFilter) -> Result<FilterRule, Untranslatable> {
 
 // ----------------------------------------------------------------- model
 
-/// The model: reports and controls one DRB's pipeline, `drb` if set,
-/// otherwise the node's first DRB.
+/// The model: reports and controls one DRB's pipeline, `drb` if set (of
+/// either direction), otherwise the node's first downlink DRB.
 #[derive(Debug, Clone, Default)]
 pub struct FlexricTc {
     pub drb: Option<DrbKey>,
@@ -1216,6 +1217,33 @@ impl FlexricTc {
             node.drbs(&mut all);
             all.first().copied()
         })
+    }
+}
+
+/// FlexRIC's TC model has no UE, DRB nor direction field: the node
+/// reports and controls the one DRB it is configured with
+/// ([`FlexricTc::drb`]). tcran names that DRB by a number in FlexRIC's DRB
+/// id range, one range per direction: 1..=32 the downlink DRB of that id,
+/// 33..=64 the uplink DRB `number - 32` (the UE's pipeline), so a tool that
+/// carries a DRB as FlexRIC does (a u8) carries both
+/// (`--e2-tc-drb RNTI:DRB`).
+pub const UPLINK_DRB_OFFSET: u8 = 32;
+
+/// The DRB that FlexRIC DRB number `number` of UE `rnti` names
+/// ([`UPLINK_DRB_OFFSET`]), `None` outside 1..=64.
+pub fn drb_key(rnti: u16, number: u8) -> Option<DrbKey> {
+    match number {
+        1..=32 => Some(DrbKey::new(rnti, number)),
+        33..=64 => Some(DrbKey::uplink(rnti, number - UPLINK_DRB_OFFSET)),
+        _ => None,
+    }
+}
+
+/// The FlexRIC DRB number of `key` (the inverse of [`drb_key`]).
+pub fn drb_number(key: DrbKey) -> u8 {
+    match key.dir {
+        Direction::Downlink => key.drb.0,
+        Direction::Uplink => key.drb.0.saturating_add(UPLINK_DRB_OFFSET),
     }
 }
 

@@ -331,7 +331,7 @@ impl Rc {
         let drb = DrbId(drb);
         let mut drbs = Vec::new();
         node.drbs(&mut drbs);
-        if !drbs.contains(&DrbKey { rnti, drb }) {
+        if !drbs.contains(&DrbKey::new(rnti.0, drb.0)) {
             return Err(format!("UE {} has no DRB {}", rnti.0, drb.0));
         }
         let flows = list_of(params, param::QOS_FLOWS)?;

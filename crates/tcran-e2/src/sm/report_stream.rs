@@ -25,7 +25,7 @@
 //!   fit is undone by restoring the writer's position (octets written and
 //!   the pending bits), never by cutting octets.
 
-use tcran_control::{DrbKey, LowerLayerKpis};
+use tcran_control::{Direction, DrbKey, LowerLayerKpis};
 use tcran_core::reason::{DropReason, MarkReason};
 use tcran_tc::stats::{PipelineStats, QueueStats};
 
@@ -285,11 +285,26 @@ impl ReportStream {
     }
 }
 
+/// The open type of `DrbRef`'s direction addition for the uplink: length
+/// 1, then `TcDirection` uplink (`0 1` and padding).
+pub(crate) const UPLINK_DIRECTION: [u8; 2] = [0x01, 0x40];
+
 /// One `DrbReport` (the mapping of [`super::e2sm_tcran::drb_report_of`]).
 fn drb_report(w: &mut Writer, drb: DrbKey, s: &PipelineStats, l: &LowerLayerKpis) {
-    w.bits(0, 2); // extension bit; no optional field
+    let uplink = drb.dir == Direction::Uplink;
+    // DrbReport's extension bit (no optional field), DrbRef's (set when
+    // its direction, an extension addition, is present: uplink only).
+    w.bits(u64::from(uplink), 2);
     w.u16_aligned(drb.rnti.0);
     w.bits(u64::from(drb.drb.0.clamp(1, 32) - 1), 5);
+    if uplink {
+        // X.691 19.8: one addition (a normally small length, 0 + n - 1 in
+        // six bits), present (bitmap 1); then the addition as an open type
+        // (11.2): its length (1, aligned) and its octet, `TcDirection`'s
+        // extension bit 0 and index 1 (uplink), padded.
+        w.bits(0b0000_0001, 8);
+        w.octets(&UPLINK_DIRECTION);
+    }
     let t = &s.totals;
     w.bits(0, 1);
     for c in [

@@ -322,7 +322,7 @@ pub fn drb_status_of(r: t::DrbReport, time_s: f64) -> DrbStatus {
         .collect();
     let l = &r.lower;
     drb_status_from(
-        DrbKey::new(r.drb.rnti.0, r.drb.drb.0),
+        super::e2sm_tcran::drb_key(&r.drb),
         time_s,
         totals([
             tot.in_packets.0,

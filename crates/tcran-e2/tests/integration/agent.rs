@@ -12,10 +12,7 @@ use tcran_e2::sm::{e2sm_tcran as tcsm, kpm, AnyModel};
 use tcran_tc::queue::{FifoConfig, QueueKindConfig};
 use tcran_tc::PipelineConfig;
 
-const DRB: DrbKey = DrbKey {
-    rnti: tcran_core::Rnti(0x4601),
-    drb: tcran_core::DrbId(1),
-};
+const DRB: DrbKey = DrbKey::new(0x4601, 1);
 
 fn node() -> FakeNode {
     let mut n = FakeNode::new();

@@ -25,10 +25,7 @@ use tokio::sync::watch;
 mod tls;
 use tls::pem_set;
 
-const DRB: DrbKey = DrbKey {
-    rnti: tcran_core::Rnti(0x4601),
-    drb: tcran_core::DrbId(1),
-};
+const DRB: DrbKey = DrbKey::new(0x4601, 1);
 const WAIT: StdDuration = StdDuration::from_secs(10);
 
 /// The RIC side of one association.

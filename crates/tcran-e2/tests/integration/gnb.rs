@@ -27,10 +27,7 @@ const CELL: &str = r#"
     rlc = { mode = "um", buffer_limit = "10MB" }
 "#;
 
-const DRB: DrbKey = DrbKey {
-    rnti: Rnti(1),
-    drb: DrbId(1),
-};
+const DRB: DrbKey = DrbKey::new(1, 1);
 
 fn measure_all(a: &tcran_control::KpmCounters, b: &tcran_control::KpmCounters) -> Vec<Value> {
     kpm::MEASUREMENTS

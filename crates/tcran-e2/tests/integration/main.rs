@@ -17,3 +17,4 @@ mod procedures;
 mod rc;
 mod report_stream;
 mod roundtrip;
+mod uplink;

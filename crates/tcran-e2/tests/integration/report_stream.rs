@@ -203,9 +203,18 @@ pub(crate) fn lower() -> impl Strategy<Value = LowerLayerKpis> {
         })
 }
 
+/// A DRB of either direction (an uplink one's `DrbRef` carries its
+/// direction as an extension addition).
 pub(crate) fn drb() -> impl Strategy<Value = DrbKey> {
-    (any::<u16>(), prop_oneof![1u8..=32, Just(0u8), Just(40u8)])
-        .prop_map(|(r, d)| DrbKey::new(r, d))
+    (
+        any::<u16>(),
+        prop_oneof![1u8..=32, Just(0u8), Just(40u8)],
+        any::<bool>(),
+    )
+        .prop_map(|(r, d, up)| match up {
+            false => DrbKey::new(r, d),
+            true => DrbKey::uplink(r, d),
+        })
 }
 
 /// Octets of one report encoded alone (hampi).

@@ -717,12 +717,12 @@ proptest! {
 
     #[test]
     fn tcran_model_messages_round_trip(
-        rnti in any::<u16>(), drb in 1u8..=32, lower in lower(), time in any::<u64>(),
+        rnti in any::<u16>(), drb in 1u8..=32, up in any::<bool>(), lower in lower(), time in any::<u64>(),
         threshold in any::<u64>(), period in 1u32..=86_400_000, metric in 0u8..5, edge in any::<bool>(),
     ) {
         use tcran_e2::sm::e2sm_tcran as m;
         let report = t::DrbReport {
-            drb: t::DrbRef { rnti: t::DrbRefRnti(rnti), drb: t::DrbRefDrb(drb) },
+            drb: t::DrbRef { rnti: t::DrbRefRnti(rnti), drb: t::DrbRefDrb(drb), direction: up.then_some(t::TcDirection(1)) },
             totals: t::PipelineTotals {
                 in_packets: t::Counter(time), in_bytes: t::Counter(1), out_packets: t::Counter(2), out_bytes: t::Counter(3),
                 dropped_packets: t::Counter(4), dropped_bytes: t::Counter(5), queued_packets: t::Counter(6), queued_bytes: t::Counter(7),
@@ -847,6 +847,7 @@ fn drb_report() -> impl Strategy<Value = t::DrbReport> {
             any::<u16>(),
             1u8..=32,
             proptest::collection::vec(counter(), 12),
+            proptest::option::of(0u8..=1),
         ),
         proptest::collection::vec(queue_report(), 0..4),
         (
@@ -858,10 +859,11 @@ fn drb_report() -> impl Strategy<Value = t::DrbReport> {
         lower(),
     )
         .prop_map(
-            |((rnti, drb, c), queues, (sched, pacer, p, limit), lower)| t::DrbReport {
+            |((rnti, drb, c, direction), queues, (sched, pacer, p, limit), lower)| t::DrbReport {
                 drb: t::DrbRef {
                     rnti: t::DrbRefRnti(rnti),
                     drb: t::DrbRefDrb(drb),
+                    direction: direction.map(t::TcDirection),
                 },
                 totals: t::PipelineTotals {
                     in_packets: c[0].clone(),
@@ -1060,7 +1062,8 @@ proptest! {
         // The statuses carry the node's DRBs, queue kinds and drops.
         let fast = fast.unwrap();
         prop_assert_eq!(fast.len(), drbs.len());
-        for (got, (_, st, l)) in fast.iter().zip(&drbs) {
+        for (got, (d, st, l)) in fast.iter().zip(&drbs) {
+            prop_assert_eq!((got.drb.rnti, got.drb.dir), (d.rnti, d.dir));
             prop_assert_eq!(got.lower.rlc_backlog_bytes, l.rlc_backlog_bytes);
             prop_assert_eq!(&got.stats.scheduler, &st.scheduler);
             prop_assert_eq!(got.stats.queues.len(), st.queues.len());

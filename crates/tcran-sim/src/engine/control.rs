@@ -20,6 +20,7 @@ use std::collections::BTreeMap;
 use tcran_control::controller::{
     AnyController, Command, ControlView, Controller, DrbView, FlowView,
 };
+use tcran_control::{Direction, DrbKey};
 use tcran_core::{ConfigError, DrbId, Duration, Instant, Rnti};
 use tcran_tc::{Applied, Change, Refused};
 
@@ -144,7 +145,7 @@ impl Sim {
         let (ue, drb) = (self.scheduled[i].ue, self.scheduled[i].drb);
         let change = self.scheduled[i].change.clone();
         for (k, rnti, drb) in self.scope(ue, drb) {
-            let _ = self.apply_control_in(k, "event", rnti, drb, &change);
+            let _ = self.apply_control_in(k, "event", DrbKey::new(rnti.0, drb.0), &change);
         }
     }
 
@@ -238,7 +239,7 @@ impl Sim {
             let cell = (self.serving_cell(rnti))
                 .filter(|&k| self.cell_gnb(k).is_some_and(|g| g.drb(rnti, drb).is_some()));
             if let Some(k) = cell {
-                let _ = self.apply_control_in(k, &name, rnti, drb, &cmd.change);
+                let _ = self.apply_control_in(k, &name, DrbKey::new(rnti.0, drb.0), &cmd.change);
             } else {
                 self.refused(
                     &name,
@@ -269,23 +270,37 @@ impl Sim {
         drb: DrbId,
         change: &Change,
     ) -> Result<Applied, Refused> {
-        self.apply_control_in(0, by, rnti, drb, change)
+        self.apply_control_to(by, DrbKey::new(rnti.0, drb.0), change)
+    }
+
+    /// [`Sim::apply_control`] for a DRB of either direction: an uplink
+    /// DRB's pipeline is the UE's (`ues[].uplink_drbs`), and its
+    /// reconfigurations are recorded with `uplink` before what changed.
+    pub fn apply_control_to(
+        &mut self,
+        by: &str,
+        key: DrbKey,
+        change: &Change,
+    ) -> Result<Applied, Refused> {
+        self.apply_control_in(0, by, key, change)
     }
 
     /// Records a change's outcome (a read is not a reconfiguration).
     pub(super) fn record_control(
         &mut self,
         by: &str,
-        rnti: Rnti,
-        drb: DrbId,
+        key: DrbKey,
         change: &Change,
         result: &Result<Applied, Refused>,
     ) {
         if !change.is_read() {
-            let what = change.describe();
+            let what = match key.dir {
+                Direction::Downlink => change.describe(),
+                Direction::Uplink => format!("uplink {}", change.describe()),
+            };
             match result {
-                Ok(_) => self.applied(by, rnti.0, drb.0, what),
-                Err(r) => self.refused(by, rnti.0, drb.0, what, r),
+                Ok(_) => self.applied(by, key.rnti.0, key.drb.0, what),
+                Err(r) => self.refused(by, key.rnti.0, key.drb.0, what, r),
             }
         }
     }

@@ -317,16 +317,6 @@ fn build_flow(
             ),
         ));
     }
-    if uplink && matches!(fc.kind, FlowKind::Web { .. } | FlowKind::Ftp { .. }) {
-        return Err(ConfigError::new(
-            "direction",
-            "uplink",
-            format!(
-                "is not available for kind = \"{}\" yet (tcp, ping, voip, cbr, gaming and video can go up)",
-                fc.kind.name()
-            ),
-        ));
-    }
     tcran_core::config::check_range("qfi", fc.qfi, 0, 63)?;
     tcran_core::config::check_range("dscp", fc.dscp, 0, 63)?;
     let proto = match fc.kind {
@@ -366,7 +356,11 @@ fn build_flow(
     let jitter = Duration::from_nanos((rng("start").uniform() * jitter.as_nanos() as f64) as u64);
     let start = Instant::ZERO + fc.start + jitter;
     let stop = fc.stop.map(|s| Instant::ZERO + s);
-    // Web pages and FTP files: a download server on one TCP connection.
+    // Web pages and FTP files: a download server on one TCP connection;
+    // for an uplink flow the same model reversed, an upload: the UE's
+    // application writes each page or file (the same object sizes and
+    // arrivals) into its connection to the server, and it is complete
+    // when its last byte is acknowledged at the UE.
     let downloads = |tcp: &TcpConfig, demand: Demand, stream: &str| {
         let params = tcp.build().map_err(|e| e.within("tcp"))?;
         let tx = TcpSender::new(params.clone(), spec, rng("tcp"));

@@ -27,7 +27,7 @@
 
 use super::cells::node;
 use super::Sim;
-use tcran_control::HandoverCounters;
+use tcran_control::{DrbKey, HandoverCounters, RanNode};
 use tcran_core::{CellId, DrbId, Qfi, Rnti};
 use tcran_gnb::Gnb;
 use tcran_tc::{Applied, Change, Refused};
@@ -102,16 +102,15 @@ impl Sim {
         &mut self,
         k: usize,
         by: &str,
-        rnti: Rnti,
-        drb: DrbId,
+        key: DrbKey,
         change: &Change,
     ) -> Result<Applied, Refused> {
         if k >= self.cell_count() {
             return Err(Refused::NoSuchDrb);
         }
         let now = self.now;
-        let result = self.cell_node_mut(k).apply(rnti, drb, change, now);
-        self.record_control(by, rnti, drb, change, &result);
+        let result = RanNode::apply(self.cell_node_mut(k), key, change, now);
+        self.record_control(by, key, change, &result);
         // What the change let go or dropped at once, handled now.
         self.drain_cell_outputs(k);
         result

@@ -15,10 +15,7 @@ use tcran_core::{BitRate, Duration, FiveTuple, Instant, Protocol};
 use tcran_xapp::adapter::{self, AdapterOptions, FlowEntry, Stopped};
 use tcran_xapp::{xapps, DrbKey, Xapp, XappConfig};
 
-const DRB: DrbKey = DrbKey {
-    rnti: tcran_core::Rnti(1),
-    drb: tcran_core::DrbId(1),
-};
+const DRB: DrbKey = DrbKey::new(1, 1);
 
 fn tuple(sport: u16, proto: Protocol) -> FiveTuple {
     FiveTuple {

@@ -19,16 +19,12 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
-use tcran_core::{DrbId, Rnti};
 use tcran_tc::pacer::PacerConfig;
 use tcran_tc::{Change, Control};
 use tcran_xapp::server::{ControlOutcome, KpmQuery};
 use tcran_xapp::{DrbKey, KpmReport, KpmValue, NodeInfo, Xapp, XappConfig};
 
-const UE: DrbKey = DrbKey {
-    rnti: Rnti(1),
-    drb: DrbId(1),
-};
+const UE: DrbKey = DrbKey::new(1, 1);
 
 const COUNTERS: [&str; 6] = [
     "MM.HoPrepInterReq",
