@@ -146,15 +146,7 @@ impl RanNode for Bearers {
     fn kpm_cell(&self) -> KpmCounters {
         let mut cell = KpmCounters::default();
         for c in self.by_key.values().filter_map(|i| i.kpm().ok()) {
-            cell.pdcp_sdu_bits_dl += c.pdcp_sdu_bits_dl;
-            cell.rlc_sdu_transmitted_bits_dl += c.rlc_sdu_transmitted_bits_dl;
-            cell.thp_volume_bits_dl += c.thp_volume_bits_dl;
-            cell.thp_time_dl += c.thp_time_dl;
-            cell.prb_used_dl += c.prb_used_dl;
-            cell.prb_used_total_dl += c.prb_used_total_dl;
-            // Every bearer sees every slot: the cell's slots are the most
-            // any bearer counted.
-            cell.slots = cell.slots.max(c.slots);
+            cell.add_bearer(&c);
         }
         cell
     }

@@ -148,6 +148,26 @@ pub struct KpmCounters {
     pub handovers: HandoverCounters,
 }
 
+impl KpmCounters {
+    /// Adds one bearer's counters to a sum over bearers (a UE's, a
+    /// cell's): volumes, delays, throughput bursts and PRB uses add; the
+    /// PRBs available and the slots are the cell's, the same for every
+    /// bearer, so the sum keeps the largest; handovers are the cell's, not
+    /// a bearer's, and stay as they are.
+    pub fn add_bearer(&mut self, c: &KpmCounters) {
+        self.pdcp_sdu_bits_dl += c.pdcp_sdu_bits_dl;
+        self.rlc_sdu_transmitted_bits_dl += c.rlc_sdu_transmitted_bits_dl;
+        self.rlc_sdu_delay_sum += c.rlc_sdu_delay_sum;
+        self.rlc_sdus_delivered += c.rlc_sdus_delivered;
+        self.thp_volume_bits_dl += c.thp_volume_bits_dl;
+        self.thp_time_dl += c.thp_time_dl;
+        self.prb_used_dl += c.prb_used_dl;
+        self.prb_available_dl = self.prb_available_dl.max(c.prb_available_dl);
+        self.prb_used_total_dl += c.prb_used_total_dl;
+        self.slots = self.slots.max(c.slots);
+    }
+}
+
 /// Cumulative handover counts of one cell, as the TS 28.552 §5.1.1.6.1
 /// measurements of inter-gNB handovers define them (a cell that is an E2
 /// node of its own is a gNB of its own: its handovers cross Xn). The
@@ -302,4 +322,39 @@ pub trait RanNode {
     /// Applies `change` to the DRB's pipeline at `now`, entirely or not at
     /// all; `Err` says why (the models pass it on to the RIC in one line).
     fn apply(&mut self, drb: DrbKey, change: &Change, now: Instant) -> Result<Applied, Refused>;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two bearers of one cell over the same 100 slots of 106 PRBs: what
+    /// each carried adds up (a UE's or a cell's DRB.RlcSduDelayDl is the
+    /// sum of the delays over the sum of the SDUs), what the cell offered
+    /// is counted once.
+    #[test]
+    fn bearers_add_up_and_the_cells_resources_count_once() {
+        let bearer = |bits: u64, sdus: u64, delay_ms: u64, prbs: u64| KpmCounters {
+            pdcp_sdu_bits_dl: bits,
+            rlc_sdu_transmitted_bits_dl: bits,
+            rlc_sdu_delay_sum: Duration::from_millis(delay_ms),
+            rlc_sdus_delivered: sdus,
+            thp_volume_bits_dl: bits,
+            thp_time_dl: Duration::from_millis(90),
+            prb_used_dl: prbs,
+            prb_available_dl: 100 * 106,
+            prb_used_total_dl: prbs,
+            slots: 100,
+            handovers: HandoverCounters::default(),
+        };
+        let mut sum = bearer(1_000, 10, 50, 300);
+        sum.add_bearer(&bearer(3_000, 30, 450, 900));
+        assert_eq!(sum.pdcp_sdu_bits_dl, 4_000);
+        assert_eq!(sum.rlc_sdus_delivered, 40);
+        assert_eq!(sum.rlc_sdu_delay_sum, Duration::from_millis(500));
+        assert_eq!(sum.thp_time_dl, Duration::from_millis(180));
+        assert_eq!(sum.prb_used_dl, 1_200);
+        assert_eq!(sum.prb_available_dl, 100 * 106);
+        assert_eq!(sum.slots, 100);
+    }
 }

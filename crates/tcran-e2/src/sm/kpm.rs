@@ -389,25 +389,11 @@ fn ue_counters(node: &dyn RanNode) -> Vec<(Rnti, KpmCounters)> {
     for drb in drbs {
         let Some(c) = node.kpm_drb(drb) else { continue };
         match out.last_mut() {
-            Some((rnti, sum)) if *rnti == drb.rnti => add(sum, &c),
+            Some((rnti, sum)) if *rnti == drb.rnti => sum.add_bearer(&c),
             _ => out.push((drb.rnti, c)),
         }
     }
     out
-}
-
-fn add(sum: &mut KpmCounters, c: &KpmCounters) {
-    sum.pdcp_sdu_bits_dl += c.pdcp_sdu_bits_dl;
-    sum.rlc_sdu_transmitted_bits_dl += c.rlc_sdu_transmitted_bits_dl;
-    sum.rlc_sdu_delay_sum += c.rlc_sdu_delay_sum;
-    sum.rlc_sdus_delivered += c.rlc_sdus_delivered;
-    sum.thp_volume_bits_dl += c.thp_volume_bits_dl;
-    sum.thp_time_dl += c.thp_time_dl;
-    sum.prb_used_dl += c.prb_used_dl;
-    // Available PRBs and slots are the cell's, the same for every DRB.
-    sum.prb_available_dl = sum.prb_available_dl.max(c.prb_available_dl);
-    sum.prb_used_total_dl += c.prb_used_total_dl;
-    sum.slots = sum.slots.max(c.slots);
 }
 
 impl Kpm {
