@@ -14,9 +14,10 @@
 //! control to its serving cell is applied. The run lasts 4 s of wall
 //! clock.
 
+use super::fixture;
 use serde_json::Value;
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 use tcran_tc::pacer::PacerConfig;
@@ -34,14 +35,6 @@ const COUNTERS: [&str; 6] = [
     "MM.HoExeInterReq",
     "MM.HoExeInterSucc",
 ];
-
-fn fixture(name: &str) -> String {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures")
-        .join(name)
-        .display()
-        .to_string()
-}
 
 fn json(path: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()

@@ -6,7 +6,7 @@
 
 use assert_cmd::Command;
 use serde_json::Value;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 fn scenario(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -31,6 +31,14 @@ fn run_short(name: &str, duration: &str, tag: &str) -> Value {
         })
         .collect::<Vec<_>>()
         .join("\n");
+    let summary = run_text(&dir, name, &text);
+    let _ = std::fs::remove_dir_all(&dir);
+    summary
+}
+
+/// Writes `text` as `dir/name`, runs it (it must succeed) and returns its
+/// summary.
+fn run_text(dir: &Path, name: &str, text: &str) -> Value {
     let file = dir.join(name);
     std::fs::write(&file, text).unwrap();
     let out = Command::cargo_bin("tcran")
@@ -44,7 +52,6 @@ fn run_short(name: &str, duration: &str, tag: &str) -> Value {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let _ = std::fs::remove_dir_all(&dir);
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
@@ -162,9 +169,9 @@ fn an_uplink_flow_without_uplink_drbs_is_refused() {
 fn ftp_web_and_video_uploads_run_with_upload_times_and_a_balanced_ledger() {
     let dir = std::env::temp_dir().join(format!("tcran-uplink-kinds-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join("uploads.toml");
-    std::fs::write(
-        &file,
+    let summary = run_text(
+        &dir,
+        "uploads.toml",
         r#"
 duration = "30s"
 warmup = "1s"
@@ -209,20 +216,7 @@ frame_size = "1kB"
 iframe_size = "5kB"
 iframe_period = "1s"
 "#,
-    )
-    .unwrap();
-    let out = Command::cargo_bin("tcran")
-        .unwrap()
-        .args(["run", &file.display().to_string(), "--json"])
-        .args(["--out", &dir.join("out").display().to_string()])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
     );
-    let summary: Value = serde_json::from_slice(&out.stdout).unwrap();
     let v = &summary["variants"][0];
     balanced(v);
     for name in ["photos", "form", "live"] {
