@@ -23,7 +23,7 @@ mod cells;
 use serde_json::Value;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 use tcran_e2::e2ap::{self, Action, ActionType};
 use tcran_e2::sm::flexric_tc::{PlainClassifier, PlainIndication};
@@ -196,6 +196,22 @@ fn fixture(name: &str) -> String {
         .to_string()
 }
 
+/// `tcran run FIXTURE --realtime --e2 ADDR EXTRA.. --json --out OUT`, its
+/// output piped.
+fn run_realtime(fixture_name: &str, addr: SocketAddr, extra: &[&str], out: &Path) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_tcran"))
+        .args(["run", &fixture(fixture_name), "--realtime", "--e2"])
+        .arg(addr.to_string())
+        .args(extra)
+        .args(["--json", "--out"])
+        .arg(out)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
 fn out_dir(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("tcran-e2-test-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
@@ -228,24 +244,7 @@ async fn a_ric_drives_a_realtime_run_over_e2() {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr: SocketAddr = listener.local_addr().unwrap();
     let out = out_dir("run");
-    let child = Command::new(env!("CARGO_BIN_EXE_tcran"))
-        .args([
-            "run",
-            &fixture("e2_realtime.toml"),
-            "--realtime",
-            "--e2",
-            &addr.to_string(),
-            "--e2-tc-drb",
-            "17921:1",
-            "--json",
-            "--out",
-        ])
-        .arg(&out)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = run_realtime("e2_realtime.toml", addr, &["--e2-tc-drb", "17921:1"], &out);
 
     let mut ric = accept(&listener).await;
     // The default profile offers FlexRIC's functions at E2 Setup and adds

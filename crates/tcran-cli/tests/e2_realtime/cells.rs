@@ -14,11 +14,10 @@
 //! control to its serving cell is applied. The run lasts 4 s of wall
 //! clock.
 
-use super::fixture;
+use super::{out_dir, run_realtime};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::process::{Command, Stdio};
 use std::time::Duration;
 use tcran_tc::pacer::PacerConfig;
 use tcran_tc::{Change, Control};
@@ -74,24 +73,8 @@ async fn each_cell_is_an_e2_node_and_a_ue_moves_between_their_reports() {
         .await
         .unwrap();
     let addr = x.local_addrs()[0];
-    let out = std::env::temp_dir().join(format!("tcran-e2-cells-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&out);
-    let child = Command::new(env!("CARGO_BIN_EXE_tcran"))
-        .args([
-            "run",
-            &fixture("e2_cells.toml"),
-            "--realtime",
-            "--e2",
-            &addr.to_string(),
-            "--json",
-            "--out",
-        ])
-        .arg(&out)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let out = out_dir("cells");
+    let child = run_realtime("e2_cells.toml", addr, &[], &out);
 
     // Both E2 Setups accepted, under 1000 x (variant 0 + 1) + cell id.
     let nodes = x.wait_for_nodes(2, Duration::from_secs(10)).await.unwrap();
