@@ -803,17 +803,17 @@ fn sort_resource_entries(pdf: &mut [u8]) {
         b"/Shading <<",
         b"/ColorSpace <<",
     ];
-    let trim = |l: &[u8]| l.trim_ascii().to_vec();
     let mut at = 0;
     while let Some(len) = pdf[at..].iter().position(|&b| b == b'\n') {
-        let line = trim(&pdf[at..at + len]);
+        let line = pdf[at..at + len].trim_ascii();
+        let (stream, resources) = (line == b"stream", KINDS.contains(&line));
         at += len + 1;
-        if line == b"stream" {
+        if stream {
             match find(&pdf[at..], b"\nendstream") {
                 Some(end) => at += end + 1,
                 None => return,
             }
-        } else if KINDS.contains(&line.as_slice()) {
+        } else if resources {
             // The entries run to the line that closes the dictionary.
             let start = at;
             let mut lines = Vec::new();
