@@ -29,6 +29,7 @@
 //! nothing, with the same refusals as the simulator's in-process
 //! controllers.
 
+use crate::counters::DrbCounters;
 use crate::{DrbRef, Gnb};
 use tcran_control::{
     Bearer, Direction, DrbKey, KpmCounters, LowerLayerKpis, RanNode, RlcMode, Slicing, TcView,
@@ -62,9 +63,19 @@ pub fn lower_layer_kpis(d: &DrbRef<'_>, now: Instant) -> LowerLayerKpis {
 
 /// The KPM counters of one DRB (PRB fields: see the module docs).
 pub fn drb_kpm(gnb: &Gnb, d: &DrbRef<'_>) -> KpmCounters {
-    let c = d.counters();
     let cell = gnb.cell_counters();
     let prbs = if d.is_first_of_ue() { d.ue_prbs() } else { 0 };
+    KpmCounters {
+        prb_used_dl: prbs,
+        prb_available_dl: cell.prb_available,
+        prb_used_total_dl: prbs,
+        slots: cell.dl_slots,
+        ..volumes(d.counters())
+    }
+}
+
+/// The volume, delay and throughput counters of one DRB or a sum of DRBs.
+fn volumes(c: &DrbCounters) -> KpmCounters {
     KpmCounters {
         pdcp_sdu_bits_dl: c.pdcp_sdu_bytes * 8,
         rlc_sdu_transmitted_bits_dl: c.rlc_sdu_tx_bytes * 8,
@@ -72,11 +83,7 @@ pub fn drb_kpm(gnb: &Gnb, d: &DrbRef<'_>) -> KpmCounters {
         rlc_sdus_delivered: c.rlc_sdus_departed,
         thp_volume_bits_dl: c.thp_volume_bits,
         thp_time_dl: Duration::from_nanos(c.thp_time_ns),
-        prb_used_dl: prbs,
-        prb_available_dl: cell.prb_available,
-        prb_used_total_dl: prbs,
-        slots: cell.dl_slots,
-        handovers: Default::default(),
+        ..KpmCounters::default()
     }
 }
 
@@ -136,24 +143,22 @@ impl RanNode for Gnb {
     }
 
     fn kpm_cell(&self) -> KpmCounters {
-        let cell = self.cell_counters();
-        let mut sum = KpmCounters::default();
+        // The DRBs here and those UEs took away by handover: the cell's
+        // volumes only grow.
+        let mut drbs = *self.departed_counters();
         for d in self.drbs() {
-            let c = drb_kpm(self, &d);
-            sum.pdcp_sdu_bits_dl += c.pdcp_sdu_bits_dl;
-            sum.rlc_sdu_transmitted_bits_dl += c.rlc_sdu_transmitted_bits_dl;
-            sum.rlc_sdu_delay_sum += c.rlc_sdu_delay_sum;
-            sum.rlc_sdus_delivered += c.rlc_sdus_delivered;
-            sum.thp_volume_bits_dl += c.thp_volume_bits_dl;
-            sum.thp_time_dl += c.thp_time_dl;
+            drbs.add(d.counters());
         }
+        let cell = self.cell_counters();
         // The cell's PRBs include every grant (no control channel is
         // modelled, so PRBs used for any purpose are those for data).
-        sum.prb_used_dl = cell.prb_used;
-        sum.prb_available_dl = cell.prb_available;
-        sum.prb_used_total_dl = cell.prb_used;
-        sum.slots = cell.dl_slots;
-        sum
+        KpmCounters {
+            prb_used_dl: cell.prb_used,
+            prb_available_dl: cell.prb_available,
+            prb_used_total_dl: cell.prb_used,
+            slots: cell.dl_slots,
+            ..volumes(&drbs)
+        }
     }
 
     fn kpm_drb(&self, drb: DrbKey) -> Option<KpmCounters> {

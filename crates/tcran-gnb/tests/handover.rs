@@ -6,6 +6,7 @@ use proptest::prelude::*;
 use std::collections::BTreeMap;
 use std::net::{IpAddr, Ipv4Addr};
 use std::path::Path;
+use tcran_control::{KpmCounters, RanNode};
 use tcran_core::{Duration, FiveTuple, Instant, Packet, PacketId, Protocol, Rnti};
 use tcran_gnb::{ue_address, Gnb, GnbConfig, Layer, Output, Place, TcForwarding, UeContext};
 use tcran_ran::{AnyChannel, McsTable};
@@ -95,6 +96,8 @@ struct Drive {
     outputs: Vec<Output>,
     /// Handovers done: (source, target, forwarded, dropped).
     handovers: Vec<(usize, usize, u64, u64)>,
+    /// Each cell's E2SM-KPM counters after every step.
+    kpm: Vec<[KpmCounters; 2]>,
 }
 
 impl Drive {
@@ -106,6 +109,7 @@ impl Drive {
             held: Vec::new(),
             outputs: Vec::new(),
             handovers: Vec::new(),
+            kpm: Vec::new(),
         }
     }
 
@@ -113,6 +117,8 @@ impl Drive {
         for c in &mut self.cells {
             self.outputs.extend(std::iter::from_fn(|| c.poll_output()));
         }
+        self.kpm
+            .push([self.cells[0].kpm_cell(), self.cells[1].kpm_cell()]);
     }
 
     fn downlink(&mut self, p: Packet, at: Instant) {
@@ -379,5 +385,23 @@ proptest! {
             })
             .collect();
         prop_assert!(am.windows(2).all(|w| w[0] < w[1]), "AM order: {:?}", am);
+        // A cell's KPM counters only grow (TS 28.552 measurements are
+        // differences of them), also when a UE takes its bearers away.
+        for w in d.kpm.windows(2) {
+            for (a, b) in w[0].iter().zip(&w[1]) {
+                let grows = |x: u64, y: u64| x <= y;
+                prop_assert!(
+                    grows(a.pdcp_sdu_bits_dl, b.pdcp_sdu_bits_dl)
+                        && grows(a.rlc_sdu_transmitted_bits_dl, b.rlc_sdu_transmitted_bits_dl)
+                        && a.rlc_sdu_delay_sum <= b.rlc_sdu_delay_sum
+                        && grows(a.rlc_sdus_delivered, b.rlc_sdus_delivered)
+                        && grows(a.thp_volume_bits_dl, b.thp_volume_bits_dl)
+                        && a.thp_time_dl <= b.thp_time_dl
+                        && grows(a.prb_used_dl, b.prb_used_dl)
+                        && grows(a.slots, b.slots),
+                    "cell counters fell: {:?} -> {:?}", a, b
+                );
+            }
+        }
     }
 }
