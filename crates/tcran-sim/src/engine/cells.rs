@@ -417,6 +417,17 @@ fn drive_measure(d: DriveChannel, ids: &[CellId]) -> Result<Measure, ConfigError
 }
 
 impl Cells {
+    /// Counts a handover preparation, when the source decides it: the
+    /// target admits every UE, so preparation and allocation succeed.
+    fn prepared(&mut self, source: usize, target: usize) {
+        let from = &mut self.handovers[source];
+        from.prep_requested += 1;
+        from.prep_succeeded += 1;
+        let to = &mut self.handovers[target];
+        to.res_alloc_requested += 1;
+        to.res_alloc_succeeded += 1;
+    }
+
     fn in_transit_add(&mut self, u: usize) {
         if let Err(i) = self.in_transit.binary_search(&u) {
             self.in_transit.insert(i, u);
@@ -733,8 +744,12 @@ impl Sim {
             match target {
                 // One handover in preparation at a time.
                 _ if c.ues[u].preparing.is_some() => {}
-                Some(target) if prep.is_zero() => self.hand_over(u, serving, target, now),
+                Some(target) if prep.is_zero() => {
+                    c.prepared(serving, target);
+                    self.hand_over(u, serving, target, now);
+                }
                 Some(target) => {
+                    c.prepared(serving, target);
                     c.ues[u].preparing = Some((target, now + prep));
                     c.in_transit_add(u);
                 }
@@ -749,14 +764,7 @@ impl Sim {
         let tc = c.cfg.tc_forwarding;
         let ctx = node(&mut self.gnb, &mut c.others, source).detach(rnti, now, tc);
         let Some(ctx) = ctx else { return };
-        // The target admits every UE: preparation and allocation succeed.
-        let from = &mut c.handovers[source];
-        from.prep_requested += 1;
-        from.prep_succeeded += 1;
-        from.exe_requested += 1;
-        let to = &mut c.handovers[target];
-        to.res_alloc_requested += 1;
-        to.res_alloc_succeeded += 1;
+        c.handovers[source].exe_requested += 1;
         let counts = ctx.counts();
         let gap = c.cfg.interruption.max(c.cfg.xn_delay);
         // The UE's previous handover, if it brought it here from `target`.

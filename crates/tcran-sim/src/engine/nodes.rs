@@ -20,8 +20,9 @@
 //!   between them) count as the handovers happen: at the handover
 //!   decision the source counts a preparation requested and succeeded
 //!   (the target admits every UE: there is no admission control to fail)
-//!   and an execution requested, the target a resource allocation
-//!   requested and succeeded; when the UE attaches at the target, the
+//!   and the target a resource allocation requested and succeeded; at the
+//!   handover command (`[handover] preparation` after the decision) the
+//!   source counts an execution requested; when the UE attaches at the target, the
 //!   source counts the execution succeeded (the target's UE Context
 //!   Release, TS 38.300 §9.2.3.2.1 step 12).
 

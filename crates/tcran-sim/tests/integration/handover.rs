@@ -182,4 +182,27 @@ fn preparation_delays_the_command_by_its_length() {
     let (t1, p1) = at(&cfg);
     assert_eq!((p0, p1), (0.0, 120.0));
     assert!((t1 - t0 - 0.12).abs() < 1e-9, "{t0} -> {t1}");
+    // Between the decision and the command the source has prepared the
+    // handover (MM.HoPrepInter*) and the target allocated resources
+    // (MM.HoResAlloInter*), but no execution has been requested
+    // (MM.HoExeInterReq counts the command, TS 28.552 §5.1.1.6.1).
+    let mut sim = Sim::new(&cfg, Path::new(".")).expect("scenario builds");
+    let (source, target) = (0, 1);
+    let midway = tcran_core::Instant::ZERO + tcran_core::Duration::from_secs_f64(t0 + 0.06);
+    sim.run_until(midway);
+    let (s, t) = (sim.handover_counters(source), sim.handover_counters(target));
+    assert_eq!((s.prep_requested, s.prep_succeeded), (1, 1), "{s:?}");
+    assert_eq!(
+        (t.res_alloc_requested, t.res_alloc_succeeded),
+        (1, 1),
+        "{t:?}"
+    );
+    assert_eq!(s.exe_requested, 0, "{s:?}");
+    sim.run_until(tcran_core::Instant::ZERO + tcran_core::Duration::from_secs_f64(t1 + 0.5));
+    let s = sim.handover_counters(source);
+    assert_eq!(
+        (s.prep_requested, s.exe_requested, s.exe_succeeded),
+        (1, 1, 1),
+        "{s:?}"
+    );
 }
