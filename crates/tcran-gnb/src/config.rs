@@ -295,6 +295,12 @@ pub enum ChannelConfig {
         path: String,
         #[serde(default = "cqi_table1")]
         table: CqiTable,
+        /// The cell the run serves the UE from, whose CQI the channel
+        /// gives ([`DriveChannel::serving_from`]); set per cell by a
+        /// `[[cells]]` run, not a scenario key.
+        #[serde(skip)]
+        #[schemars(skip)]
+        serving_cell: Option<tcran_core::CellId>,
     },
 }
 
@@ -492,10 +498,13 @@ impl ChannelConfig {
                 GeometryChannel::new(params, ctx.seed, &format!("channel/ue{}", ctx.rnti))
                     .map(|c| AnyChannel::Geometry(Box::new(c)))
             }
-            ChannelConfig::Drive { path, table } => Ok(AnyChannel::Drive(DriveChannel::new(
-                load_drive(base, path)?,
-                *table,
-            ))),
+            ChannelConfig::Drive {
+                path,
+                table,
+                serving_cell,
+            } => Ok(AnyChannel::Drive(
+                DriveChannel::new(load_drive(base, path)?, *table).serving_from(*serving_cell),
+            )),
             ChannelConfig::Mcs { mcs, table } => AnyChannel::fixed_mcs(*table, *mcs),
             ChannelConfig::Cqi { cqi, table } => AnyChannel::fixed_cqi(*table, *cqi),
             ChannelConfig::McsRamp {

@@ -334,30 +334,32 @@ impl GeometryChannel {
         }
     }
 
-    /// TR 36.942 Annex A.2: the efficiency a SINR affords, bit/s/Hz.
+    /// TR 36.942 Annex A.2: the efficiency a SINR affords, bit/s/Hz,
+    /// capped at the channel's `max_efficiency`.
     pub fn efficiency(&self, sinr_db: f64) -> f64 {
-        if sinr_db < -10.0 {
-            0.0
-        } else {
-            (0.6 * (1.0 + 10f64.powf(sinr_db / 10.0)).log2()).min(self.p.max_efficiency)
-        }
+        efficiency(sinr_db).min(self.p.max_efficiency)
     }
 
     /// The highest CQI whose efficiency does not exceed `efficiency` (0:
     /// none does).
     pub fn cqi(&self, efficiency: f64) -> u8 {
-        (1..=15)
-            .rev()
-            .find(|&c| {
-                self.p
-                    .cqi_table
-                    .entry(c)
-                    .ok()
-                    .flatten()
-                    .is_some_and(|e| e.efficiency <= efficiency)
-            })
-            .unwrap_or(0)
+        self.p.cqi_table.cqi_at_most(efficiency)
     }
+}
+
+/// TR 36.942 Annex A.2's attenuated Shannon bound: the efficiency a SINR
+/// affords, bit/s/Hz (0 below -10 dB), uncapped.
+pub fn efficiency(sinr_db: f64) -> f64 {
+    if sinr_db < -10.0 {
+        0.0
+    } else {
+        0.6 * (1.0 + 10f64.powf(sinr_db / 10.0)).log2()
+    }
+}
+
+/// The SINR (dB) at which [`efficiency`] gives `efficiency` (> 0).
+pub fn sinr_db_for(efficiency: f64) -> f64 {
+    10.0 * (2f64.powf(efficiency / 0.6) - 1.0).log10()
 }
 
 impl Channel for GeometryChannel {

@@ -36,7 +36,7 @@
 //! The parsers take text; [`read_trace_file`] is the one function that
 //! touches the file system.
 
-mod geometry;
+pub(crate) mod geometry;
 mod mahimahi;
 mod series;
 mod thesis;

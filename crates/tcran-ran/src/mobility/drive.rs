@@ -30,6 +30,7 @@
 //! naming the line, the column and the value); lookups take the time as a
 //! parameter and never fail.
 
+use crate::channel::geometry::{efficiency, sinr_db_for};
 use crate::channel::{Channel, ChannelSample, TraceError};
 use crate::phy::mcs::CqiTable;
 use std::sync::Arc;
@@ -244,17 +245,45 @@ impl DriveTrace {
     }
 }
 
-/// A drive's CQI column as link adaptation: the CQI of the row in force,
-/// through `table`'s CQI -> MCS mapping (CQI 0: outage).
+/// A drive's CQI column as link adaptation, for the UE served from
+/// [`DriveChannel::serving_from`]'s cell (or the recording network's).
+///
+/// The CQI was reported of the recording network's serving cell. When
+/// the run serves the UE from another cell of the row (its own handover
+/// decisions differ), the CQI is worked out for that cell from the row's
+/// RSRPs: the recorded CQI's SINR (TR 36.942 Annex A.2's attenuated
+/// Shannon bound at the CQI's efficiency, TS 38.214 Table 5.2.2.1-2..4:
+/// the inverse of the geometry channel's mapping) gives the interference
+/// and noise the UE saw, `D = S_rec / SINR_rec`. Of `D`, the run's cell
+/// `s` contributed `a S_s`, its load `a` at most 1 and at most what `D`
+/// holds (`a = min(1, D / S_s)`); served from `s`, that part goes and the
+/// recorded cell interferes at the same load: `SINR_s = S_s / (D + a
+/// (S_rec - S_s))`. So a cell as strong as the recorded one gets its CQI,
+/// and between two cells that limit each other a 1 dB weaker one loses
+/// 2 dB of SINR. A recorded outage (CQI 0) stays one, and so does the
+/// recorded CQI when either cell went unmeasured in the row (nothing to
+/// compare).
 #[derive(Clone, Debug)]
 pub struct DriveChannel {
     trace: Arc<DriveTrace>,
     table: CqiTable,
+    serving: Option<CellId>,
 }
 
 impl DriveChannel {
     pub fn new(trace: Arc<DriveTrace>, table: CqiTable) -> DriveChannel {
-        DriveChannel { trace, table }
+        DriveChannel {
+            trace,
+            table,
+            serving: None,
+        }
+    }
+
+    /// The channel from cell `cell` (`None`: whichever cell the recording
+    /// network served from).
+    pub fn serving_from(mut self, cell: Option<CellId>) -> DriveChannel {
+        self.serving = cell;
+        self
     }
 
     pub fn trace(&self) -> &Arc<DriveTrace> {
@@ -264,11 +293,37 @@ impl DriveChannel {
     pub fn table(&self) -> CqiTable {
         self.table
     }
+
+    /// The CQI the UE would report at `t` of the channel from its cell
+    /// (type docs).
+    pub fn cqi_at(&self, t: Instant) -> u8 {
+        let row = self.trace.row(t);
+        let Some(cell) = self.serving.filter(|&c| c != row.serving) else {
+            return row.cqi;
+        };
+        let rsrp = |id: CellId| {
+            let k = self.trace.cells.iter().position(|&c| c == id)?;
+            row.rsrp_dbm[k]
+        };
+        let (Some(recorded), Some(ours)) = (rsrp(row.serving), rsrp(cell)) else {
+            return row.cqi;
+        };
+        let Ok(Some(entry)) = self.table.entry(row.cqi) else {
+            return row.cqi;
+        };
+        let mw = |dbm: f64| 10f64.powf(dbm / 10.0);
+        let (s_rec, s_ours) = (mw(recorded), mw(ours));
+        let sinr_rec = 10f64.powf(sinr_db_for(entry.efficiency) / 10.0);
+        let d = s_rec / sinr_rec;
+        let load = (d / s_ours).min(1.0);
+        let sinr_db = 10.0 * (s_ours / (d + load * (s_rec - s_ours))).log10();
+        self.table.cqi_at_most(efficiency(sinr_db))
+    }
 }
 
 impl Channel for DriveChannel {
     fn sample(&mut self, now: Instant, _dt: Duration) -> ChannelSample {
-        match self.table.to_mcs(self.trace.cqi_at(now)) {
+        match self.table.to_mcs(self.cqi_at(now)) {
             Ok(Some(m)) => ChannelSample::Mcs(m),
             _ => ChannelSample::Outage,
         }
@@ -326,6 +381,34 @@ mod tests {
             c.sample(Instant::from_millis(1600), Duration::ZERO),
             ChannelSample::Outage
         );
+    }
+
+    /// Served from the recorded cell, the CQI is the recorded one; from
+    /// another, it follows the RSRPs. Oracle, by hand: CQI 11 of TS 38.214
+    /// Table 5.2.2.1-2 is 3.3223 bit/s/Hz, so SINR_rec = 2^(3.3223/0.6) - 1
+    /// = 45.44 (16.57 dB), D = S_rec / 45.44. Cell 9 at -100 dBm, 1 dB
+    /// under cell 7's -99: S_9 = 0.794 S_rec > D, so a = D / S_9 and
+    /// SINR_9 = S_9 / (a S_rec) = 16.57 - 2 = 14.57 dB, efficiency 0.6
+    /// log2(1 + 28.66) = 2.93: CQI 10 (2.7305; CQI 11 is 3.3223). A cell
+    /// as strong as the recorded one gets its CQI.
+    #[test]
+    fn another_cell_gets_the_cqi_its_rsrp_affords() {
+        let d = Arc::new(DriveTrace::parse("d.csv", DRIVE).unwrap());
+        let from = |cell| DriveChannel::new(d.clone(), CqiTable::Table1).serving_from(cell);
+        let at = |ms| Instant::from_millis(ms);
+        assert_eq!(from(None).cqi_at(at(0)), 11);
+        assert_eq!(from(Some(CellId(7))).cqi_at(at(0)), 11);
+        assert_eq!(from(Some(CellId(9))).cqi_at(at(0)), 10);
+        // Cell 9 unmeasured at 1.5 s: the recorded CQI (an outage) stays.
+        assert_eq!(from(Some(CellId(9))).cqi_at(at(1500)), 0);
+        // At 2 s the network served from cell 9; cell 7 went unmeasured.
+        assert_eq!(from(Some(CellId(7))).cqi_at(at(2000)), 15);
+        let equal = "time_s,serving,cqi,rsrp:7,rsrp:9\n0,7,9,-95,-95\n";
+        let d = Arc::new(DriveTrace::parse("e.csv", equal).unwrap());
+        for cqi_of in [Some(CellId(7)), Some(CellId(9))] {
+            let c = DriveChannel::new(d.clone(), CqiTable::Table1).serving_from(cqi_of);
+            assert_eq!(c.cqi_at(Instant::ZERO), 9, "{cqi_of:?}");
+        }
     }
 
     #[test]

@@ -214,6 +214,20 @@ impl CqiTable {
         Ok(tables::get().nr_cqi[self as usize][usize::from(cqi)].as_ref())
     }
 
+    /// The highest CQI whose efficiency does not exceed `efficiency` (0:
+    /// none does): what a UE reports for a channel of that efficiency.
+    pub fn cqi_at_most(self, efficiency: f64) -> u8 {
+        (1..=15u8)
+            .rev()
+            .find(|&c| {
+                self.entry(c)
+                    .ok()
+                    .flatten()
+                    .is_some_and(|e| e.efficiency <= efficiency)
+            })
+            .unwrap_or(0)
+    }
+
     /// CQI -> MCS (in [`CqiTable::mcs_table`]); `Ok(None)` for CQI 0, where
     /// nothing should be scheduled.
     pub fn to_mcs(self, cqi: u8) -> Result<Option<Mcs>, ConfigError> {

@@ -170,19 +170,22 @@ pub(super) struct Cells {
 }
 
 /// The UE's channel configuration served by cell `k` of `sites`.
-fn channel_at(c: &ChannelConfig, sites: &[[f64; 2]], k: usize) -> ChannelConfig {
+fn channel_at(c: &ChannelConfig, sites: &[[f64; 2]], ids: &[CellId], k: usize) -> ChannelConfig {
     let mut c = c.clone();
-    if let ChannelConfig::Geometry {
-        site, interferers, ..
-    } = &mut c
-    {
-        *site = sites[k];
-        *interferers = sites
-            .iter()
-            .enumerate()
-            .filter(|&(j, _)| j != k)
-            .map(|(_, s)| *s)
-            .collect();
+    match &mut c {
+        ChannelConfig::Geometry {
+            site, interferers, ..
+        } => {
+            *site = sites[k];
+            *interferers = sites
+                .iter()
+                .enumerate()
+                .filter(|&(j, _)| j != k)
+                .map(|(_, s)| *s)
+                .collect();
+        }
+        ChannelConfig::Drive { serving_cell, .. } => *serving_cell = Some(ids[k]),
+        _ => {}
     }
     c
 }
@@ -269,7 +272,7 @@ pub(super) fn build(cfg: &SimConfig, base: &Path) -> Result<(Gnb, Box<Cells>), C
             rnti: uc.rnti,
             bandwidth_hz: bandwidth_hz[0],
         };
-        let meas = match channel_at(&uc.channel, &sites, 0).build(base, &ctx) {
+        let meas = match channel_at(&uc.channel, &sites, &ids, 0).build(base, &ctx) {
             Ok(AnyChannel::Geometry(g)) => Measure::Geometry(g),
             Ok(AnyChannel::Drive(d)) => drive_measure(d, &ids)
                 .map_err(|e| e.within(format!("ues[{u}].channel")))?,
@@ -299,7 +302,7 @@ pub(super) fn build(cfg: &SimConfig, base: &Path) -> Result<(Gnb, Box<Cells>), C
         let first = strongest(&rsrp);
         ue.serving = Some(first);
         let mut c = uc.clone();
-        c.channel = channel_at(&uc.channel, &sites, first);
+        c.channel = channel_at(&uc.channel, &sites, &ids, first);
         per_cell[first].push(c);
         ues.push(ue);
     }
@@ -824,10 +827,10 @@ impl Sim {
         };
         let mut channel = match &c.ues[u].meas {
             // The trace as read at the start (its path was the scenario's).
-            Measure::Drive { trace, table, .. } => {
-                AnyChannel::Drive(DriveChannel::new(trace.clone(), *table))
-            }
-            Measure::Geometry(_) => channel_at(&c.ues[u].channel, &c.sites, k)
+            Measure::Drive { trace, table, .. } => AnyChannel::Drive(
+                DriveChannel::new(trace.clone(), *table).serving_from(Some(c.ids[k])),
+            ),
+            Measure::Geometry(_) => channel_at(&c.ues[u].channel, &c.sites, &c.ids, k)
                 .build(Path::new("."), &ctx)
                 .expect("the same geometry built at the start"),
         };
