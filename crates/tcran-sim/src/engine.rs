@@ -236,14 +236,6 @@ impl Sim {
         base: &Path,
         modelled_flows: bool,
     ) -> Result<Sim, ConfigError> {
-        if !cfg.cells.is_empty() {
-            // Live packets enter and leave through the first node only.
-            return Err(ConfigError::new(
-                "cells",
-                format!("{} cells", cfg.cells.len()),
-                "one cell in live and real-time runs (several cells only in simulated runs, for now)",
-            ));
-        }
         if cfg.flows.is_empty() || !modelled_flows {
             let mut probe = cfg.clone();
             if probe.flows.is_empty() {

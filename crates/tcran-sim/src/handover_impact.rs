@@ -90,6 +90,13 @@ impl ImpactRecorder {
         }
     }
 
+    /// A flow found during the run (a live one), the next index.
+    pub fn add_flow(&mut self, flow: Option<(u16, Role)>) {
+        self.flows.push(flow);
+        self.bytes.push(Vec::new());
+        self.delays.push(Vec::new());
+    }
+
     /// Flow `flow`'s packet of `len` bytes, created at `created`, reached
     /// the UE at `now`.
     pub fn delivered(&mut self, flow: usize, now: Instant, len: u32, created: Instant) {

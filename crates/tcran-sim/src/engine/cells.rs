@@ -166,7 +166,7 @@ pub(super) struct Cells {
     /// Each record's handover command and interruption.
     commands: Vec<(Instant, Duration)>,
     /// Deliveries for the handovers' impact on the flows.
-    impact: ImpactRecorder,
+    pub(super) impact: ImpactRecorder,
 }
 
 /// The UE's channel configuration served by cell `k` of `sites`.

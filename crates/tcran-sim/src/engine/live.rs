@@ -26,11 +26,15 @@
 //!   without uplink DRBs keeps the node's uplink delay model, whose packets
 //!   (ACKs, echo replies) are not data: the ledger counts the downlink
 //!   only, as for modelled downlink flows.
+//! - With `[[cells]]` a live packet goes to and from the UE's serving
+//!   cell, and waits for the target while its UE hands over, as a
+//!   modelled flow's packets do.
 //! - The driver advances the simulator to `now` ([`Sim::run_until`])
 //!   before handing it live packets at `now`.
 
 use super::flows::{Endpoints, Flow};
 use super::{CoreKey, Ev, Sim};
+use crate::handover_impact::Role;
 use std::collections::{BTreeMap, BTreeSet};
 use tcran_core::packet::L4Meta;
 use tcran_core::{FiveTuple, FlowId, Instant, Packet, PacketId, Protocol, Rnti};
@@ -146,6 +150,10 @@ impl Sim {
             self.flows[i].created += 1;
         }
         self.echo_request(i, &packet, now);
+        if self.cells.is_some() {
+            self.uplink_cells(rnti, packet);
+            return;
+        }
         self.gnb.uplink(rnti, packet, now);
         if self.gnb.has_outputs() {
             self.drain_outputs();
@@ -193,6 +201,18 @@ impl Sim {
         flow.uplink = uplink;
         self.flows.push(flow);
         self.series.add_flow(tuple.proto == Protocol::TCP);
+        if let Some(c) = self.cells.as_deref_mut() {
+            // A live download is a bulk flow to the handover measures, a
+            // live echo or datagram flow a call (docs/simulator.md, "What
+            // a handover does").
+            let role = match tuple.proto {
+                _ if uplink => None,
+                Protocol::TCP => Some(Role::Bulk),
+                Protocol::UDP | Protocol::ICMP | Protocol::ICMPV6 => Some(Role::Call),
+                _ => None,
+            };
+            c.impact.add_flow(role.map(|r| (rnti.0, r)));
+        }
         self.live.flows.insert(tuple, i);
         i
     }
