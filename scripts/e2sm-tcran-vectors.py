@@ -2,7 +2,8 @@
 """E2SM-TCRAN golden vectors from an encoder that is not tcran's.
 
 Encodes E2SM-TCRAN messages that address uplink DRBs (`DrbRef`'s
-`direction`, an extension addition) with asn1tools' ALIGNED PER codec
+`direction`, an extension addition) or carry a UE's handover margin
+(`LowerLayerKpis`' `handoverMargin`, another) with asn1tools' ALIGNED PER codec
 (PyPI `asn1tools`, MIT; X.691 written independently of hampi, tcran's
 codec) from the module in crates/tcran-e2/asn1/e2sm-tcran-v1.asn, and
 writes them to crates/tcran-e2/tests/data/e2sm-tcran-vectors.json, which
@@ -51,6 +52,11 @@ REPORT = {
               "rlcTxBytes": 1_630_000, "macTxBytes": 1_640_000, "macPrbs": 25_000, "mcs": 10},
 }
 
+# A downlink DRB's report whose UE's measurement reports put its strongest
+# neighbour 4.12 dB below its serving cell (`LowerLayerKpis`'
+# `handoverMargin`, an extension addition, in 0.01 dB).
+MARGIN_REPORT = dict(REPORT, drb=DL, lower=dict(REPORT["lower"], handoverMargin=-412))
+
 VECTORS = [
     ("TcControlHeader", "control header, uplink DRB 1 of UE 0x4601", {"drb": UL}),
     ("TcControlHeader", "control header, downlink DRB 1 of UE 0x4601 (the first edition's bytes)", {"drb": DL}),
@@ -58,6 +64,8 @@ VECTORS = [
     ("TcRanFunctionDefinition", "RAN function definition: DRB 1 both ways",
      {"name": "TCRAN-TC", "version": 1, "drbs": [DL, UL]}),
     ("TcIndicationMessage", "indication message: one uplink DRB's report", {"reports": [REPORT]}),
+    ("TcIndicationMessage", "handover margin: one downlink DRB's report with its UE's margin",
+     {"reports": [MARGIN_REPORT]}),
 ]
 
 

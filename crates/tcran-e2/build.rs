@@ -27,9 +27,10 @@
 //! module, a check that each type assignment of the module made it into
 //! the Rust (so another silent omission fails the build).
 //!
-//! E2SM-TCRAN's `DrbRef` has an extension addition (its direction); its
-//! declaration is replaced by the same hand-written codec as E2SM-RC's
-//! SEQUENCEs with one (`sequence_with_one_addition!`, `src/asn.rs`).
+//! E2SM-TCRAN's `DrbRef` and `LowerLayerKpis` have an extension addition
+//! each (the direction, the UE's handover margin); their declarations
+//! are replaced by the same hand-written codec as E2SM-RC's SEQUENCEs
+//! with one (`sequence_with_one_addition!`, `src/asn.rs`).
 //!
 //! And one addition to E2AP's types: module `ies` names the three types of
 //! every protocol IE container (`XProtocolIEs`, `XProtocolIEs_Entry`,
@@ -98,10 +99,16 @@ fn main() {
 /// replaces hampi's declaration of each (hampi skips an addition when it
 /// decodes and never writes one): `sequence_with_one_addition!` of
 /// `src/asn.rs`, naming the root components' types hampi generated.
-const TCRAN_ONE_ADDITION: [(&str, &str); 1] = [(
-    "DrbRef",
-    "sequence_with_one_addition!(DrbRef { rnti: DrbRefRnti, drb: DrbRefDrb ; ; addition direction: TcDirection });",
-)];
+const TCRAN_ONE_ADDITION: [(&str, &str); 2] = [
+    (
+        "DrbRef",
+        "sequence_with_one_addition!(DrbRef { rnti: DrbRefRnti, drb: DrbRefDrb ; ; addition direction: TcDirection });",
+    ),
+    (
+        "LowerLayerKpis",
+        "sequence_with_one_addition!(LowerLayerKpis { rlc_backlog_bytes: Counter, rlc_backlog_sdus: Counter, rlc_sojourn_us: Counter, rlc_tx_bytes: Counter, mac_tx_bytes: Counter, mac_prbs: Counter, mcs: LowerLayerKpisMcs ; ; addition handover_margin: HandoverMargin });",
+    ),
+];
 
 /// `code` with the declaration of each type named in `replacements` (one
 /// item per line in hampi's output) replaced by its given code.

@@ -588,6 +588,8 @@ impl Below {
             mac_tx_bytes: self.pulled_bytes,
             mac_prbs: self.prbs,
             mcs: self.last.mcs.unwrap_or(0),
+            // The C report carries no measurement reports.
+            handover_margin_cdb: None,
         }
     }
 

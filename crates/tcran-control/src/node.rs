@@ -89,7 +89,8 @@ impl std::fmt::Display for DrbKey {
     }
 }
 
-/// What the RLC entity and the MAC below a DRB's pipeline report.
+/// What the RLC entity and the MAC below a DRB's pipeline report, and
+/// what the UE's measurement reports say of its cells.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct LowerLayerKpis {
     /// Bytes waiting in the RLC buffer.
@@ -107,6 +108,11 @@ pub struct LowerLayerKpis {
     pub mac_prbs: u64,
     /// MCS of the last transmission (0..=31).
     pub mcs: u8,
+    /// The DRB's UE's handover margin, 0.01 dB: its strongest
+    /// neighbour's RSRP less its serving cell's, layer-3 filtered, from
+    /// its last measurement report (TS 38.331 §5.5.5); `None` with one
+    /// cell, before the first measurement, and for an uplink DRB.
+    pub handover_margin_cdb: Option<i16>,
 }
 
 /// A DRB's traffic-control view: its pipeline as configured now, the

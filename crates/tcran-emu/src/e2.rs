@@ -275,6 +275,17 @@ impl SimNode<'_> {
     fn gnb(&self) -> &tcran_gnb::Gnb {
         self.sim.cell_gnb(self.cell).expect("a cell of the run")
     }
+
+    /// Adds what the cell knows from the UE's measurement reports (its
+    /// handover margin, 0.01 dB) to a downlink DRB's lower-layer KPIs.
+    fn with_measurements(&self, drb: DrbKey, lower: &mut LowerLayerKpis) {
+        if drb.dir == tcran_control::Direction::Downlink {
+            lower.handover_margin_cdb = self
+                .sim
+                .handover_margin_db(drb.rnti)
+                .map(|db| (db * 100.0).round().clamp(-12500.0, 12500.0) as i16);
+        }
+    }
 }
 
 impl RanNode for SimNode<'_> {
@@ -285,14 +296,18 @@ impl RanNode for SimNode<'_> {
         RanNode::uplink_drbs(self.gnb(), out)
     }
     fn tc_view(&self, drb: DrbKey, now: Instant) -> Option<TcView> {
-        self.gnb().tc_view(drb, now)
+        let mut v = self.gnb().tc_view(drb, now)?;
+        self.with_measurements(drb, &mut v.lower);
+        Some(v)
     }
     fn tc_stats(
         &self,
         drb: DrbKey,
         now: Instant,
     ) -> Option<(tcran_tc::stats::PipelineStats, LowerLayerKpis)> {
-        self.gnb().tc_stats(drb, now)
+        let (stats, mut lower) = self.gnb().tc_stats(drb, now)?;
+        self.with_measurements(drb, &mut lower);
+        Some((stats, lower))
     }
     fn tc_stats_into(
         &self,
@@ -301,7 +316,9 @@ impl RanNode for SimNode<'_> {
         stats: &mut tcran_tc::stats::PipelineStats,
         lower: &mut LowerLayerKpis,
     ) -> bool {
-        self.gnb().tc_stats_into(drb, now, stats, lower)
+        let found = self.gnb().tc_stats_into(drb, now, stats, lower);
+        self.with_measurements(drb, lower);
+        found
     }
     fn kpm_cell(&self) -> KpmCounters {
         KpmCounters {

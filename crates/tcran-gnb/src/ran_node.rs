@@ -58,6 +58,9 @@ pub fn lower_layer_kpis(d: &DrbRef<'_>, now: Instant) -> LowerLayerKpis {
             ChannelSample::Mcs(m) => m.index,
             ChannelSample::Bytes(_) | ChannelSample::Outage => 0,
         },
+        // The UE's measurements are the mobility's, not the node's: a
+        // multi-cell run adds them (`tcran_sim`'s cells).
+        handover_margin_cdb: None,
     }
 }
 

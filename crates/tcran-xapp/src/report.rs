@@ -69,6 +69,7 @@ mod tests {
                 mac_tx_bytes: 6100,
                 mac_prbs: 77,
                 mcs: 10,
+                handover_margin_cdb: Some(-412),
             },
         };
         let drb = DrbKey::new(17, 1);

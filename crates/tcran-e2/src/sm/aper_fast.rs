@@ -15,8 +15,8 @@
 //! strings are UTF-8 checked. It is stricter in three places, where it
 //! returns `None` so that the caller falls back to hampi (which then
 //! accepts or reports the input as it always has): an extension bit set (a
-//! newer schema's additions; but for `DrbRef`'s direction written as the
-//! node writes an uplink DRB's), bytes left after the value, and a length
+//! newer schema's additions; but for `DrbRef`'s direction and
+//! `LowerLayerKpis`' handover margin written as the node writes them), bytes left after the value, and a length
 //! determinant beyond 16383 (X.691 fragmentation). Its result is that of
 //! hampi's decoder followed by [`super::tc_status::drb_status_of`]:
 //! `tests/integration/roundtrip.rs` holds the two to the same result over
@@ -289,9 +289,22 @@ fn read_drb(r: &mut Reader, time_s: f64) -> Option<DrbStatus> {
         false => None,
     };
     let refused = r.counter()?;
-    r.no_extension()?;
+    let extended = r.bit()?; // LowerLayerKpis': the handover margin is present
     let lower = read_counters(r)?;
     let mcs = r.constrained(0, 31)? as u8;
+    let margin = if extended {
+        // One addition, present, as the node writes it
+        // (report_stream::handover_margin); any other shape is hampi's.
+        if r.bits(8)? != 0b0000_0001 {
+            return None;
+        }
+        match r.octets(3)? {
+            [0x02, hi, lo] => Some((i32::from(u16::from_be_bytes([*hi, *lo])) - 12500) as i16),
+            _ => return None,
+        }
+    } else {
+        None
+    };
     Some(st::drb_status_from(
         key,
         time_s,
@@ -301,7 +314,7 @@ fn read_drb(r: &mut Reader, time_s: f64) -> Option<DrbStatus> {
         scheduler,
         pacer_kind,
         st::pacer(bandwidth_bps, allowance_bytes, limit, refused),
-        st::lower(lower, mcs),
+        st::lower(lower, mcs, margin),
     ))
 }
 

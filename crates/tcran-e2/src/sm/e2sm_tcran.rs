@@ -350,6 +350,9 @@ pub fn drb_report_of(drb: DrbKey, s: &PipelineStats, lower: &LowerLayerKpis) -> 
             mac_tx_bytes: t::Counter(lower.mac_tx_bytes),
             mac_prbs: t::Counter(lower.mac_prbs),
             mcs: t::LowerLayerKpisMcs(lower.mcs.min(31)),
+            handover_margin: lower
+                .handover_margin_cdb
+                .map(|m| t::HandoverMargin(m.clamp(-12500, 12500))),
         },
     }
 }

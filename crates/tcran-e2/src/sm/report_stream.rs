@@ -21,7 +21,8 @@
 //!   octets (0..65535), then the reports; the count is patched in when
 //!   the message is closed;
 //! - reports are not octet-aligned at their ends (a report ends with the
-//!   5-bit MCS, the next begins with two bits), so a report that does not
+//!   5-bit MCS, or the handover margin's open type, the next begins with
+//!   two bits), so a report that does not
 //!   fit is undone by restoring the writer's position (octets written and
 //!   the pending bits), never by cutting octets.
 
@@ -340,7 +341,9 @@ fn drb_report(w: &mut Writer, drb: DrbKey, s: &PipelineStats, l: &LowerLayerKpis
         w.counter(whole(limit));
     }
     w.counter(p.refused);
-    w.bits(0, 1);
+    // LowerLayerKpis' extension bit: set when the handover margin, an
+    // extension addition, is present.
+    w.bits(u64::from(l.handover_margin_cdb.is_some()), 1);
     for c in [
         l.rlc_backlog_bytes,
         u64::from(l.rlc_backlog_sdus),
@@ -352,6 +355,15 @@ fn drb_report(w: &mut Writer, drb: DrbKey, s: &PipelineStats, l: &LowerLayerKpis
         w.counter(c);
     }
     w.bits(u64::from(l.mcs.min(31)), 5);
+    if let Some(m) = l.handover_margin_cdb {
+        // As for DrbRef's direction above: one addition, present, then
+        // the open type: its length (2, aligned) and `HandoverMargin`
+        // (-12500..12500: a range of 25001, two aligned octets, X.691
+        // 10.5.7.3) as the offset from -12500.
+        w.bits(0b0000_0001, 8);
+        let [hi, lo] = ((i32::from(m.clamp(-12500, 12500)) + 12500) as u16).to_be_bytes();
+        w.octets(&[0x02, hi, lo]);
+    }
 }
 
 /// The non-zero counts of `reasons` (SIZE (0..64): 7 bits), each a

@@ -208,8 +208,8 @@ pub(crate) fn pacer(
 }
 
 /// RLC backlog, SDUs, sojourn (µs), RLC and MAC bytes sent, PRBs (the
-/// ASN.1's order), and the MCS.
-pub(crate) fn lower(c: [u64; 6], mcs: u8) -> LowerLayerKpis {
+/// ASN.1's order), the MCS and the UE's handover margin (0.01 dB).
+pub(crate) fn lower(c: [u64; 6], mcs: u8, handover_margin_cdb: Option<i16>) -> LowerLayerKpis {
     let [rlc_backlog_bytes, rlc_backlog_sdus, rlc_sojourn_us, rlc_tx_bytes, mac_tx_bytes, mac_prbs] =
         c;
     LowerLayerKpis {
@@ -221,6 +221,7 @@ pub(crate) fn lower(c: [u64; 6], mcs: u8) -> LowerLayerKpis {
         mac_tx_bytes,
         mac_prbs,
         mcs,
+        handover_margin_cdb,
     }
 }
 
@@ -359,6 +360,7 @@ pub fn drb_status_of(r: t::DrbReport, time_s: f64) -> DrbStatus {
                 l.mac_prbs.0,
             ],
             l.mcs.0,
+            l.handover_margin.as_ref().map(|m| m.0),
         ),
     )
 }

@@ -191,8 +191,9 @@ pub(crate) fn lower() -> impl Strategy<Value = LowerLayerKpis> {
         any::<u32>(),
         0u64..u64::MAX / 2,
         any::<u8>(),
+        proptest::option::of(-12500i16..=12500),
     )
-        .prop_map(|(c, sdus, sojourn_ns, mcs)| LowerLayerKpis {
+        .prop_map(|(c, sdus, sojourn_ns, mcs, margin)| LowerLayerKpis {
             rlc_backlog_bytes: c[0],
             rlc_backlog_sdus: sdus,
             rlc_sojourn: Duration::from_nanos(sojourn_ns),
@@ -200,6 +201,7 @@ pub(crate) fn lower() -> impl Strategy<Value = LowerLayerKpis> {
             mac_tx_bytes: c[2],
             mac_prbs: c[3],
             mcs,
+            handover_margin_cdb: margin,
         })
 }
 

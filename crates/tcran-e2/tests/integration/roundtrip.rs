@@ -623,8 +623,9 @@ fn lower() -> impl Strategy<Value = t::LowerLayerKpis> {
         counter(),
         counter(),
         0u8..=31,
+        proptest::option::of(-12500i16..=12500),
     )
-        .prop_map(|(a, b, c, d, e, f, mcs)| t::LowerLayerKpis {
+        .prop_map(|(a, b, c, d, e, f, mcs, margin)| t::LowerLayerKpis {
             rlc_backlog_bytes: a,
             rlc_backlog_sdus: b,
             rlc_sojourn_us: c,
@@ -632,6 +633,7 @@ fn lower() -> impl Strategy<Value = t::LowerLayerKpis> {
             mac_tx_bytes: e,
             mac_prbs: f,
             mcs: t::LowerLayerKpisMcs(mcs),
+            handover_margin: margin.map(t::HandoverMargin),
         })
 }
 

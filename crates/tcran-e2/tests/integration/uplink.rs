@@ -1,7 +1,8 @@
 //! E2SM-TCRAN and FlexRIC TC for uplink DRBs (the UEs' pipelines).
 //!
 //! The wire: `tests/data/e2sm-tcran-vectors.json` holds messages that
-//! address uplink DRBs, encoded by asn1tools (`scripts/e2sm-tcran-vectors.py`,
+//! address uplink DRBs (and one that carries a UE's handover margin,
+//! `LowerLayerKpis`' extension addition), encoded by asn1tools (`scripts/e2sm-tcran-vectors.py`,
 //! an APER codec written apart from hampi) from the module's ASN.1, where
 //! the direction is `DrbRef`'s extension addition. tcran's encoders give
 //! those bytes and its decoders (hampi's, and the fast ones of the RIC's
@@ -105,6 +106,30 @@ fn an_uplink_report_of_the_outside_encoder_decodes_alike_on_both_paths() {
     assert_eq!(s.stats.pacer_kind, "static");
     assert_eq!(s.lower.rlc_backlog_bytes, 19_876);
     assert_eq!(s.lower.mcs, 10);
+}
+
+/// A report carrying its UE's handover margin (`LowerLayerKpis`'
+/// extension addition, -4.12 dB in the outside encoder's bytes) decodes
+/// alike on both paths, and the node's streamed encoder writes the same
+/// bytes from the decoded statistics.
+#[test]
+fn a_report_with_the_ues_handover_margin_is_the_outside_encoders_bytes() {
+    let bytes = vector("handover margin");
+    let m: t::TcIndicationMessage = hampi(&bytes);
+    assert_eq!(encode(&m), bytes, "hampi re-encodes it byte for byte");
+    assert_eq!(
+        m.reports.0[0].lower.handover_margin,
+        Some(t::HandoverMargin(-412))
+    );
+    let fast = aper_fast::decode_statuses(&bytes, 1.5).expect("the fast decoder takes it");
+    assert_eq!(Some(fast.clone()), tc_status::statuses_generic(&bytes, 1.5));
+    let s = &fast[0];
+    assert_eq!(s.drb, DrbKey::new(UE, 1));
+    assert_eq!(s.lower.handover_margin_cdb, Some(-412));
+    let mut stream = tcran_e2::sm::report_stream::ReportStream::new();
+    stream.start();
+    assert!(stream.push(s.drb, &s.stats, &s.lower, usize::MAX));
+    assert_eq!(stream.finish(), bytes.as_slice());
 }
 
 /// A control addressed to the uplink DRB reconfigures the UE's pipeline;

@@ -69,6 +69,7 @@ impl UeUplink {
             mac_tx_bytes: d.counters.mac_tx_bytes,
             mac_prbs: if first { ue_prbs } else { 0 },
             mcs: d.last_tti.report.mcs.unwrap_or(0),
+            handover_margin_cdb: None,
         })
     }
 }
