@@ -237,9 +237,15 @@ enum Command {
         /// RLC sojourn threshold of low-latency and online-game.
         #[arg(long, default_value = "10ms", value_name = "D")]
         threshold: String,
-        /// The pipeline low-latency deploys (a pipeline file, docs/pipeline.md) [default: CoDel + round robin + 5G-BDP, the paper's].
+        /// The pipeline low-latency and handover-guard deploy (a pipeline file, docs/pipeline.md) [default: CoDel + round robin + 5G-BDP, the paper's].
         #[arg(long, value_name = "FILE")]
         pipeline: Option<PathBuf>,
+        /// handover-guard: deploy once a UE's strongest neighbour is within this many dB of its serving cell.
+        #[arg(long, default_value_t = 6.0, value_name = "DB")]
+        ahead_db: f64,
+        /// handover-guard: restore once the neighbour is more than this many dB below (more than --ahead-db).
+        #[arg(long, default_value_t = 9.0, value_name = "DB")]
+        clear_db: f64,
         /// Rate of the shaped slice (shaper-slice).
         #[arg(long, default_value = "15Mbit/s", value_name = "RATE")]
         rate: String,
@@ -576,6 +582,8 @@ fn run(cli: Cli) -> Result<(), CliError> {
             period,
             threshold,
             pipeline,
+            ahead_db,
+            clear_db,
             rate,
             low,
             high,
@@ -599,6 +607,8 @@ fn run(cli: Cli) -> Result<(), CliError> {
             period,
             threshold,
             pipeline,
+            ahead_db,
+            clear_db,
             rate,
             low,
             high,

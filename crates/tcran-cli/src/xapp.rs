@@ -11,6 +11,7 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
+use std::sync::{Arc, Mutex};
 use tcran_control::controller::{AnyController, ControllerConfig, ControllerKind};
 use tcran_control::Direction;
 use tcran_core::{BitRate, Duration};
@@ -32,6 +33,8 @@ pub enum XappName {
     OnlineGame,
     /// Brunello sec. 4.2: ECN ramp marking with 5G-BDP once ECT(1) traffic is seen.
     L4s,
+    /// Mobility: --pipeline while a UE's strongest neighbour is within --ahead-db of its serving cell (its measurement reports), until --clear-db below.
+    HandoverGuard,
     /// A live text view of every DRB of every node: queues, sojourn, drops, pacer.
     Monitor,
 }
@@ -63,8 +66,11 @@ pub struct Args {
     pub scenario: Option<PathBuf>,
     pub period: String,
     pub threshold: String,
-    /// What low-latency deploys, instead of the paper's pipeline.
+    /// What low-latency and handover-guard deploy, instead of the
+    /// paper's pipeline.
     pub pipeline: Option<PathBuf>,
+    pub ahead_db: f64,
+    pub clear_db: f64,
     pub rate: String,
     pub low: String,
     pub high: String,
@@ -172,6 +178,13 @@ fn controller(args: &Args, flows: &[FlowEntry]) -> Result<AnyController, CliErro
                 .map_err(config_error)?;
             return Ok(AnyController::Custom(Box::new(c)));
         }
+        XappName::HandoverGuard => {
+            let pipeline = match &args.pipeline {
+                None => xapps::low_latency_pipeline(),
+                Some(path) => read_config(path)?.parse_with(&[])?,
+            };
+            xapps::handover_guard(args.ahead_db, args.clear_db, pipeline)
+        }
         XappName::Monitor => unreachable!("the monitor has no controller"),
     };
     let refs: Vec<&str> = names.iter().map(String::as_str).collect();
@@ -264,9 +277,11 @@ fn print_change(node: &NodeInfo, r: &Reconfiguration, json: bool) {
 
 /// Runs the xApp until `--duration` (or forever).
 pub fn run(args: &Args) -> Result<(), CliError> {
-    if args.pipeline.is_some() && args.name != XappName::LowLatency {
+    if args.pipeline.is_some()
+        && !matches!(args.name, XappName::LowLatency | XappName::HandoverGuard)
+    {
         return Err(usage(
-            "--pipeline is the pipeline low-latency deploys; the other xApps take none".into(),
+            "--pipeline is the pipeline low-latency and handover-guard deploy; the other xApps take none".into(),
         ));
     }
     let flows = match &args.scenario {
@@ -332,6 +347,28 @@ pub fn run(args: &Args) -> Result<(), CliError> {
     }))
 }
 
+/// One controller serving several nodes: each node's adapter calls it
+/// with that node's view (on the xApp's one thread, never across an
+/// await: the lock is never contended).
+#[derive(Debug)]
+struct Shared(Arc<Mutex<AnyController>>);
+
+impl tcran_control::controller::Controller for Shared {
+    fn on_tick(
+        &mut self,
+        view: &tcran_control::controller::ControlView<'_>,
+        out: &mut Vec<tcran_control::controller::Command>,
+    ) {
+        // A controller that panicked would have ended the xApp: the lock
+        // is never poisoned while it runs.
+        let mut c = self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        c.on_tick(view, out);
+    }
+}
+
 /// After many connections closed (a flood of idle sockets), hands their
 /// freed memory back to the system: glibc keeps what its per-thread
 /// arenas freed (5,000 closed connections: 16 MB kept) unless asked.
@@ -376,6 +413,17 @@ async fn serve(
     // Per node name, so that a node that reconnects meets the same
     // controller (and its memory of what it already did).
     let controllers: Rc<RefCell<BTreeMap<String, AnyController>>> = Rc::default();
+    // handover-guard: one guard for every node, so that a bearer guarded
+    // in its source cell is restored in its target (the guard remembers
+    // the pipeline it replaced; the target got the guarded one with the
+    // UE's context). RNTIs are the run's, unique across its cells.
+    let shared: Option<Arc<Mutex<AnyController>>> = match args.name {
+        XappName::HandoverGuard => match controller(&args, &flows) {
+            Ok(c) => Some(Arc::new(Mutex::new(c))),
+            Err(e) => return say(&format!("error: {}", e.one_line())),
+        },
+        _ => None,
+    };
     let (_stop_tx, stop) = tokio::sync::watch::channel(false);
     let mut opts = AdapterOptions::every(std::time::Duration::from_nanos(period.as_nanos()));
     opts.ue = args.ue;
@@ -420,12 +468,14 @@ async fn serve(
                     continue;
                 }
                 let controllers = controllers.clone();
+                let shared = shared.clone();
                 let (opts, args) = (opts.clone(), args.clone());
                 tokio::task::spawn_local(async move {
                     let stored = controllers.borrow_mut().remove(&n.name);
-                    let mut c = match stored {
-                        Some(c) => c,
-                        None => match controller(&args, &opts.flows) {
+                    let mut c = match (stored, shared) {
+                        (Some(c), _) => c,
+                        (None, Some(shared)) => AnyController::Custom(Box::new(Shared(shared))),
+                        (None, None) => match controller(&args, &opts.flows) {
                             Ok(c) => c,
                             Err(e) => return say(&format!("error: {}", e.one_line())),
                         },

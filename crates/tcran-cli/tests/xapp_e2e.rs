@@ -574,3 +574,60 @@ fn low_latency_xapp_over_e2_cures_the_uplink_bloat_in_the_ues_pipeline() {
     let _ = std::fs::remove_dir_all(&e2);
     let _ = std::fs::remove_dir_all(&plain);
 }
+
+/// The mobility-aware guard over E2: `tcran xapp handover-guard` against
+/// both cells of tests/fixtures/e2_cells.toml (each an E2 node), reading
+/// the UE's handover margin from E2SM-TCRAN's reports, against the same
+/// guard in process: the paced pipeline deployed in the source cell
+/// before the handover and the bearer's own restored in the target cell
+/// after it, at comparable times.
+#[test]
+fn handover_guard_xapp_over_e2_guards_across_the_handover() {
+    let file = fixture("e2_cells.toml");
+    let (xapp, addr) = start_xapp(&[
+        "xapp",
+        "handover-guard",
+        "--ric-listen",
+        "127.0.0.1:0",
+        "--duration",
+        "7s",
+        "--json",
+    ]);
+    let e2 = out_dir("guard-e2");
+    run_realtime(&file, addr, &e2);
+    let changes = xapp_changes(xapp);
+    assert!(changes.iter().all(|c| c["applied"] == true), "{changes:?}");
+    let local = out_dir("guard-local");
+    run_in_process(
+        &file,
+        r#"{kind="handover_guard",period="100ms",ahead_db=6,clear_db=9,pipeline={scheduler={kind="round_robin"},pacer={kind="bdp"},queues=[{id=0,kind="codel"}]}}"#,
+        &local,
+    );
+    let over_e2: Vec<_> = reconfigurations(&e2)
+        .into_iter()
+        .filter(|r| r.1 == "e2" && !r.2.is_empty())
+        .collect();
+    let in_proc = reconfigurations(&local);
+    let kinds = |v: &[(f64, String, String)]| v.iter().map(|r| kind(&r.2)).collect::<Vec<_>>();
+    assert_eq!(kinds(&over_e2), kinds(&in_proc), "{over_e2:?}\n{in_proc:?}");
+    assert_eq!(over_e2.len(), 2, "guard, then restore: {over_e2:?}");
+    let handover = |out: &Path| {
+        let s: Value =
+            serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap())
+                .unwrap();
+        s["variants"][0]["handovers"][0]["at_s"].as_f64().unwrap()
+    };
+    for (out, r) in [(&e2, &over_e2), (&local, &in_proc)] {
+        let at = handover(out);
+        assert!(
+            r[0].0 < at && at < r[1].0,
+            "{}: {r:?}, handover at {at}",
+            out.display()
+        );
+    }
+    for (a, b) in over_e2.iter().zip(&in_proc) {
+        assert!((a.0 - b.0).abs() < 0.5, "{over_e2:?}\n{in_proc:?}");
+    }
+    let _ = std::fs::remove_dir_all(&e2);
+    let _ = std::fs::remove_dir_all(&local);
+}

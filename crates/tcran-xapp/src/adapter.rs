@@ -13,14 +13,14 @@
 //!
 //! | field | over E2 |
 //! |---|---|
-//! | DRBs | those of the indications in scope: the UE and DRB asked for, of one direction ([`AdapterOptions::direction`]: the downlink's by default, or the uplink's, the UEs' pipelines) |
+//! | DRBs | those of the indications in scope: the UE and DRB asked for, of one direction ([`AdapterOptions::direction`]: the downlink's by default, or the uplink's, the UEs' pipelines); a DRB none of the window's indications reported has left the node (a handover) and is out of the view |
 //! | `now` | the node's clock in the last indication |
 //! | `config` | read once per DRB with an empty control list, then the configuration each control outcome returns |
 //! | `stats` | the last report's pipeline statistics |
 //! | `rlc_bytes` | the last report's RLC backlog |
 //! | `rlc_delay_ms`, `rlc_sojourn_ms` | mean of the sampled RLC head-of-line sojourns over the window (`None` without samples). The simulator averages the delay of the SDUs delivered; the head-of-line sojourn is the delay the next SDU to leave has seen, the quantity the TC-RAN xApps watch (paper sec. V-C) |
 //! | `rlc_delivered`, `rlc_departed` | packets the pipeline passed to RLC in the window |
-//! | `handover_margin_db` | `None`: no E2 model tcran offers carries the UEs' measurement reports, so a `handover_guard` never acts over E2 |
+//! | `handover_margin_db` | the last report's (E2SM-TCRAN's `handoverMargin`, from the UE's measurement reports: a node of a multi-cell run sends it, so a `handover_guard` acts over E2 as in the simulator; `None` where the node has none) |
 //! | `flows` | the [`FlowEntry`] table given to the adapter: E2SM-TCRAN has no per-flow counters, so a flow's goodput is what the table declares (`greedy`: +inf Mbit/s, above any threshold; else 0) and its delay is unknown |
 
 use crate::report::DrbStatus;
@@ -160,6 +160,18 @@ pub async fn run<C: Controller + ?Sized>(
                 }
             }
             _ = tick.tick() => {
+                // A DRB the node's last two sample periods of reports did
+                // not name has left the node (its UE handed over or
+                // detached): out of the view, and met anew (a new RLC
+                // entity, its own pipeline) if it comes back.
+                let gone_before = now.as_secs_f64() - 2.0 * opts.sample().as_secs_f64();
+                windows.retain(|key, w| {
+                    let here = w.last.as_ref().is_some_and(|l| l.stats.time_s >= gone_before);
+                    if !here {
+                        configs.remove(key);
+                    }
+                    here
+                });
                 let mut drbs = Vec::new();
                 for (key, w) in windows.iter_mut() {
                     let Some(last) = &w.last else { continue };
@@ -183,7 +195,10 @@ pub async fn run<C: Controller + ?Sized>(
                         rlc_delay_ms: mean,
                         rlc_departed: passed,
                         rlc_sojourn_ms: mean,
-                        handover_margin_db: None,
+                        handover_margin_db: last
+                            .lower
+                            .handover_margin_cdb
+                            .map(|c| f64::from(c) / 100.0),
                     });
                     w.sojourn_sum_ms = 0.0;
                     w.samples = 0;

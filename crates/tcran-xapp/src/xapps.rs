@@ -10,6 +10,7 @@
 //! | `low-latency` | TC-RAN Fig. 7: RLC sojourn above 10 ms -> CoDel + round robin + 5G-BDP | `sojourn_deploy` |
 //! | `online-game` | TC-RAN Figs. 8-10: RLC sojourn above 10 ms -> a second, CoDel queue; greedy flows moved there by 5-tuple | `sojourn_codel` |
 //! | `l4s` | Brunello Fig. 4.2 / sec. 4.2, 5.2: ECN ramp marking with 5G-BDP once scalable (ECT(1)) traffic is seen | [`L4sOnScalable`] |
+//! | `handover-guard` | a paced pipeline around each handover, from the UEs' measurement reports (E2SM-TCRAN's handover margin) | `handover_guard` |
 //!
 //! The paper's own numbers are the defaults (10 ms threshold, 15 Mbit/s,
 //! 5-10 ms ramp, alpha 0.25, dT 5 ms, tail marking).
@@ -84,17 +85,33 @@ pub fn shaper_slice(flows: &[String], rate: BitRate) -> Result<ControllerKind, C
     })
 }
 
-/// TC-RAN Fig. 7: above `threshold`, deploy CoDel (RFC 8289 defaults) +
-/// round robin + 5G-BDP.
-pub fn low_latency(threshold: Duration) -> ControllerKind {
-    let pipeline: PipelineConfig = serde_json::from_value(serde_json::json!({
+/// TC-RAN Fig. 7's cure: CoDel (RFC 8289 defaults) + round robin +
+/// 5G-BDP.
+pub fn low_latency_pipeline() -> PipelineConfig {
+    serde_json::from_value(serde_json::json!({
         "scheduler": { "kind": "round_robin" },
         "pacer": { "kind": "bdp" },
         "queues": [ { "id": 0, "kind": "codel" } ],
     }))
-    .expect("CoDel + RR + 5G-BDP is a valid pipeline");
+    .expect("CoDel + RR + 5G-BDP is a valid pipeline")
+}
+
+/// TC-RAN Fig. 7: above `threshold`, deploy [`low_latency_pipeline`].
+pub fn low_latency(threshold: Duration) -> ControllerKind {
     ControllerKind::SojournDeploy {
         threshold,
+        pipeline: low_latency_pipeline(),
+    }
+}
+
+/// Mobility (docs/xapps.md, "A mobility-aware controller"): `pipeline`
+/// once a UE's strongest neighbour comes within `ahead_db` of its serving
+/// cell (the handover margin of its measurement reports), the bearer's
+/// previous pipeline again once the margin is below `-clear_db`.
+pub fn handover_guard(ahead_db: f64, clear_db: f64, pipeline: PipelineConfig) -> ControllerKind {
+    ControllerKind::HandoverGuard {
+        ahead_db,
+        clear_db,
         pipeline,
     }
 }
