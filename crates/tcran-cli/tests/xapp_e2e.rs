@@ -584,29 +584,14 @@ fn low_latency_xapp_over_e2_cures_the_uplink_bloat_in_the_ues_pipeline() {
 #[test]
 fn handover_guard_xapp_over_e2_guards_across_the_handover() {
     let file = fixture("e2_cells.toml");
-    let (xapp, addr) = start_xapp(&[
-        "xapp",
-        "handover-guard",
-        "--ric-listen",
-        "127.0.0.1:0",
-        "--duration",
-        "7s",
-        "--json",
-    ]);
     let e2 = out_dir("guard-e2");
-    run_realtime(&file, addr, &e2);
-    let changes = xapp_changes(xapp);
-    assert!(changes.iter().all(|c| c["applied"] == true), "{changes:?}");
+    let (_, over_e2) = over_e2("handover-guard", &file, 7, &e2);
     let local = out_dir("guard-local");
     run_in_process(
         &file,
         r#"{kind="handover_guard",period="100ms",ahead_db=6,clear_db=9,pipeline={scheduler={kind="round_robin"},pacer={kind="bdp"},queues=[{id=0,kind="codel"}]}}"#,
         &local,
     );
-    let over_e2: Vec<_> = reconfigurations(&e2)
-        .into_iter()
-        .filter(|r| r.1 == "e2" && !r.2.is_empty())
-        .collect();
     let in_proc = reconfigurations(&local);
     let kinds = |v: &[(f64, String, String)]| v.iter().map(|r| kind(&r.2)).collect::<Vec<_>>();
     assert_eq!(kinds(&over_e2), kinds(&in_proc), "{over_e2:?}\n{in_proc:?}");
