@@ -109,7 +109,32 @@ def levelled_at(stats, start_ns):
     return None
 
 
-def phase(stats, pings, clock, start_ns, end_ns):
+def read_legs(out, session):
+    """(reply wall ns, uplink leg wall ns pair, downlink leg wall ns pair) per
+    echo, from icmp_stamps.py's stamps at the UE's and the gNB's TUN device:
+    the request from the UE's device to the gNB's, the reply back."""
+    stamps = {}
+    for side in ("ue", "gnb"):
+        path = out / f"{session}-icmp-{side}.txt"
+        if not path.exists():
+            return []
+        for line in path.read_text().splitlines():
+            fields = line.split()
+            if len(fields) == 4:
+                # the last crossing of a (side, type, seq) wins: ping's seq
+                # starts again at 1 in the download's ping after the check's
+                stamps[(side, int(fields[2]), int(fields[3]))] = int(fields[0])
+    legs = []
+    for (side, kind, seq), t4 in stamps.items():
+        if side != "ue" or kind != 0:
+            continue
+        t1, t2, t3 = stamps.get(("ue", 8, seq)), stamps.get(("gnb", 8, seq)), stamps.get(("gnb", 0, seq))
+        if t1 is not None and t2 is not None and t3 is not None and t1 <= t2 <= t3 <= t4:
+            legs.append((t4, (t1, t2), (t3, t4)))
+    return legs
+
+
+def phase(stats, pings, clock, start_ns, end_ns, legs=()):
     lines = [s for s in stats if start_ns <= s["wall_ns"] <= end_ns]
     if len(lines) < 2:
         return None
@@ -122,6 +147,11 @@ def phase(stats, pings, clock, start_ns, end_ns):
             sent_ns = reply_ns - rtt_ms * 1e6
             rtts.append((clock.radio_at(reply_ns) - clock.radio_at(sent_ns)) / 1e6)
     rlc = [s["rlc_bytes"] for s in lines]
+    up, down = [], []
+    for reply_ns, (t1, t2), (t3, t4) in legs:
+        if start_ns <= reply_ns <= end_ns:
+            up.append((clock.radio_at(t2) - clock.radio_at(t1)) / 1e6)
+            down.append((clock.radio_at(t4) - clock.radio_at(t3)) / 1e6)
     return {
         "radio_s": radio_span / 1e9,
         "wall_s": wall_span / 1e9,
@@ -130,6 +160,8 @@ def phase(stats, pings, clock, start_ns, end_ns):
         "rtt_ms_median": statistics.median(rtts) if rtts else float("nan"),
         "rtt_ms_p95": sorted(rtts)[int(0.95 * (len(rtts) - 1))] if rtts else float("nan"),
         "pings": len(rtts),
+        "uplink_ms_median": statistics.median(up) if up else float("nan"),
+        "downlink_ms_median": statistics.median(down) if down else float("nan"),
         "rlc_kB_median": statistics.median(rlc) / 1e3,
         "queued_kB_median": statistics.median(s["queued_bytes"] for s in lines) / 1e3,
         "dropped": lines[-1]["dropped_packets"] - lines[0]["dropped_packets"],
@@ -167,6 +199,7 @@ def main():
         stats = read_stats(out / f"{session}-stats.jsonl")
         pings = read_pings(out / f"{session}-ping.log")
         clock = Clock(stats)
+        legs = read_legs(out, session)
         start = int((out / f"{session}-start").read_text())
         total_ns = int((seconds * len(phases) + 2) * 1e9)
         settle = int(SETTLE_SHARE * seconds * 1e9)
@@ -187,13 +220,14 @@ def main():
             bounds = [bounds[0], deploy, deploy + settle, bounds[1]]
             rows["deploy_to_cure_radio_ms"] = time_to_cure(pings, clock, deploy, settle)
         for i, name in enumerate(phases):
-            rows[name] = phase(stats, pings, clock, bounds[2 * i], bounds[2 * i + 1])
+            rows[name] = phase(stats, pings, clock, bounds[2 * i], bounds[2 * i + 1], legs)
         rows[f"{session}_iperf_mbit_wall"] = iperf_mbit(out / f"{session}-iperf.json")
         rows[f"{session}_tun_dropped"] = {side: tun_dropped(out / f"{session}-tun-{side}.json")
                                           for side in ("gnb", "ue")}
         rows[f"{session}_load"] = [load_average(out / f"{session}-load-{when}") for when in ("start", "end")]
 
     keys = ["radio_s", "wall_s", "speed", "mbit_radio", "rtt_ms_median", "rtt_ms_p95", "pings",
+            "uplink_ms_median", "downlink_ms_median",
             "rlc_kB_median", "queued_kB_median", "dropped", "release_us_per_packet", "release_us_max"]
     print(f"{'':24}" + "".join(f"{p:>14}" for p in ("vanilla", "passthrough", "cured")))
     for k in keys:

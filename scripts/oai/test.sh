@@ -40,7 +40,7 @@ conf="$oai/ci-scripts/conf_files/gnb.band78.106prb.rfsim.phytest-dora.conf"
 # uplink, OAI's NR_SA_Tutorial_COTS_UE.md); its own CI lifts it to 28 the
 # same way. Over rfsimulator's noiseless channel the uplink's BLER-driven
 # link adaptation then chooses, as the downlink's does (docs/oai.md).
-gnb_options="--MACRLCs.[0].ul_max_mcs 28"
+gnb_options="--MACRLCs.[0].ul_max_mcs 28 --MACRLCs.[0].ulsch_max_frame_inactivity 0"
 deploy_by=${OAI_TEST_DEPLOY:-e2}
 tcran=${TCRAN:-${CARGO_TARGET_DIR:-$repo/target}/release/tcran}
 case "$deploy_by" in
@@ -198,6 +198,10 @@ retry_max = \"1s\""
     # leader is the softmodem itself)
     favour_packet_threads "$gnb_pid"
     favour_packet_threads "$ue_pid"
+    # Kernel stamps of every echo at both TUN devices: the ping's RTT split
+    # into its uplink and downlink legs (judge.py).
+    start "$out/$name-icmp-ue.txt" "$ns_ue" python3 "$here/icmp_stamps.py" oaitun_ue1
+    start "$out/$name-icmp-gnb.txt" "$ns_gnb" python3 "$here/icmp_stamps.py" oaitun_enb1
     wait_for 60 "first ping ($name)" ip netns exec "$ns_ue" ping -c 1 -W 2 10.0.1.1
     if [ -n "$cure" ]; then
         total=$((seconds * 2 + 2))
