@@ -258,7 +258,7 @@ def main():
     tput_ratio = cured["mbit_radio"] / vanilla["mbit_radio"]
     shows = rows["deploy_to_cure_radio_ms"] <= 1000
     ok = rtt_ratio >= 10 and tput_ratio >= 0.9 and shows
-    print(f"oai-test: {'PASS' if ok else 'FAIL'}: ping RTT {rtt_ratio:.1f}x lower (>= 10x), "
+    print(f"oai-test: {'PASS' if ok else 'FAIL'}: ping RTT {rtt_ratio:.2f}x lower (>= 10x), "
           f"throughput {tput_ratio * 100:.0f} % of vanilla (>= 90 %), the deploy shows after "
           f"{rows['deploy_to_cure_radio_ms']:.0f} ms (<= 1000 ms), in radio time")
     passthrough = rows.get("passthrough")

@@ -127,7 +127,9 @@ group_alive() {
 
 # The threads that carry a packet between the TUN devices and the radio
 # (OAI's names: the TUN readers, PDCP's receive thread, the PDCP-to-RLC
-# queue) get precedence over the PHY threads of the same process: nice 10
+# queue, and PDCP's timer thread, which takes PDCP's one lock every
+# millisecond: left behind, it would hold up the others while preempted)
+# get precedence over the PHY threads of the same process: nice 10
 # against 15. rfsimulator's radio clock is the PHY threads' progress, so a
 # packet thread waiting for a CPU while they run lets radio time pass with
 # the packet standing still, a delay no cell has (there the radio runs in
@@ -136,7 +138,7 @@ group_alive() {
 favour_packet_threads() {
     for task in /proc/"$1"/task/*; do
         case "$(cat "$task/comm" 2>/dev/null)" in
-            enb_tun_read | ue_tun_read | "PDCP data ind" | "RLC queue")
+            enb_tun_read | ue_tun_read | "PDCP data ind" | "RLC queue" | pdcp_timer)
                 renice 10 -p "${task##*/}" >/dev/null ;;
         esac
     done
