@@ -40,6 +40,10 @@ conf="$oai/ci-scripts/conf_files/gnb.band78.106prb.rfsim.phytest-dora.conf"
 # uplink, OAI's NR_SA_Tutorial_COTS_UE.md); its own CI lifts it to 28 the
 # same way. Over rfsimulator's noiseless channel the uplink's BLER-driven
 # link adaptation then chooses, as the downlink's does (docs/oai.md).
+# ulsch_max_frame_inactivity 0, as OAI's own 106-PRB rfsimulator config
+# sets it: a UE the MAC believes idle gets a small grant every TDD period,
+# not every 10 frames; a UE whose buffer never empties (the download's
+# ACKs) sends no new BSR or SR when the ping's request arrives.
 gnb_options="--MACRLCs.[0].ul_max_mcs 28 --MACRLCs.[0].ulsch_max_frame_inactivity 0"
 deploy_by=${OAI_TEST_DEPLOY:-e2}
 tcran=${TCRAN:-${CARGO_TARGET_DIR:-$repo/target}/release/tcran}
