@@ -1,7 +1,8 @@
 #!/bin/sh
 # `make oai-test`: OAI's gNB and UE over rfsimulator with tcran inside
 # (docs/oai.md), a CUBIC download (iperf3 -R -C cubic) with ping beside it:
-#   run 1  OAI as it is (no pipeline): the bufferbloat of its RLC buffer;
+#   run 1  OAI as it is (no pipeline): the bufferbloat of its RLC buffer,
+#          judged once that buffer has levelled off;
 #   run 2  tcran on the data path, first passing everything (passthrough),
 #          then the cure deployed live mid-download: priority for ping and
 #          UDP + jit (pipelines/priority-jit.toml), or OAI_TEST_CURE=NAME
@@ -255,6 +256,12 @@ retry_max = \"1s\""
     ip -j -s -n "$ns_gnb" link show dev oaitun_enb1 >"$out/$name-tun-gnb.json" 2>/dev/null || true
     ip -j -s -n "$ns_ue" link show dev oaitun_ue1 >"$out/$name-tun-ue.json" 2>/dev/null || true
     stop_all
+}
+
+# judge.py's criteria, on made-up stats, before anything is started.
+(cd "$here" && PYTHONDONTWRITEBYTECODE=1 python3 -m unittest -q test_judge 2>"$out/test_judge.log") || {
+    cat "$out/test_judge.log" >&2
+    exit 1
 }
 
 # A bad pipeline file stops the gNB before it starts, with exit code 2 and
