@@ -98,7 +98,6 @@ start() {
     shift 2
     (cd "$out" && exec setsid ip netns exec "$ns" nice -n 15 "$@" >"$log" 2>&1) &
     pgids="$pgids $!"
-    last_pid=$!
 }
 
 # Ends a session: its gNB must be gone before the next one starts, or the
@@ -128,25 +127,6 @@ stop_all() {
 # reap it does not count: a gNB of 1 GB under load takes seconds to exit).
 group_alive() {
     ps -eo pgid=,stat= | awk -v g="$1" '$1 == g && $2 !~ /^Z/ { found = 1 } END { exit !found }'
-}
-
-# The threads that carry a packet between the TUN devices and the radio
-# (OAI's names: the TUN readers, PDCP's receive thread, the PDCP-to-RLC
-# queue, and PDCP's timer thread, which takes PDCP's one lock every
-# millisecond: left behind, it would hold up the others while preempted)
-# get precedence over the PHY threads of the same process: nice 10
-# against 15. rfsimulator's radio clock is the PHY threads' progress, so a
-# packet thread waiting for a CPU while they run lets radio time pass with
-# the packet standing still, a delay no cell has (there the radio runs in
-# wall-clock time and the packet path is not starved by it). They use
-# little CPU; the PHY threads, which use nearly all of it, stay at 15.
-favour_packet_threads() {
-    for task in /proc/"$1"/task/*; do
-        case "$(cat "$task/comm" 2>/dev/null)" in
-            enb_tun_read | ue_tun_read | "PDCP data ind" | "RLC queue" | pdcp_timer)
-                renice 10 -p "${task##*/}" >/dev/null ;;
-        esac
-    done
 }
 
 ip netns add "$ns_gnb"
@@ -193,18 +173,12 @@ retry_max = \"1s\""
     start "$out/$name-gnb.log" "$ns_gnb" env OAI_NO_REALTIME=1 TCRAN_OAI_STATS="$out/$name-stats.jsonl" \
         ${pipeline:+TCRAN_OAI_PIPELINE="$live"} ${e2:+TCRAN_OAI_E2="$e2"} \
         "$gnb_bin" -O "$conf" --rfsim --do-ra --noS1 $gnb_options
-    gnb_pid=$last_pid
     wait_for 120 "gNB start ($name)" ip netns exec "$ns_gnb" ip addr show oaitun_enb1
     sleep 2
     start "$out/$name-ue.log" "$ns_ue" env OAI_NO_REALTIME=1 \
         "$ue_bin" --rfsim --do-ra --noS1 -r 106 --numerology 1 --band 78 -C 3619200000 \
         --rfsimulator.serveraddr 10.77.0.1
-    ue_pid=$last_pid
     wait_for 240 "UE attach ($name)" sh -c "ip netns exec $ns_ue ip addr show oaitun_ue1 | grep -q 10.0.1.2"
-    # (setsid, ip netns exec, nice and env each exec the next: the group's
-    # leader is the softmodem itself)
-    favour_packet_threads "$gnb_pid"
-    favour_packet_threads "$ue_pid"
     # Kernel stamps of every echo at both TUN devices: the ping's RTT split
     # into its uplink and downlink legs (judge.py).
     start "$out/$name-icmp-ue.txt" "$ns_ue" python3 "$here/icmp_stamps.py" oaitun_ue1
