@@ -44,7 +44,8 @@ conf="$oai/ci-scripts/conf_files/gnb.band78.106prb.rfsim.phytest-dora.conf"
 # ulsch_max_frame_inactivity 0, as OAI's own 106-PRB rfsimulator config
 # sets it: a UE the MAC believes idle gets a small grant every TDD period,
 # not every 10 frames; a UE whose buffer never empties (the download's
-# ACKs) sends no new BSR or SR when the ping's request arrives.
+# ACKs) triggers no regular BSR or SR when the ping's request arrives
+# (TS 38.321 5.4.5), and without a grant would wait for retxBSR-Timer.
 gnb_options="--MACRLCs.[0].ul_max_mcs 28 --MACRLCs.[0].ulsch_max_frame_inactivity 0"
 deploy_by=${OAI_TEST_DEPLOY:-e2}
 tcran=${TCRAN:-${CARGO_TARGET_DIR:-$repo/target}/release/tcran}
