@@ -13,9 +13,12 @@ the stats lines (piecewise linear wall -> radio) before it is compared: a
 ping RTT becomes radio(reply) - radio(request), a throughput is MAC bytes
 pulled per second of radio time.
 
-Run 1 (OAI as it is) is judged once OAI's RLC buffer has levelled off
-(`levelled_at`, in radio time), for half a phase of wall-clock time; runs
-longer than that cap are judged on the half phase after it.
+Run 1 (OAI as it is) is judged from the instant OAI's RLC buffer has
+levelled off (`levelled_at`, in radio time) for half a phase of wall-clock
+time; a buffer that has not levelled off within OAI_TEST_VANILLA_MAX is
+judged on the half phase after that cap, and the report says so. Each
+ping's RTT is also split into its uplink and downlink legs from
+icmp_stamps.py's kernel stamps at the two TUN devices.
 
 Pass: the cure's median ping RTT is at least 10x below OAI's own (run 1),
 its MAC throughput within 10 % of it, and the live deploy (over E2 by
@@ -28,9 +31,10 @@ import statistics
 import sys
 from pathlib import Path
 
-# Each phase is judged on its second half: CUBIC takes wall-clock seconds to
-# fill OAI's RLC buffer, and the RLC buffer the passthrough phase filled
-# drains after the deploy.
+# The passthrough and cured phases are judged on their second halves: CUBIC
+# takes wall-clock seconds to fill OAI's RLC buffer, and the RLC buffer the
+# passthrough phase filled drains after the deploy. Run 1's judged part is
+# as long.
 SETTLE_SHARE = 0.5
 
 # OAI as it is is judged once its RLC buffer has stopped growing: CUBIC
