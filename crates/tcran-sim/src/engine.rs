@@ -583,6 +583,13 @@ fn seed_draws(cfg: &SimConfig, gnb: &Gnb, flows: &[Flow]) -> Vec<String> {
                 at.as_secs_f64()
             )
         })
+        .chain(gnb.random_uplink_channel_starts().map(|(rnti, at)| {
+            format!(
+                "UE {}: the uplink channel recording starts {:.3} s in",
+                rnti.0,
+                at.as_secs_f64()
+            )
+        }))
         .collect();
     for ue in &cfg.ues {
         if let tcran_gnb::ChannelConfig::Geometry { los, shadowing, .. } = &ue.channel {
