@@ -177,6 +177,7 @@ impl Controller for L4sOnScalable {
                     out.push(Command {
                         rnti: d.rnti,
                         drb: d.drb,
+                        dir: d.dir,
                         change: Change::Control(Control::SetClassifier {
                             classifier: ClassifierConfig::Filter { rules: vec![rule] },
                         }),
@@ -187,6 +188,7 @@ impl Controller for L4sOnScalable {
                     out.push(Command {
                         rnti: d.rnti,
                         drb: d.drb,
+                        dir: d.dir,
                         change: Change::Deploy(self.pipeline.clone()),
                     });
                     self.watched.insert(key, None);
@@ -267,6 +269,7 @@ mod tests {
         DrbView {
             rnti: 1,
             drb: 1,
+            dir: tcran_control::Direction::Downlink,
             config: p.config(),
             stats,
             rlc_bytes: 0,
