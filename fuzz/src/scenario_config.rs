@@ -49,9 +49,11 @@ pub fn fuzz_scenario_config(data: &[u8]) -> usize {
     let Ok(mut cfg) = toml::from_str::<SimConfig>(text) else {
         return 0;
     };
-    let reads_files = cfg.ues.iter().any(
-        |ue| matches!(&ue.channel, ChannelConfig::Trace { path, .. } if !path.starts_with("builtin:")),
-    );
+    let reads_file = |c: &ChannelConfig| matches!(c, ChannelConfig::Trace { path, .. } if !path.starts_with("builtin:"));
+    let reads_files = cfg
+        .ues
+        .iter()
+        .any(|ue| reads_file(&ue.channel) || ue.uplink_channel.as_ref().is_some_and(reads_file));
     if reads_files {
         return 0;
     }

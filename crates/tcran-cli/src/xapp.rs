@@ -194,6 +194,8 @@ fn controller(args: &Args, flows: &[FlowEntry]) -> Result<AnyController, CliErro
         start: None,
         ue: args.ue,
         drb: None,
+        // The adapter picks the DRBs of `--direction` (`AdapterOptions`).
+        direction: Direction::default(),
         kind,
     }
     .build(&refs)

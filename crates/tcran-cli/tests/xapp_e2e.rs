@@ -411,8 +411,7 @@ fn l4s_xapp_over_e2_deploys_the_marking_ramp_once_scalable_flows_appear() {
         "l4s".into(),
         period,
         period,
-        None,
-        None,
+        (None, None, tcran_control::Direction::Downlink),
         tcran_control::controller::AnyController::Custom(Box::new(l4s)),
     );
     let run = sim.run();

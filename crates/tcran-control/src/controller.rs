@@ -50,11 +50,15 @@ use tcran_tc::shaper::ShaperConfig;
 use tcran_tc::stats::PipelineStats;
 use tcran_tc::{Change, Control, PipelineConfig, QueueConfig};
 
-/// A change to the DRB `drb` of UE `rnti`.
+use crate::node::Direction;
+
+/// A change to the DRB `drb` of UE `rnti` in direction `dir` (an uplink
+/// DRB's pipeline is the UE's).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Command {
     pub rnti: u16,
     pub drb: u8,
+    pub dir: Direction,
     pub change: Change,
 }
 
@@ -63,6 +67,9 @@ pub struct Command {
 pub struct DrbView {
     pub rnti: u16,
     pub drb: u8,
+    /// Downlink (the gNB's pipeline) or uplink (the UE's; its RLC figures
+    /// are the UE's transmitter's, delivery is to the gNB's PDCP).
+    pub dir: Direction,
     /// The pipeline's configuration as it stands (after earlier changes).
     pub config: PipelineConfig,
     pub stats: PipelineStats,
@@ -95,10 +102,13 @@ pub struct FlowView {
     pub name: String,
     pub kind: &'static str,
     pub rnti: u16,
-    /// DRB its packets go to (SDAP maps its QFI; `None` before its first
-    /// packet reached the gNB).
+    /// The way its data goes: its DRB is of this direction.
+    pub dir: Direction,
+    /// DRB its packets go to (SDAP, the UE's for an uplink flow, maps its
+    /// QFI; `None` before its first packet reached the gNB).
     pub drb: Option<u8>,
-    /// Downlink 5-tuple (server to UE), for classifier rules.
+    /// The 5-tuple of its data (server to UE, or UE to server for an
+    /// uplink flow), for classifier rules.
     pub tuple: FiveTuple,
     /// IP bytes delivered to the UE since the previous call, as Mbit/s.
     pub goodput_mbps: f64,
@@ -182,6 +192,11 @@ pub struct ControllerConfig {
     /// DRB it watches; default every DRB.
     #[serde(default)]
     pub drb: Option<u8>,
+    /// Which DRBs it watches and reconfigures: `"downlink"` (default, the
+    /// gNB's pipelines) or `"uplink"` (the UEs' pipelines of their
+    /// `uplink_drbs`).
+    #[serde(default, skip_serializing_if = "Direction::is_downlink")]
+    pub direction: Direction,
     #[serde(flatten)]
     pub kind: ControllerKind,
 }
@@ -404,6 +419,10 @@ pub struct EventConfig {
     pub ue: Option<u16>,
     #[serde(default)]
     pub drb: Option<u8>,
+    /// `"downlink"` (default) or `"uplink"`: the UEs' pipelines of their
+    /// `uplink_drbs`.
+    #[serde(default, skip_serializing_if = "Direction::is_downlink")]
+    pub direction: Direction,
     #[serde(default)]
     pub control: Option<Control>,
     #[serde(default)]
@@ -463,8 +482,9 @@ pub struct SojournCodel {
     queue: Option<QueueConfig>,
     scheduler: Option<SchedulerConfig>,
     pacer: PacerConfig,
-    /// Per (rnti, drb): the greedy queue and the flows moved there.
-    deployed: BTreeMap<(u16, u8), (QueueId, BTreeSet<String>)>,
+    /// Per (rnti, drb, direction): the greedy queue and the flows moved
+    /// there.
+    deployed: BTreeMap<(u16, u8, Direction), (QueueId, BTreeSet<String>)>,
 }
 
 impl Controller for SojournCodel {
@@ -477,9 +497,10 @@ impl Controller for SojournCodel {
             let cmd = |change| Command {
                 rnti: d.rnti,
                 drb: d.drb,
+                dir: d.dir,
                 change,
             };
-            let key = (d.rnti, d.drb);
+            let key = (d.rnti, d.drb, d.dir);
             let mut classifier = d.config.classifier.clone();
             if !self.deployed.contains_key(&key) {
                 let top = d.config.queues.iter().map(|q| q.id.0 + q.count).max();
@@ -516,6 +537,7 @@ impl Controller for SojournCodel {
             let greedy = self.greedy_rate.mbps();
             for f in view.flows {
                 if f.rnti == d.rnti
+                    && f.dir == d.dir
                     && f.drb == Some(d.drb)
                     && f.goodput_mbps >= greedy
                     && !moved.contains(&f.name)
@@ -536,17 +558,20 @@ impl Controller for SojournCodel {
 pub struct SojournDeploy {
     threshold: Duration,
     pipeline: PipelineConfig,
-    deployed: BTreeSet<(u16, u8)>,
+    deployed: BTreeSet<(u16, u8, Direction)>,
 }
 
 impl Controller for SojournDeploy {
     fn on_tick(&mut self, view: &ControlView<'_>, out: &mut Vec<Command>) {
         let limit = self.threshold.as_millis_f64();
         for d in view.drbs {
-            if d.rlc_delay_ms.is_some_and(|s| s > limit) && self.deployed.insert((d.rnti, d.drb)) {
+            if d.rlc_delay_ms.is_some_and(|s| s > limit)
+                && self.deployed.insert((d.rnti, d.drb, d.dir))
+            {
                 out.push(Command {
                     rnti: d.rnti,
                     drb: d.drb,
+                    dir: d.dir,
                     change: Change::Deploy(self.pipeline.clone()),
                 });
             }
@@ -559,12 +584,12 @@ impl Controller for SojournDeploy {
 pub struct FlowSlicing {
     slices: Vec<FlowSliceConfig>,
     pacer: PacerConfig,
-    deployed: BTreeSet<(u16, u8)>,
+    deployed: BTreeSet<(u16, u8, Direction)>,
 }
 
 impl FlowSlicing {
-    /// The slicing pipeline for the flows of UE `rnti`.
-    pub fn pipeline(&self, rnti: u16, flows: &[FlowView]) -> PipelineConfig {
+    /// The slicing pipeline for the flows of UE `rnti` in direction `dir`.
+    pub fn pipeline(&self, rnti: u16, dir: Direction, flows: &[FlowView]) -> PipelineConfig {
         let mut rules = Vec::new();
         let mut queues = Vec::new();
         for (i, s) in self.slices.iter().enumerate() {
@@ -574,7 +599,7 @@ impl FlowSlicing {
             q.weight = s.weight;
             q.shaper = s.shaper.clone();
             queues.push(q);
-            for f in flows.iter().filter(|f| f.rnti == rnti) {
+            for f in flows.iter().filter(|f| f.rnti == rnti && f.dir == dir) {
                 if s.flows.contains(&f.name) {
                     let priority = rules.len() as u32 + 1;
                     rules.push(flow_rule(priority, QueueId(i as u16), &f.tuple));
@@ -596,11 +621,12 @@ impl FlowSlicing {
 impl Controller for FlowSlicing {
     fn on_tick(&mut self, view: &ControlView<'_>, out: &mut Vec<Command>) {
         for d in view.drbs {
-            if self.deployed.insert((d.rnti, d.drb)) {
+            if self.deployed.insert((d.rnti, d.drb, d.dir)) {
                 out.push(Command {
                     rnti: d.rnti,
                     drb: d.drb,
-                    change: Change::Deploy(self.pipeline(d.rnti, view.flows)),
+                    dir: d.dir,
+                    change: Change::Deploy(self.pipeline(d.rnti, d.dir, view.flows)),
                 });
             }
         }
@@ -613,8 +639,9 @@ pub struct HandoverGuard {
     ahead_db: f64,
     clear_db: f64,
     pipeline: PipelineConfig,
-    /// The bearers guarded now, by (rnti, drb), with the pipeline each had.
-    guarded: BTreeMap<(u16, u8), PipelineConfig>,
+    /// The bearers guarded now, by (rnti, drb, direction), with the
+    /// pipeline each had.
+    guarded: BTreeMap<(u16, u8, Direction), PipelineConfig>,
 }
 
 impl Controller for HandoverGuard {
@@ -623,10 +650,11 @@ impl Controller for HandoverGuard {
             let Some(margin) = d.handover_margin_db else {
                 continue;
             };
-            let key = (d.rnti, d.drb);
+            let key = (d.rnti, d.drb, d.dir);
             let deploy = |pipeline: PipelineConfig| Command {
                 rnti: d.rnti,
                 drb: d.drb,
+                dir: d.dir,
                 change: Change::Deploy(pipeline),
             };
             match self.guarded.get(&key) {

@@ -33,8 +33,23 @@ use tcran_tc::{Applied, Change, PipelineConfig, Refused};
 /// MAC's downlink scheduler), an uplink DRB's is the UE's (between the
 /// UE's SDAP and PDCP, emptied by the grants the gNB's uplink scheduler
 /// gives). A UE's DRB ids are numbered per direction (`ues[].drbs` and
-/// `ues[].uplink_drbs`), so the direction is part of a DRB's address.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+/// `ues[].uplink_drbs`), so the direction is part of a DRB's address. A
+/// flow's direction is the way its data goes (`flows[].direction`).
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    Default,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    serde::Serialize,
+    serde::Deserialize,
+    schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
 pub enum Direction {
     #[default]
     Downlink,
@@ -42,6 +57,11 @@ pub enum Direction {
 }
 
 impl Direction {
+    /// For `skip_serializing_if`: downlink, the default, is not written.
+    pub fn is_downlink(&self) -> bool {
+        *self == Direction::Downlink
+    }
+
     /// `"downlink"` or `"uplink"`, as scenarios and summaries spell it.
     pub fn as_str(self) -> &'static str {
         match self {

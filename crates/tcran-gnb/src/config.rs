@@ -142,6 +142,12 @@ pub struct UeConfig {
     /// DRB with its `priority` + 1.
     #[serde(default, skip_serializing_if = "is_default_mac")]
     pub uplink_mac: tcran_ran::mac::ue::UeMacConfig,
+    /// The UE's own uplink channel (`[ues.uplink_channel]`, the syntax of
+    /// `channel`: `mcs`, `cqi`, `mcs_ramp` or `trace`, e.g. a mahimahi
+    /// `.up` trace); needs `uplink_drbs`. Absent: the PUSCH sees the
+    /// downlink channel's sample of the slot (`uplink_drbs` module).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uplink_channel: Option<ChannelConfig>,
 }
 
 fn is_default_mac(m: &tcran_ran::mac::ue::UeMacConfig) -> bool {
@@ -437,6 +443,30 @@ impl ChannelConfig {
         }
     }
 
+    /// Where in `channel`'s recording (built from this configuration) time
+    /// 0 falls, and whether the seed drew it: `start`, or with `"random"`
+    /// a whole millisecond of one pass drawn from the random stream
+    /// `stream` of `seed` (0 for a channel without a recording).
+    pub(crate) fn recording_start(
+        &self,
+        channel: &AnyChannel,
+        seed: u64,
+        stream: &str,
+    ) -> (Duration, bool) {
+        match (self.start(), channel.loop_length()) {
+            (TraceStart::At(d), _) => (d, false),
+            (TraceStart::Random, None) => (Duration::ZERO, false),
+            (TraceStart::Random, Some(len)) => {
+                let ms = (len.as_nanos() / 1_000_000).max(1);
+                let mut rng = tcran_core::rng::RngStream::new(seed, stream);
+                (
+                    Duration::from_millis((rng.uniform() * ms as f64) as u64),
+                    true,
+                )
+            }
+        }
+    }
+
     /// The carry-over window ([`Self::Trace`]'s `carry_over`; none
     /// unless set).
     pub fn carry_over(&self) -> Duration {
@@ -569,6 +599,16 @@ pub const BUILTIN_TRACES: &[(&str, &str)] = &[
     (
         "builtin:tmobile-lte-short",
         include_str!("../../../data/traces/mahimahi/TMobile-LTE-short.down"),
+    ),
+    // The `.up` files of the same two mahimahi recordings, for a UE's
+    // `uplink_channel`.
+    (
+        "builtin:verizon-lte-short-up",
+        include_str!("../../../data/traces/mahimahi/Verizon-LTE-short.up"),
+    ),
+    (
+        "builtin:tmobile-lte-short-up",
+        include_str!("../../../data/traces/mahimahi/TMobile-LTE-short.up"),
     ),
 ];
 

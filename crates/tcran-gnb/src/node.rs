@@ -3,7 +3,7 @@
 //! `ue`, `uplink`); this module dispatches the node's events to them and
 //! holds what every part shares.
 
-use crate::config::{ChannelContext, GnbConfig, TraceStart};
+use crate::config::{ChannelContext, GnbConfig};
 use crate::counters::{CellCounters, DrbCounters, Timing};
 use crate::drb::{Drb, Outputs, Scratch};
 use crate::uplink::{sr_model, SrModel};
@@ -13,7 +13,6 @@ use std::collections::{BTreeMap, VecDeque};
 use std::net::{IpAddr, Ipv4Addr};
 use std::path::Path;
 use tcran_core::event::EventQueue;
-use tcran_core::rng::RngStream;
 use tcran_core::{
     ConfigError, DrbId, DropReason, Duration, FlowId, Instant, MarkReason, Packet, PacketId, Rnti,
 };
@@ -366,16 +365,9 @@ impl Gnb {
                 )
                 .map_err(|e| at(e.within("channel")))?;
             mac.set_carry_over(Rnti(uc.rnti), uc.channel.carry_over());
-            let random_start = uc.channel.start().is_random() && channel.loop_length().is_some();
-            let channel_start = match (uc.channel.start(), channel.loop_length()) {
-                (TraceStart::At(d), _) => d,
-                (TraceStart::Random, None) => Duration::ZERO,
-                (TraceStart::Random, Some(len)) => {
-                    let ms = (len.as_nanos() / 1_000_000).max(1);
-                    let mut rng = RngStream::new(cfg.seed, &format!("channel/ue{}", uc.rnti));
-                    Duration::from_millis((rng.uniform() * ms as f64) as u64)
-                }
-            };
+            let (channel_start, random_start) =
+                uc.channel
+                    .recording_start(&channel, cfg.seed, &format!("channel/ue{}", uc.rnti));
             let sdap_cfg = uc.sdap.clone().unwrap_or_else(|| SdapConfig {
                 rules: (0..64)
                     .map(|qfi| SdapRule {
@@ -427,8 +419,19 @@ impl Gnb {
             });
         }
         let sr = sr_model(&cfg.uplink, &mac).map_err(|e| e.within("uplink"))?;
-        let uplink_drbs =
-            UplinkDrbs::new(&cfg.ues, cfg.cell.uplink.as_ref(), &mac, Instant::ZERO)?.map(Box::new);
+        let uplink_drbs = UplinkDrbs::new(
+            &cfg.ues,
+            cfg.cell.uplink.as_ref(),
+            &mac,
+            base,
+            &ChannelContext {
+                seed: cfg.seed,
+                rnti: 0,
+                bandwidth_hz: occupied_hz,
+            },
+            Instant::ZERO,
+        )?
+        .map(Box::new);
         let mut ue_index: Vec<(Rnti, usize)> =
             ues.iter().enumerate().map(|(u, ue)| (ue.rnti, u)).collect();
         ue_index.sort_unstable();
@@ -686,6 +689,18 @@ impl Gnb {
             .iter()
             .filter(|ue| ue.channel_start_random)
             .map(|ue| (ue.rnti, ue.channel_start))
+    }
+
+    /// The UEs whose own uplink channel (`uplink_channel`) starts its
+    /// recording at a point drawn from the seed, with that point.
+    pub fn random_uplink_channel_starts(&self) -> impl Iterator<Item = (Rnti, Duration)> + '_ {
+        self.uplink_drbs
+            .iter()
+            .flat_map(|ul| ul.ues.iter().zip(&ul.own_channels))
+            .filter_map(|(ue, c)| {
+                let c = c.as_ref().filter(|c| c.start_drawn)?;
+                Some((ue.rnti(), c.start))
+            })
     }
 
     /// Every DRB, in configuration order.

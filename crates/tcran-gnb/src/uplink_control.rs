@@ -6,8 +6,9 @@
 //! (`ue_uplink::control`).
 
 use crate::node::Gnb;
+use crate::DrbCounters;
 use tcran_control::{DrbKey, LowerLayerKpis, TcView};
-use tcran_core::{DrbId, Instant, Rnti};
+use tcran_core::{DrbId, Instant, Qfi, Rnti};
 use tcran_tc::stats::PipelineStats;
 use tcran_tc::{Applied, Change, Refused};
 
@@ -20,6 +21,19 @@ impl Gnb {
                 .iter()
                 .flat_map(|ue| ue.drb_ids().map(|d| DrbKey::uplink(ue.rnti().0, d.0)))
         })
+    }
+
+    /// The counters of uplink DRB `drb` of UE `rnti`: the UE's RLC
+    /// transmitter and the gNB's receivers (delivery is to the gNB's PDCP).
+    pub fn uplink_drb_counters(&self, rnti: Rnti, drb: DrbId) -> Option<&DrbCounters> {
+        let ul = self.uplink_drbs.as_deref()?;
+        Some(&ul.ues[ul.member(rnti)?].drb(drb)?.counters)
+    }
+
+    /// The uplink DRB UE `rnti`'s SDAP maps QoS flow `qfi` to.
+    pub fn uplink_sdap_drb(&self, rnti: Rnti, qfi: Qfi) -> Option<DrbId> {
+        let ul = self.uplink_drbs.as_deref()?;
+        ul.ues[ul.member(rnti)?].sdap_drb(qfi)
     }
 
     /// Applies `change` to the pipeline of uplink DRB `drb` of UE `rnti`

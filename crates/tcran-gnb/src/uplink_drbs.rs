@@ -10,9 +10,8 @@
 //!   one slot after they were built (they ride the next downlink slot; their
 //!   few bytes are not charged to the PDSCH);
 //! - the scheduler decides the PUSCHs of slot n + K2 from the SRs and BSRs
-//!   it has decoded (TS 38.321 §5.4.4, §5.4.5; TS 38.214 §6.1.2.1), each
-//!   UE's channel being its downlink channel's sample of the slot (no
-//!   separate uplink channel yet);
+//!   it has decoded (TS 38.321 §5.4.4, §5.4.5; TS 38.214 §6.1.2.1) and
+//!   each UE's uplink channel (below);
 //! - each UE's MAC runs its slot: SR on PUCCH, and for a new-data grant
 //!   of this slot a MAC PDU by LCP (a retransmission resends the TB);
 //! - the PUSCH is decoded, retransmitted or lost at the end of its slot
@@ -24,22 +23,35 @@
 //!   the slot's time (the radio's delay is modelled here, so `ul_delay` is
 //!   not added); drops come out as [`Output::Dropped`] with their layer.
 //!
+//! A UE's uplink channel is its own `uplink_channel` when it has one (a
+//! fixed MCS or CQI, an MCS ramp, a capacity trace such as a mahimahi
+//! `.up` trace; geometry and drive channels compute or record the
+//! downlink and are refused), else its downlink channel's sample of the
+//! slot. An MCS channel answers for the slot. A capacity trace is a list
+//! of delivery opportunities over time, all of them the UE's uplink, so
+//! each PUSCH decision takes the opportunities offered since the previous
+//! decision: in FDD the slot's, in TDD those of the whole interval since
+//! the last uplink slot (one slot's worth would lose the D and S slots'
+//! share of the trace). Bytes a decision offers and no grant uses are
+//! lost, as in `mm-link`.
+//!
 //! Nothing is lost uncounted: every packet handed to [`UplinkDrbs::push`]
 //! is delivered up, dropped with a reason, or found by
 //! [`UplinkDrbs::for_each_in_flight`].
 
-use crate::config::UeConfig;
+use crate::config::{ChannelConfig, ChannelContext, UeConfig};
 use crate::drb::{Drb, Outputs};
 use crate::node::{Gnb, Output};
 use crate::ue_uplink::{UeUplink, UlDci};
 use std::collections::BTreeMap;
+use std::path::Path;
 use tcran_core::{ConfigError, DrbId, Duration, Instant, Packet, Rnti};
 use tcran_ran::mac::ue::bsr::BsrCe;
 use tcran_ran::mac::ue::sr::SrAction;
 use tcran_ran::mac::ul::{PuschOutcome, UlConfig, UlGrant, UlScheduler};
 use tcran_ran::mac::Mac;
 use tcran_ran::rlc::{RlcPdu, StatusPdu};
-use tcran_ran::ChannelSample;
+use tcran_ran::{AnyChannel, Channel, ChannelSample};
 
 /// A transport block sent on a PUSCH whose HARQ process is still open.
 #[derive(Debug)]
@@ -48,6 +60,90 @@ pub(crate) struct PuschTb {
     pub member: usize,
     pub pdus: Vec<RlcPdu>,
     pub bsr: Option<BsrCe>,
+}
+
+/// A UE's own uplink channel (`ues[].uplink_channel`, module docs).
+#[derive(Debug)]
+pub(crate) struct UplinkChannel {
+    channel: AnyChannel,
+    /// Where in the channel's recording time 0 falls.
+    pub start: Duration,
+    /// Whether `start` was drawn from the seed.
+    pub start_drawn: bool,
+    /// A capacity trace: a decision takes the bytes since the last one.
+    capacity: bool,
+    /// Recording time up to which decisions have taken the trace's bytes.
+    taken_to: Instant,
+    /// The last decision's sample.
+    last: ChannelSample,
+}
+
+impl UplinkChannel {
+    fn build(
+        cfg: &ChannelConfig,
+        base: &Path,
+        ctx: &ChannelContext,
+        now: Instant,
+    ) -> Result<UplinkChannel, ConfigError> {
+        let kinds = "mcs, cqi, mcs_ramp or trace";
+        match cfg {
+            ChannelConfig::Geometry { .. } | ChannelConfig::Drive { .. } => {
+                let kind = match cfg {
+                    ChannelConfig::Geometry { .. } => "geometry",
+                    _ => "drive",
+                };
+                return Err(ConfigError::new(
+                    "kind",
+                    kind,
+                    format!(
+                        "an uplink channel is one of {kinds} ({kind} channels compute or \
+                         record the downlink: the serving site's power, the UE's CQI)"
+                    ),
+                ));
+            }
+            ChannelConfig::Trace {
+                carry_over: Some(c),
+                ..
+            } => {
+                return Err(ConfigError::new(
+                    "carry_over",
+                    c,
+                    "not modelled for the uplink: the uplink scheduler grants each \
+                     decision's bytes or loses them, as mm-link",
+                ));
+            }
+            _ => {}
+        }
+        let channel = cfg.build(base, ctx)?;
+        let (start, start_drawn) = cfg.recording_start(
+            &channel,
+            ctx.seed,
+            &format!("uplink_channel/ue{}", ctx.rnti),
+        );
+        Ok(UplinkChannel {
+            capacity: channel.info().is_some(),
+            channel,
+            start,
+            start_drawn,
+            taken_to: now + start,
+            last: ChannelSample::Outage,
+        })
+    }
+
+    /// The channel of slot `now` (of length `slot`); `decides` says
+    /// whether the scheduler decides a PUSCH in this slot.
+    fn sample(&mut self, now: Instant, slot: Duration, decides: bool) -> ChannelSample {
+        if !self.capacity {
+            self.last = self.channel.sample(now + self.start, slot);
+        } else if decides {
+            let end = now + self.start + slot;
+            self.last = self
+                .channel
+                .sample(self.taken_to, end.saturating_since(self.taken_to));
+            self.taken_to = end;
+        }
+        self.last
+    }
 }
 
 /// The cell's uplink DRBs and scheduler (module docs).
@@ -71,6 +167,8 @@ pub(crate) struct UplinkDrbs {
     harq: Vec<(u16, u16)>,
     /// Per member: PRB·slots of the PUSCHs granted so far (E2's view).
     pub prbs: Vec<u64>,
+    /// Per member: its own uplink channel, if it has one.
+    pub own_channels: Vec<Option<UplinkChannel>>,
     channels: Vec<ChannelSample>,
     pdus: Vec<RlcPdu>,
     up: Vec<Packet>,
@@ -79,13 +177,27 @@ pub(crate) struct UplinkDrbs {
 impl UplinkDrbs {
     /// The uplink DRBs of `ues` (`None` when no UE declares one: the node
     /// then keeps its uplink delay model for every UE, at the cost of a
-    /// branch); `sched` is `cell.uplink`.
+    /// branch); `sched` is `cell.uplink`; `base` and `ctx` build the UEs'
+    /// `uplink_channel`s (`ctx.rnti` is ignored).
     pub fn new(
         ues: &[UeConfig],
         sched: Option<&UlConfig>,
         mac: &Mac,
+        base: &Path,
+        ctx: &ChannelContext,
         now: Instant,
     ) -> Result<Option<UplinkDrbs>, ConfigError> {
+        if let Some(u) = ues
+            .iter()
+            .position(|u| u.uplink_channel.is_some() && u.uplink_drbs.is_empty())
+        {
+            return Err(ConfigError::new(
+                format!("ues[{u}].uplink_channel"),
+                "(set)",
+                "needs uplink_drbs: without them the UE's uplink packets take the \
+                 uplink delay model, which has no channel",
+            ));
+        }
         if ues.iter().all(|u| u.uplink_drbs.is_empty()) {
             return Ok(None);
         }
@@ -104,6 +216,7 @@ impl UplinkDrbs {
         let mut members = Vec::new();
         let mut node_ue = Vec::new();
         let mut member_of = vec![None; ues.len()];
+        let mut own_channels = Vec::new();
         for (u, uc) in ues.iter().enumerate() {
             if uc.uplink_drbs.is_empty() {
                 continue;
@@ -127,9 +240,22 @@ impl UplinkDrbs {
                 };
                 ConfigError { field, ..e }.within(format!("ues[{u}]"))
             })?;
+            let own = uc
+                .uplink_channel
+                .as_ref()
+                .map(|c| {
+                    let ctx = ChannelContext {
+                        rnti: uc.rnti,
+                        ..*ctx
+                    };
+                    UplinkChannel::build(c, base, &ctx, now)
+                        .map_err(|e| e.within(format!("ues[{u}].uplink_channel")))
+                })
+                .transpose()?;
             member_of[u] = Some(members.len());
             node_ue.push(u);
             members.push(ue);
+            own_channels.push(own);
         }
         let rntis: Vec<Rnti> = members.iter().map(UeUplink::rnti).collect();
         let sched = UlScheduler::new(params, &rntis).map_err(|e| e.within("cell.uplink"))?;
@@ -145,6 +271,7 @@ impl UplinkDrbs {
             statuses: Vec::new(),
             harq: vec![(0, 0); n],
             prbs: vec![0; n],
+            own_channels,
             channels: vec![ChannelSample::Outage; n],
             pdus: Vec::new(),
             up: Vec::new(),
@@ -171,7 +298,7 @@ impl UplinkDrbs {
     }
 
     /// Uplink slot `slot` at `now` (module docs); `sample(u)` is node UE
-    /// `u`'s channel.
+    /// `u`'s downlink channel.
     pub fn on_slot(
         &mut self,
         slot: u64,
@@ -186,6 +313,7 @@ impl UplinkDrbs {
             }
             self.flush_up(m, now, outputs);
         }
+        let decides = self.sched.params().is_uplink(slot + self.sched.params().k2);
         let mut k = 0;
         while k < self.statuses.len() {
             if self.statuses[k].0 <= now {
@@ -202,7 +330,10 @@ impl UplinkDrbs {
                     self.statuses.push((now + self.slot, m, drb, status));
                 }
             }
-            self.channels[m] = sample(self.node_ue[m]);
+            self.channels[m] = match &mut self.own_channels[m] {
+                Some(c) => c.sample(now, self.slot, decides),
+                None => sample(self.node_ue[m]),
+            };
         }
         self.sched.schedule(slot, &self.channels, &mut self.pending);
         let n_prb = self.sched.params().n_prb;

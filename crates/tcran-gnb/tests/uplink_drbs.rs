@@ -123,6 +123,91 @@ fn a_backlogged_upload_gets_the_pusch_tbs_every_slot() {
     );
 }
 
+/// A UE's own uplink channel sets its PUSCH: MCS 10 up while the downlink
+/// runs at MCS 28. MCS 10 of TS 38.214 Table 5.1.3.1-1 is Qm = 4, R =
+/// 340/1024; on 106 PRBs of 14 symbols with one DM-RS symbol (N_RE = 106 x
+/// 156 = 16536), §5.1.3.2 worked by hand: N_info = 16536 x 340/1024 x 4 =
+/// 21961.9, n = 9, N'_info = 512 x round(21937.9 / 512) = 22016, C = 3,
+/// TBS = 24 x ceil(22040 / 24) - 24 = 22032 bits = 2754 bytes per uplink
+/// slot (MCS 28 would carry 11525).
+#[test]
+fn an_own_uplink_mcs_sets_the_pusch_tbs_not_the_downlink_mcs() {
+    let cfg = format!(
+        "{CELL_20MHZ}uplink_channel = {{ kind = \"mcs\", mcs = 10 }}\n\
+         [[ues.uplink_drbs]]\nrlc = {{ mode = \"um\", buffer_limit = \"50MB\" }}\n"
+    );
+    let mut gnb = node(&cfg);
+    let inputs: Vec<Packet> = (0..4_000).map(|i| upload(1, i, 1500, t(0))).collect();
+    let out = drive(&mut gnb, &inputs, t(1100 * MS));
+    let steady = bytes_at_core(&out, 100 * MS, 1100 * MS);
+    let tbs_bytes = 2_754 * 1000;
+    eprintln!("{steady} bytes in 1000 slots of TBS 2754");
+    assert!(
+        steady <= tbs_bytes && steady as f64 >= 0.98 * tbs_bytes as f64,
+        "{steady} bytes in 1000 slots, TBS x slots {tbs_bytes}"
+    );
+}
+
+/// IP bytes of the uplink packets that reached the core in `(from, to]` ns.
+fn bytes_at_core(out: &[Output], from: u64, to: u64) -> u64 {
+    at_core(out)
+        .iter()
+        .filter(|(_, at)| *at > t(from) && *at <= t(to))
+        .count() as u64
+        * 1500
+}
+
+/// The mahimahi uplink trace shipped with tcran (a copy of the reference
+/// collection's, tests/integration/oracle_copies.rs in tcran-ran): its
+/// delivery opportunities, ms.
+fn verizon_up() -> Vec<u64> {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../data/traces/mahimahi/Verizon-LTE-short.up"
+    );
+    std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("{path}: {e}"))
+        .lines()
+        .map(|l| l.trim().parse().expect("a timestamp"))
+        .collect()
+}
+
+/// A backlogged upload over an uplink mahimahi trace carries what the
+/// trace offers: one 1500-byte IP packet per opportunity, less the
+/// MAC/RLC/PDCP headers and BSRs the opportunities' bytes also carry. In
+/// FDD (15 kHz, a PUSCH every ms) and in TDD (DDDSU at 30 kHz, a PUSCH
+/// every 2.5 ms, whose grant must take the opportunities of the whole
+/// 2.5 ms, not one slot's): two-sided, against the opportunities counted
+/// in the trace file over the same window, shifted by the 5 ms from a
+/// decision to the core (K2 = 4 slots and the PUSCH's own).
+#[test]
+fn a_backlogged_upload_over_an_uplink_trace_carries_what_the_trace_offers() {
+    let trace = verizon_up();
+    let offered = |from_ms: u64, to_ms: u64| -> u64 {
+        trace
+            .iter()
+            .filter(|&&ms| ms >= from_ms && ms < to_ms)
+            .count() as u64
+            * 1500
+    };
+    let (from, to, shift) = (200, 2200, 5);
+    let expected = offered(from - shift, to - shift);
+    let ue = "uplink_channel = { kind = \"trace\", path = \"builtin:verizon-lte-short-up\", start = \"0s\" }\n\
+              [[ues.uplink_drbs]]\nrlc = { mode = \"um\", buffer_limit = \"50MB\" }\n";
+    let tdd = CELL_20MHZ.replace("[cell]", "[cell]\nnumerology = 1\nslot_pattern = \"DDDSU\"");
+    for (name, cell) in [("FDD", CELL_20MHZ.to_string()), ("TDD", tdd)] {
+        let mut gnb = node(&format!("{cell}{ue}"));
+        let inputs: Vec<Packet> = (0..5_000).map(|i| upload(1, i, 1500, t(0))).collect();
+        let out = drive(&mut gnb, &inputs, t((to + 10) * MS));
+        let got = bytes_at_core(&out, from * MS, to * MS);
+        eprintln!("{name}: {got} of the {expected} bytes the trace offers");
+        assert!(
+            got as f64 <= expected as f64 * 1.003 && got as f64 >= 0.97 * expected as f64,
+            "{name}: {got} bytes at the core in {from}-{to} ms, the trace offers {expected}"
+        );
+    }
+}
+
 /// Without uplink DRBs nothing changes: the delay model still applies to
 /// the UE without them when another UE has some.
 #[test]
@@ -153,6 +238,31 @@ fn bad_uplink_settings_name_their_field() {
             CELL_20MHZ.replace("[cell]", "[cell.uplink]\nk2_slots = 99\n[cell]")
                 + "\n[[ues.uplink_drbs]]\n",
             "cell.uplink.k2_slots",
+        ),
+        (
+            format!(
+                "{CELL_20MHZ}uplink_channel = {{ kind = \"geometry\", track = [[0.0, 0.0]] }}\n\
+                 [[ues.uplink_drbs]]\n"
+            ),
+            "ues[0].uplink_channel.kind",
+        ),
+        (
+            format!(
+                "{CELL_20MHZ}uplink_channel = {{ kind = \"trace\", path = \"no-such.up\" }}\n\
+                 [[ues.uplink_drbs]]\n"
+            ),
+            "ues[0].uplink_channel.path",
+        ),
+        (
+            format!(
+                "{CELL_20MHZ}uplink_channel = {{ kind = \"trace\", path = \"builtin:verizon-lte-short-up\", carry_over = \"24ms\" }}\n\
+                 [[ues.uplink_drbs]]\n"
+            ),
+            "ues[0].uplink_channel.carry_over",
+        ),
+        (
+            format!("{CELL_20MHZ}uplink_channel = {{ kind = \"mcs\", mcs = 10 }}\n"),
+            "ues[0].uplink_channel",
         ),
     ];
     for (cfg, field) in cases {

@@ -303,9 +303,10 @@ impl Sim {
     }
 
     /// The scenario's flows as a controller sees them, with nothing
-    /// measured yet (goodput 0, no delay): names, kinds, UEs, downlink
-    /// 5-tuples, and the DRB SDAP maps each flow's QFI to. What an xApp
-    /// outside the simulator needs to address flows by 5-tuple.
+    /// measured yet (goodput 0, no delay): names, kinds, UEs, directions,
+    /// the 5-tuples of their data, and the DRB SDAP maps each flow's QFI
+    /// to. What an xApp outside the simulator needs to address flows by
+    /// 5-tuple.
     pub fn flow_views(&self) -> Vec<tcran_control::controller::FlowView> {
         self.flows
             .iter()
@@ -313,7 +314,8 @@ impl Sim {
                 name: f.name.clone(),
                 kind: f.kind,
                 rnti: f.rnti.0,
-                drb: self.gnb.sdap_drb(f.rnti, f.qfi).map(|d| d.0),
+                dir: f.dir(),
+                drb: f.drb_in(&self.gnb).map(|d| d.0),
                 tuple: f.tuple,
                 goodput_mbps: 0.0,
                 delay_ms: None,
@@ -575,6 +577,13 @@ fn seed_draws(cfg: &SimConfig, gnb: &Gnb, flows: &[Flow]) -> Vec<String> {
                 at.as_secs_f64()
             )
         })
+        .chain(gnb.random_uplink_channel_starts().map(|(rnti, at)| {
+            format!(
+                "UE {}: the uplink channel recording starts {:.3} s in",
+                rnti.0,
+                at.as_secs_f64()
+            )
+        }))
         .collect();
     for ue in &cfg.ues {
         if let tcran_gnb::ChannelConfig::Geometry { los, shadowing, .. } = &ue.channel {

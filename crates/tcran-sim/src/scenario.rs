@@ -184,28 +184,8 @@ pub struct FlowConfig {
     pub kind: FlowKind,
 }
 
-/// Which way a flow's data goes.
-#[derive(
-    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
-)]
-#[serde(rename_all = "snake_case")]
-pub enum Direction {
-    #[default]
-    Downlink,
-    Uplink,
-}
-
-impl Direction {
-    pub fn is_downlink(&self) -> bool {
-        *self == Direction::Downlink
-    }
-    pub const fn label(self) -> &'static str {
-        match self {
-            Direction::Downlink => "downlink",
-            Direction::Uplink => "uplink",
-        }
-    }
-}
+/// Which way a flow's data goes (the DRBs' own direction type).
+pub use tcran_control::Direction;
 
 fn default_start_jitter() -> Duration {
     ms(10)

@@ -188,6 +188,7 @@ pub async fn run<C: Controller + ?Sized>(
                     drbs.push(DrbView {
                         rnti: key.rnti.0,
                         drb: key.drb.0,
+                        dir: key.dir,
                         config: configs[key].clone(),
                         stats: last.stats.clone(),
                         rlc_bytes: last.lower.rlc_backlog_bytes,
@@ -212,6 +213,7 @@ pub async fn run<C: Controller + ?Sized>(
                         name: f.name.clone(),
                         kind: f.kind,
                         rnti: f.rnti,
+                        dir: opts.direction,
                         drb: Some(f.drb),
                         tuple: f.tuple,
                         goodput_mbps: if f.greedy { f64::INFINITY } else { 0.0 },

@@ -194,6 +194,7 @@ impl Controller for L4sOnScalable {
                     out.push(Command {
                         rnti: d.rnti,
                         drb: d.drb,
+                        dir: d.dir,
                         change: Change::Control(Control::SetClassifier {
                             classifier: ClassifierConfig::Filter { rules: vec![rule] },
                         }),
@@ -204,6 +205,7 @@ impl Controller for L4sOnScalable {
                     out.push(Command {
                         rnti: d.rnti,
                         drb: d.drb,
+                        dir: d.dir,
                         change: Change::Deploy(self.pipeline.clone()),
                     });
                     self.watched.insert(key, None);
@@ -284,6 +286,7 @@ mod tests {
         DrbView {
             rnti: 1,
             drb: 1,
+            dir: tcran_control::Direction::Downlink,
             config: p.config(),
             stats,
             rlc_bytes: 0,

@@ -8,7 +8,7 @@
 //! | `GET /api/events?node=ID` | live: server-sent events, the hub's snapshot 10 times per second |
 //! | `GET /api/replay` | replay: the run's series |
 //! | `POST /api/validate` | a pipeline from the editor, checked as `tcran validate` does |
-//! | `GET /api/pipeline?node=&rnti=&drb=` | a DRB's running pipeline (for the stage editor) |
+//! | `GET /api/pipeline?node=&rnti=&drb=&direction=` | a DRB's running pipeline (for the stage editor); `direction` `downlink` (default) or `uplink` |
 //! | `POST /api/control` | a preset, a pipeline or one control, sent to a DRB over E2 |
 //!
 //! The last three exist only in live mode without `--read-only`, and the
@@ -26,7 +26,8 @@ use axum::{Json, Router};
 use serde::Deserialize;
 use serde_json::json;
 use std::convert::Infallible;
-use tcran_control::DrbKey;
+use tcran_control::{Direction, DrbKey};
+use tcran_core::{DrbId, Rnti};
 use tcran_tc::{Change, Control, PipelineConfig};
 use tcran_xapp::{ControlOutcome, NodeId};
 
@@ -223,6 +224,8 @@ struct DrbQuery {
     node: NodeId,
     rnti: u16,
     drb: u8,
+    #[serde(default)]
+    direction: Direction,
 }
 
 async fn pipeline(
@@ -236,7 +239,12 @@ async fn pipeline(
     let Some(x) = &app.xapp else {
         return error(StatusCode::NOT_FOUND, "not live");
     };
-    match x.pipeline(q.node, DrbKey::new(q.rnti, q.drb)).await {
+    let drb = DrbKey {
+        rnti: Rnti(q.rnti),
+        drb: DrbId(q.drb),
+        dir: q.direction,
+    };
+    match x.pipeline(q.node, drb).await {
         Ok(p) => Json(p).into_response(),
         Err(e) => error(StatusCode::BAD_GATEWAY, e.to_string()),
     }
@@ -250,6 +258,9 @@ struct ControlRequest {
     node: NodeId,
     rnti: u16,
     drb: u8,
+    /// `downlink` (default) or `uplink` (the UE's pipeline).
+    #[serde(default)]
+    direction: Direction,
     preset: Option<String>,
     pipeline: Option<Text>,
     control: Option<serde_json::Value>,
@@ -296,7 +307,11 @@ async fn control(State(app): State<App>, headers: HeaderMap, body: String) -> Re
             format!("no node {} is connected", req.node),
         );
     }
-    let drb = DrbKey::new(req.rnti, req.drb);
+    let drb = DrbKey {
+        rnti: Rnti(req.rnti),
+        drb: DrbId(req.drb),
+        dir: req.direction,
+    };
     let id = lock(&app.hub).control_sent(req.node, drb, what);
     let (outcome, reason, pipeline) = match x.control(req.node, drb, &change).await {
         Ok(ControlOutcome::Applied(p)) => (Outcome::Applied, None, Some(p)),
@@ -343,6 +358,12 @@ mod tests {
         )
         .unwrap();
         assert_eq!(change_of(&r).unwrap().0, "set_pacer");
+        assert_eq!(r.direction, Direction::Downlink);
+        let r: ControlRequest = serde_json::from_str(
+            r#"{"node":1,"rnti":1,"drb":1,"direction":"uplink","preset":"l4s-dualq"}"#,
+        )
+        .unwrap();
+        assert_eq!(r.direction, Direction::Uplink);
     }
 
     /// A browser's request is outside input: whatever it holds is an

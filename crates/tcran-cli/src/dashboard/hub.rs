@@ -16,7 +16,7 @@
 
 use serde::Serialize;
 use std::collections::{BTreeMap, VecDeque};
-use tcran_control::DrbKey;
+use tcran_control::{Direction, DrbKey};
 use tcran_tc::stats::PipelineStats;
 use tcran_xapp::{KpmReport, KpmValue, NodeId, NodeInfo, TcIndication};
 
@@ -57,6 +57,9 @@ pub struct ControlRecord {
     pub node_name: String,
     pub rnti: u16,
     pub drb: u8,
+    /// `"uplink"` for an uplink DRB; absent: downlink.
+    #[serde(skip_serializing_if = "Direction::is_downlink")]
+    pub direction: Direction,
     /// What was asked, in one line (a preset's name, "pipeline from the
     /// editor", a control's `op`).
     pub what: String,
@@ -100,6 +103,9 @@ pub struct NodeLine {
 pub struct DrbLine<'a> {
     pub rnti: u16,
     pub drb: u8,
+    /// `"uplink"` for an uplink DRB (the UE's pipeline); absent: downlink.
+    #[serde(skip_serializing_if = "Direction::is_downlink")]
+    pub direction: Direction,
     pub rlc_bytes: u64,
     pub rlc_sdus: u32,
     pub rlc_sojourn_ms: f64,
@@ -198,6 +204,7 @@ impl Hub {
             node_name: self.node_name(node).unwrap_or("?").to_string(),
             rnti: drb.rnti.0,
             drb: drb.drb.0,
+            direction: drb.dir,
             what,
             outcome: Outcome::Pending,
             reason: None,
@@ -255,6 +262,7 @@ impl Hub {
                     .map(|d| DrbLine {
                         rnti: d.drb.rnti.0,
                         drb: d.drb.drb.0,
+                        direction: d.drb.dir,
                         rlc_bytes: d.lower.rlc_backlog_bytes,
                         rlc_sdus: d.lower.rlc_backlog_sdus,
                         rlc_sojourn_ms: d.lower.rlc_sojourn.as_millis_f64(),
@@ -368,6 +376,27 @@ mod tests {
         assert_eq!(d.t_s, 0.2);
         assert_eq!(d.drbs.len(), 1);
         assert_eq!(d.drbs[0].rlc_sojourn_ms, 20.0);
+    }
+
+    /// A UE numbers its DRBs per direction: its downlink and uplink DRB 1
+    /// are two lines, the uplink one labelled so (and so are controls).
+    #[test]
+    fn an_uplink_drb_is_its_own_line_labelled_uplink() {
+        let mut h = Hub::default();
+        h.connected(&info(7));
+        let mut r = report(100, 5);
+        let mut up = r.drbs[0].clone();
+        up.drb = DrbKey::uplink(1, 1);
+        r.drbs.push(up);
+        h.report(7, r);
+        h.control_sent(7, DrbKey::uplink(1, 1), "set_pacer".into());
+        let s = h.snapshot(None, 0);
+        let json = serde_json::to_value(&s).unwrap();
+        let drbs = &json["node"]["drbs"];
+        assert_eq!(drbs.as_array().unwrap().len(), 2);
+        assert!(drbs[0].get("direction").is_none(), "{drbs}");
+        assert_eq!(drbs[1]["direction"], "uplink");
+        assert_eq!(json["controls"][0]["direction"], "uplink");
     }
 
     #[test]

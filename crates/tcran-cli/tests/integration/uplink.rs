@@ -158,6 +158,38 @@ fn an_uplink_flow_without_uplink_drbs_is_refused() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A bad `uplink_channel` is one line naming the field and its value, exit
+/// code 2: a downlink-only kind (with the kinds an uplink takes), a trace
+/// file that is not there.
+#[test]
+fn a_bad_uplink_channel_is_refused_naming_the_field() {
+    let s = scenario("uplink-backup.toml").display().to_string();
+    let cases = [
+        (
+            "ues[0].uplink_channel={ kind = \"drive\", path = \"builtin:ucc-drive-cork\" }",
+            "ues[0].uplink_channel.kind = drive: an uplink channel is one of mcs, cqi, mcs_ramp or trace",
+        ),
+        (
+            "ues[0].uplink_channel={ kind = \"trace\", path = \"no-such.up\" }",
+            "no-such.up: cannot read",
+        ),
+        (
+            "ues[0].uplink_channel={ kind = \"trace\", path = \"builtin:verizon-lte-short-upp\" }",
+            "builtin:verizon-lte-short-up, builtin:tmobile-lte-short-up",
+        ),
+    ];
+    for (set, want) in cases {
+        let out = Command::cargo_bin("tcran")
+            .unwrap()
+            .args(["validate", &s, "--set", set])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{set}: {out:?}");
+        let e = String::from_utf8(out.stderr).unwrap();
+        assert!(e.contains(want) && e.lines().count() == 1, "{set}: {e}");
+    }
+}
+
 /// Uploads of every kind (issue 28): FTP files, web pages and a live
 /// video stream leave a UE through its uplink DRB, next to a call. Each
 /// is an uplink flow in the summary, the FTP and web uploads have upload

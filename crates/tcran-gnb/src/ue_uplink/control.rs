@@ -46,6 +46,11 @@ impl UeUplink {
         d.apply(change, now, &mut self.outputs).0
     }
 
+    /// The uplink DRB the UE's SDAP maps QoS flow `qfi` to.
+    pub(crate) fn sdap_drb(&self, qfi: tcran_core::Qfi) -> Option<DrbId> {
+        self.sdap.map(qfi).ok().map(|m| m.drb)
+    }
+
     /// Uplink DRB `drb`, if the UE has it.
     pub(crate) fn drb(&self, drb: DrbId) -> Option<&Drb> {
         self.drbs.iter().find(|d| d.id == drb)

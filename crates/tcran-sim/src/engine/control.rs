@@ -20,15 +20,17 @@ use std::collections::BTreeMap;
 use tcran_control::controller::{
     AnyController, Command, ControlView, Controller, DrbView, FlowView,
 };
-use tcran_control::{Direction, DrbKey};
+use tcran_control::{Direction, DrbKey, RanNode};
 use tcran_core::{ConfigError, DrbId, Duration, Instant, Rnti};
 use tcran_tc::{Applied, Change, Refused};
 
-/// A scheduled change: who, where (`None` = every UE / DRB), what.
+/// A scheduled change: who, where (`None` = every UE / DRB of the
+/// direction), what.
 #[derive(Debug)]
 pub(super) struct Scheduled {
     ue: Option<u16>,
     drb: Option<u8>,
+    dir: Direction,
     change: Change,
 }
 
@@ -39,10 +41,11 @@ pub(super) struct ControllerSlot {
     period: Duration,
     ue: Option<u16>,
     drb: Option<u8>,
+    dir: Direction,
     controller: AnyController,
-    /// Per DRB (cell, RNTI, DRB id): (departed, sojourn sum, delivered,
-    /// RLC delay sum) at the previous call.
-    prev_drb: BTreeMap<(usize, Rnti, DrbId), [u64; 4]>,
+    /// Per DRB (cell, key): (departed, sojourn sum, delivered, RLC delay
+    /// sum) at the previous call.
+    prev_drb: BTreeMap<(usize, DrbKey), [u64; 4]>,
     /// Per flow: (bytes, delay sum ns, packets) at the previous call.
     prev_flow: Vec<(u64, u64, u64)>,
     prev_at: Instant,
@@ -53,7 +56,7 @@ impl Sim {
     pub(super) fn schedule_events(&mut self, cfg: &SimConfig) -> Result<(), ConfigError> {
         for (i, ev) in cfg.events.iter().enumerate() {
             let at = |e: ConfigError| e.within(format!("events[{i}]"));
-            self.check_scope(ev.ue, ev.drb).map_err(at)?;
+            self.check_scope(ev.ue, ev.drb, ev.direction).map_err(at)?;
             if ev.at > cfg.duration {
                 return Err(at(ConfigError::new(
                     "at",
@@ -66,30 +69,31 @@ impl Sim {
             self.scheduled.push(Scheduled {
                 ue: ev.ue,
                 drb: ev.drb,
+                dir: ev.direction,
                 change: ev.change().map_err(at)?,
             });
         }
         let names: Vec<&str> = cfg.flows.iter().map(|f| f.name.as_str()).collect();
         for (i, c) in cfg.controllers.iter().enumerate() {
             let at = |e: ConfigError| e.within(format!("controllers[{i}]"));
-            self.check_scope(c.ue, c.drb).map_err(at)?;
+            self.check_scope(c.ue, c.drb, c.direction).map_err(at)?;
             let controller = c.build(&names).map_err(at)?;
             let start = c.start.unwrap_or(c.period);
-            self.add_controller(c.name(), c.period, start, c.ue, c.drb, controller);
+            let scope = (c.ue, c.drb, c.direction);
+            self.add_controller(c.name(), c.period, start, scope, controller);
         }
         Ok(())
     }
 
     /// Adds a controller (e.g. an [`AnyController::Custom`] one) called
-    /// every `period` from `start`, watching UE `ue` and DRB `drb` (`None`
-    /// = all).
+    /// every `period` from `start`, watching `(ue, drb, direction)`: UE
+    /// `ue` and DRB `drb` (`None` = all) of that direction.
     pub fn add_controller(
         &mut self,
         name: String,
         period: Duration,
         start: Duration,
-        ue: Option<u16>,
-        drb: Option<u8>,
+        (ue, drb, dir): (Option<u16>, Option<u8>, Direction),
         controller: AnyController,
     ) {
         let i = self.controllers.len();
@@ -98,6 +102,7 @@ impl Sim {
             period: period.max(Duration::from_nanos(1)),
             ue,
             drb,
+            dir,
             controller,
             prev_drb: BTreeMap::new(),
             prev_flow: vec![(0, 0, 0); self.flows.len()],
@@ -109,43 +114,68 @@ impl Sim {
         }
     }
 
-    fn check_scope(&self, ue: Option<u16>, drb: Option<u8>) -> Result<(), ConfigError> {
-        let mut ues = self
-            .scope(None, None)
-            .into_iter()
-            .map(|(_, r, d)| (r, d))
-            .filter(|(r, _)| ue.is_none_or(|x| r.0 == x))
-            .peekable();
-        if ues.peek().is_none() {
+    fn check_scope(
+        &self,
+        ue: Option<u16>,
+        drb: Option<u8>,
+        dir: Direction,
+    ) -> Result<(), ConfigError> {
+        let known = self.scope(ue, None, Direction::Downlink);
+        if known.is_empty() {
             return Err(ConfigError::new(
                 "ue",
                 ue.unwrap_or_default(),
                 "must be the rnti of a configured UE",
             ));
         }
-        if let Some(d) = drb {
-            if !ues.any(|(_, x)| x.0 == d) {
-                return Err(ConfigError::new("drb", d, "no such DRB on the UE(s)"));
+        let mut drbs = self
+            .scope(ue, None, dir)
+            .into_iter()
+            .map(|(_, key)| key.drb);
+        match (drb, dir) {
+            (Some(d), _) if !drbs.any(|x| x.0 == d) => {
+                let what = match dir {
+                    Direction::Downlink => "no such DRB on the UE(s)",
+                    Direction::Uplink => "no such uplink DRB on the UE(s) (ues[].uplink_drbs)",
+                };
+                Err(ConfigError::new("drb", d, what))
             }
+            (None, Direction::Uplink) if drbs.next().is_none() => Err(ConfigError::new(
+                "direction",
+                dir.as_str(),
+                "the UE(s) have no uplink DRBs (ues[].uplink_drbs)",
+            )),
+            _ => Ok(()),
         }
-        Ok(())
     }
 
-    /// The DRBs in scope: the cell that has each now and its ids, in
-    /// cell order and each node's order.
-    fn scope(&self, ue: Option<u16>, drb: Option<u8>) -> Vec<(usize, Rnti, DrbId)> {
-        (0..self.cell_count())
-            .filter_map(|k| Some((k, self.cell_gnb(k)?)))
-            .flat_map(|(k, g)| g.drb_ids().map(move |(r, d)| (k, r, d)))
-            .filter(|(_, r, d)| ue.is_none_or(|x| r.0 == x) && drb.is_none_or(|x| d.0 == x))
-            .collect()
+    /// The DRBs of direction `dir` in scope: the cell that has each now
+    /// and its key, in cell order and each node's order.
+    fn scope(&self, ue: Option<u16>, drb: Option<u8>, dir: Direction) -> Vec<(usize, DrbKey)> {
+        let mut keys = Vec::new();
+        for k in 0..self.cell_count() {
+            let Some(g) = self.cell_gnb(k) else {
+                continue;
+            };
+            match dir {
+                Direction::Downlink => {
+                    keys.extend(g.drb_ids().map(|(r, d)| (k, DrbKey::new(r.0, d.0))))
+                }
+                Direction::Uplink => keys.extend(g.uplink_drb_ids().map(|key| (k, key))),
+            }
+        }
+        keys.retain(|(_, key)| {
+            ue.is_none_or(|x| key.rnti.0 == x) && drb.is_none_or(|x| key.drb.0 == x)
+        });
+        keys
     }
 
     pub(super) fn run_scheduled(&mut self, i: usize) {
-        let (ue, drb) = (self.scheduled[i].ue, self.scheduled[i].drb);
-        let change = self.scheduled[i].change.clone();
-        for (k, rnti, drb) in self.scope(ue, drb) {
-            let _ = self.apply_control_in(k, "event", DrbKey::new(rnti.0, drb.0), &change);
+        let s = &self.scheduled[i];
+        let (ue, drb, dir) = (s.ue, s.drb, s.dir);
+        let change = s.change.clone();
+        for (k, key) in self.scope(ue, drb, dir) {
+            let _ = self.apply_control_in(k, "event", key, &change);
         }
     }
 
@@ -155,24 +185,36 @@ impl Sim {
         let now = self.now;
         let c = &self.controllers[i];
         let window = now.saturating_since(c.prev_at).as_secs_f64();
-        let scope = self.scope(c.ue, c.drb);
+        let scope = self.scope(c.ue, c.drb, c.dir);
         let mut drbs = Vec::with_capacity(scope.len());
         let mut prev_drb = BTreeMap::new();
-        for (k, rnti, id) in scope {
-            let drb = (self.cell_gnb(k))
-                .and_then(|g| g.drb(rnti, id))
-                .expect("in scope");
-            let n = drb.counters();
-            let key = (k, rnti, id);
+        for (k, key) in scope {
+            let g = self.cell_gnb(k).expect("in scope");
+            let (rnti, id) = (key.rnti, key.drb);
+            let (config, stats, rlc_bytes, n) = match key.dir {
+                Direction::Downlink => {
+                    let drb = g.drb(rnti, id).expect("in scope");
+                    let rlc = drb.rlc_buffer().total();
+                    (drb.config(), drb.stats(now), rlc, drb.counters())
+                }
+                Direction::Uplink => {
+                    let view = g.tc_view(key, now).expect("in scope");
+                    let n = g.uplink_drb_counters(rnti, id).expect("in scope");
+                    let rlc = view.lower.rlc_backlog_bytes;
+                    (view.config, view.stats, rlc, n)
+                }
+            };
+            let key = (k, key);
             let [n0, s0, m0, r0] = c.prev_drb.get(&key).copied().unwrap_or_default();
             let departed = n.rlc_sdus_departed - n0;
             let delivered = n.delivered_packets - m0;
             drbs.push(DrbView {
                 rnti: rnti.0,
                 drb: id.0,
-                config: drb.config(),
-                stats: drb.stats(now),
-                rlc_bytes: drb.rlc_buffer().total(),
+                dir: key.1.dir,
+                config,
+                stats,
+                rlc_bytes,
                 rlc_departed: departed,
                 rlc_sojourn_ms: (departed > 0)
                     .then(|| (n.rlc_sdu_sojourn_ns - s0) as f64 / departed as f64 / 1e6),
@@ -205,10 +247,11 @@ impl Sim {
                 name: f.name.clone(),
                 kind: f.kind,
                 rnti: f.rnti.0,
+                dir: f.dir(),
                 drb: if f.first_at_gnb.is_some_and(|t| t < now) {
                     (self.serving_cell(f.rnti))
                         .and_then(|k| self.cell_gnb(k))
-                        .and_then(|g| g.sdap_drb(f.rnti, f.qfi))
+                        .and_then(|g| f.drb_in(g))
                         .map(|d| d.0)
                 } else {
                     None
@@ -235,19 +278,25 @@ impl Sim {
         c.prev_at = now;
         let (name, next) = (c.name.clone(), now + c.period);
         for cmd in commands {
-            let (rnti, drb) = (Rnti(cmd.rnti), DrbId(cmd.drb));
-            let cell = (self.serving_cell(rnti))
-                .filter(|&k| self.cell_gnb(k).is_some_and(|g| g.drb(rnti, drb).is_some()));
+            let key = DrbKey {
+                rnti: Rnti(cmd.rnti),
+                drb: DrbId(cmd.drb),
+                dir: cmd.dir,
+            };
+            let cell = (self.serving_cell(key.rnti)).filter(|&k| {
+                self.cell_gnb(k).is_some_and(|g| match key.dir {
+                    Direction::Downlink => g.drb(key.rnti, key.drb).is_some(),
+                    Direction::Uplink => g.uplink_drb_ids().any(|x| x == key),
+                })
+            });
             if let Some(k) = cell {
-                let _ = self.apply_control_in(k, &name, DrbKey::new(rnti.0, drb.0), &cmd.change);
+                let _ = self.apply_control_in(k, &name, key, &cmd.change);
             } else {
-                self.refused(
-                    &name,
-                    cmd.rnti,
-                    cmd.drb,
-                    "command".into(),
-                    &Refused::NoSuchDrb,
-                );
+                let what = match key.dir {
+                    Direction::Downlink => "command",
+                    Direction::Uplink => "uplink command",
+                };
+                self.refused(&name, cmd.rnti, cmd.drb, what.into(), &Refused::NoSuchDrb);
             }
         }
         if next <= self.end {

@@ -168,6 +168,25 @@ pub(super) struct Flow {
 }
 
 impl Flow {
+    /// The way its data goes.
+    pub(crate) fn dir(&self) -> Direction {
+        if self.uplink {
+            Direction::Uplink
+        } else {
+            Direction::Downlink
+        }
+    }
+
+    /// The DRB `gnb`'s SDAP maps it to: the UE's uplink SDAP for an
+    /// uplink flow.
+    pub(crate) fn drb_in(&self, gnb: &tcran_gnb::Gnb) -> Option<tcran_core::DrbId> {
+        if self.uplink {
+            gnb.uplink_sdap_drb(self.rnti, self.qfi)
+        } else {
+            gnb.sdap_drb(self.rnti, self.qfi)
+        }
+    }
+
     /// A flow with nothing measured yet.
     fn new(
         name: String,

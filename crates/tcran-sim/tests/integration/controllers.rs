@@ -440,3 +440,95 @@ fn an_empty_control_list_is_a_read_not_a_reconfiguration() {
     assert_eq!(out.summary.reconfigurations.applied, 1);
     assert_eq!(out.summary.reconfigurations.failed, 0);
 }
+
+/// scenarios/uplink-backup.toml's vanilla UE (a CUBIC backup and a call's
+/// upstream in one uplink FIFO and a 5-MB UE RLC buffer), 8 s.
+fn uplink_backup_vanilla() -> String {
+    let text = include_str!("../../../../scenarios/uplink-backup.toml");
+    let text = &text[..text.find("[[variants]]").expect("the file has variants")];
+    text.replace("duration = \"20s\"", "duration = \"8s\"")
+}
+
+/// An in-process controller addresses the UEs' uplink DRBs: with
+/// `direction = "uplink"`, `sojourn_deploy` watches the UE's uplink RLC
+/// delay and, once the backup has bloated it past 100 ms, deploys the
+/// uplink-backup cure (FQ-CoDel + a 20-kB limit) into the UE's pipeline:
+/// the change is recorded as an uplink one on the UE's uplink DRB, the
+/// downlink pipeline is untouched, and over the last 3 s the call's
+/// upstream delay is more than ten times lower than without it.
+#[test]
+fn an_uplink_controller_deploys_the_cure_into_the_ues_pipeline() {
+    let vanilla = run(&uplink_backup_vanilla());
+    let cured = run(&format!(
+        r#"{}
+    [[controllers]]
+    kind = "sojourn_deploy"
+    direction = "uplink"
+    threshold = "100ms"
+    [controllers.pipeline]
+    classifier = {{ kind = "flow_hash", buckets = 64 }}
+    scheduler = {{ kind = "drr" }}
+    pacer = {{ kind = "static", limit_bytes = "20kB" }}
+    [[controllers.pipeline.queues]]
+    id = 0
+    count = 64
+    kind = "codel"
+    "#,
+        uplink_backup_vanilla()
+    ));
+    let r = &cured.series.reconfigurations;
+    assert_eq!(r.len(), 1, "{r:?}");
+    assert_eq!((r[0].rnti, r[0].drb), (1, 1));
+    assert!(r[0].what.starts_with("uplink deploy"), "{}", r[0].what);
+    assert!(r[0].t_s < 3.0, "deployed at {} s", r[0].t_s);
+    assert!(vanilla.series.reconfigurations.is_empty());
+    // The call is flow 1 (backup, call, ping).
+    let before = mean_delay(&vanilla, 1, 5.0, 8.0);
+    let after = mean_delay(&cured, 1, 5.0, 8.0);
+    assert!(before > 200.0, "vanilla call {before} ms");
+    assert!(
+        after * 10.0 < before,
+        "call {after} ms with the controller, {before} without"
+    );
+}
+
+/// A scheduled event with `direction = "uplink"` reconfigures the UE's
+/// pipeline; an uplink scope on a UE without uplink DRBs is refused
+/// naming the field.
+#[test]
+fn events_and_controllers_name_uplink_drbs_or_are_refused() {
+    let out = run(&format!(
+        r#"{}
+    [[events]]
+    at = "1s"
+    ue = 1
+    drb = 1
+    direction = "uplink"
+    control = {{ op = "set_pacer", pacer = {{ kind = "static", limit_bytes = "20kB" }} }}
+    "#,
+        uplink_backup_vanilla()
+    ));
+    let r = &out.series.reconfigurations;
+    assert_eq!(r.len(), 1, "{r:?}");
+    assert_eq!((r[0].t_s, r[0].by.as_str()), (1.0, "event"));
+    assert!(r[0].what.starts_with("uplink set pacer"), "{}", r[0].what);
+    let e = build(&format!(
+        "{CBR}\n[[controllers]]\nkind = \"sojourn_deploy\"\ndirection = \"uplink\"\n\
+         pipeline = {{ queues = [ {{ id = 0, kind = \"fifo\" }} ] }}\n"
+    ))
+    .unwrap_err();
+    assert!(
+        e.contains("controllers[0].direction = uplink") && e.contains("no uplink DRBs"),
+        "{e}"
+    );
+    let e = build(&format!(
+        "{}\n[[events]]\nat = \"1s\"\ndrb = 2\ndirection = \"uplink\"\n\
+         control = {{ op = \"set_total_limit\", limit_packets = 10 }}\n",
+        uplink_backup_vanilla()
+    ))
+    .unwrap_err();
+    assert!(
+        e.contains("events[0].drb = 2") && e.contains("uplink DRB"),
+        "{e}"
+    );
+}

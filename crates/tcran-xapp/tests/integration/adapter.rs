@@ -55,6 +55,7 @@ fn build(kind: ControllerKind) -> AnyController {
         start: None,
         ue: None,
         drb: None,
+        direction: tcran_control::Direction::Downlink,
         kind,
     }
     .build(&["game", "background"])
@@ -73,6 +74,7 @@ fn in_process(
     let drbs = [DrbView {
         rnti: 1,
         drb: 1,
+        dir: tcran_control::Direction::Downlink,
         config: v.config.clone(),
         stats: v.stats.clone(),
         rlc_bytes: v.lower.rlc_backlog_bytes,
@@ -88,6 +90,7 @@ fn in_process(
             name: f.name.clone(),
             kind: f.kind,
             rnti: f.rnti,
+            dir: tcran_control::Direction::Downlink,
             drb: Some(f.drb),
             tuple: f.tuple,
             goodput_mbps: if f.greedy { 30.0 } else { 0.2 },

@@ -225,6 +225,11 @@ function connect() {
   };
 }
 
+// A DRB's key in the page: "rnti/drb", "rnti/ul<drb>" for an uplink DRB
+// (a UE numbers its DRBs per direction), and its label.
+const drbKey = (d) => `${d.rnti}/${d.direction === "uplink" ? "ul" : ""}${d.drb}`;
+const drbLabel = (d) => `UE ${d.rnti} ${d.direction === "uplink" ? "uplink " : ""}DRB ${d.drb}`;
+
 function onSnapshot(s) {
   state.snapshot = s;
   $("skipped").textContent = s.skipped ? `${s.skipped} update(s) skipped: this browser read slower than 10/s` : "";
@@ -233,16 +238,16 @@ function onSnapshot(s) {
   if (n) {
     if (state.node == null) state.node = n.id;
     for (const d of n.drbs) {
-      const key = `${n.id}:${d.rnti}/${d.drb}`;
+      const key = `${n.id}:${drbKey(d)}`;
       if (!state.history.has(key)) state.history.set(key, newHistory());
       record(state.history.get(key), n.t_s, d);
     }
-    if (!state.drb || !n.drbs.some((d) => `${d.rnti}/${d.drb}` === state.drb)) {
-      state.drb = n.drbs.length ? `${n.drbs[0].rnti}/${n.drbs[0].drb}` : null;
+    if (!state.drb || !n.drbs.some((d) => drbKey(d) === state.drb)) {
+      state.drb = n.drbs.length ? drbKey(n.drbs[0]) : null;
     }
     renderDrbs(n);
     renderKpm(n.kpm);
-    const d = n.drbs.find((x) => `${x.rnti}/${x.drb}` === state.drb);
+    const d = n.drbs.find((x) => drbKey(x) === state.drb);
     if (d) {
       drawPipeline(n, d);
       drawLiveCharts(state.history.get(`${n.id}:${state.drb}`));
@@ -268,14 +273,15 @@ function renderDrbs(n) {
   const ul = $("drbs");
   if (!n) { ul.replaceChildren(); return; }
   ul.replaceChildren(...n.drbs.map((d) => {
-    const key = `${d.rnti}/${d.drb}`;
+    const key = drbKey(d);
     return el("li", {
       "data-drb": key,
       "aria-selected": String(key === state.drb),
       onclick: () => { state.drb = key; onSnapshot(state.snapshot); },
-    }, `UE ${d.rnti} DRB ${d.drb}`, el("span", { class: "sub" }, `RLC ${fmt(d.rlc_bytes / 1000)} kB, ${fmt(d.rlc_sojourn_ms)} ms`));
+    }, drbLabel(d), el("span", { class: "sub" }, `RLC ${fmt(d.rlc_bytes / 1000)} kB, ${fmt(d.rlc_sojourn_ms)} ms`));
   }));
-  const t = n ? `UE ${state.drb?.replace("/", " DRB ")} of ${n.name}` : "";
+  const s = selectedDrb();
+  const t = n && s ? `${drbLabel(s)} of ${n.name}` : "";
   $("pipeline-drb").textContent = t;
   $("control-drb").textContent = t;
 }
@@ -335,8 +341,9 @@ function drawPipeline(n, d) {
 function selectedDrb() {
   const n = state.snapshot?.node;
   if (!n || !state.drb) return null;
-  const [rnti, drb] = state.drb.split("/").map(Number);
-  return { node: n.id, rnti, drb };
+  const [rnti, drb] = state.drb.split("/");
+  const up = drb.startsWith("ul");
+  return { node: n.id, rnti: Number(rnti), drb: Number(up ? drb.slice(2) : drb), direction: up ? "uplink" : "downlink" };
 }
 
 function showError(text, ok) {
@@ -374,7 +381,7 @@ function renderControlLog(controls) {
   if (key === state.controlsRendered) return;
   state.controlsRendered = key;
   $("control-log").replaceChildren(...[...controls].reverse().map((c) => el("li", { "data-outcome": c.outcome, "data-control": String(c.id) },
-    `#${c.id} ${c.node_name} UE ${c.rnti} DRB ${c.drb}: ${c.what} `,
+    `#${c.id} ${c.node_name} ${drbLabel(c)}: ${c.what} `,
     el("span", { class: "outcome" }, c.outcome), c.reason ? ` (${c.reason})` : "")));
 }
 
@@ -382,7 +389,7 @@ function renderControlLog(controls) {
 async function editStage(key) {
   const t = selectedDrb();
   if (!t) return;
-  const { status, json } = await api("GET", `/api/pipeline?node=${t.node}&rnti=${t.rnti}&drb=${t.drb}`);
+  const { status, json } = await api("GET", `/api/pipeline?node=${t.node}&rnti=${t.rnti}&drb=${t.drb}&direction=${t.direction}`);
   if (status !== 200) { showError(`cannot read the pipeline (${status}): ${json?.error ?? ""}`); return; }
   let control;
   if (key === "classifier") control = { op: "set_classifier", classifier: json.classifier };

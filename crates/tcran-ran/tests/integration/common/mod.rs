@@ -1,6 +1,6 @@
 //! Helpers shared by the integration tests.
 //!
-//! Oracle data (3GPP tables, the MATLAB TBS vectors, UCC traces) is read
+//! Oracle data (3GPP tables, the MATLAB TBS vectors, traces) is read
 //! from the copies kept in the repository, so the tests run on a clone
 //! alone; `tests/integration/oracle_copies.rs` checks that every copy still equals the
 //! project's reference collection (`../shared` next to the repository)
@@ -18,7 +18,7 @@ pub fn shared(rel: &str) -> PathBuf {
 /// The repository's copy of the reference file `rel` (a path inside the
 /// reference collection, e.g. `3gpp/nr_tbs_table_38214_t5.1.3.2-1.csv`):
 /// the tables compiled into the crate (`data/3gpp`), the test vectors in
-/// `tests/data/3gpp` (see the PROVENANCE.md there), the UCC traces in the
+/// `tests/data/3gpp` (see the PROVENANCE.md there), the traces in the
 /// repository's `data/traces`.
 pub fn oracle(rel: &str) -> PathBuf {
     let krate = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
@@ -44,6 +44,15 @@ pub const ORACLE_FILES: &[&str] = &[
     "traces/uccmisl-5Gdataset/Download/Static/B_2019.12.16_13.40.04.csv",
     "traces/uccmisl-5Gdataset/Download/Static/B_2020.02.14_13.21.26.csv",
     "traces/uccmisl-5Gdataset/LICENSE",
+    // The mahimahi traces tcran ships as built-ins (`builtin:verizon-lte-short`,
+    // `-up`, ...): the node's uplink-trace test counts their opportunities.
+    "traces/mahimahi/Verizon-LTE-short.down",
+    "traces/mahimahi/Verizon-LTE-short.up",
+    "traces/mahimahi/TMobile-LTE-short.down",
+    "traces/mahimahi/TMobile-LTE-short.up",
+    "traces/mahimahi/README.md",
+    "traces/mahimahi/README.traces",
+    "traces/mahimahi/COPYING",
 ];
 
 /// The repository's `data/traces`.
