@@ -110,7 +110,12 @@ build_libtcran() {
 }
 
 configure_oai() {
-    if [ -f "$build/build.ninja" ] && grep -qx "TCRAN_LIB:UNINITIALIZED=$cache/lib/libtcran.a" "$build/CMakeCache.txt"; then
+    # Configured already, by this checkout: a cache configured from another
+    # checkout (a moved or deleted clone) names that checkout's settings
+    # file, and ninja's regeneration would fail on it.
+    if [ -f "$build/build.ninja" ] &&
+        grep -qx "TCRAN_LIB:UNINITIALIZED=$cache/lib/libtcran.a" "$build/CMakeCache.txt" &&
+        grep -qx "CMAKE_PROJECT_INCLUDE:[A-Z]*=$here/oai-build-settings.cmake" "$build/CMakeCache.txt"; then
         return
     fi
     mkdir -p "$build"
