@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterator, Mapping, Optional, Sequence, Union
 
 from . import _native
+from ._native import ConfigError
 from ._pipeline import _doc
 
 #: Raised when the termination or a node fails a request (no such node,
@@ -39,6 +40,11 @@ METRICS: tuple[str, ...] = (
 Drb = tuple[int, int]
 Doc = Union[str, Mapping[str, Any]]
 
+#: A DRB's direction: the gNB's downlink pipeline or the UE's uplink one
+#: (a UE numbers its uplink DRBs on their own, so ``(rnti, drb)`` names
+#: one of each).
+DIRECTIONS: tuple[str, ...] = ("downlink", "uplink")
+
 
 @dataclass(frozen=True)
 class Node:
@@ -49,9 +55,10 @@ class Node:
     peer: str  #: its address, ``host:port``
     tls: bool
     functions: tuple[tuple[int, str], ...]  #: RAN functions: (id, OID)
-    drbs: tuple[Drb, ...]  #: (RNTI, DRB id), ascending
+    drbs: tuple[Drb, ...]  #: downlink DRBs: (RNTI, DRB id), ascending
     indications: int  #: indications received so far
     indications_dropped: int  #: lost because a subscriber did not keep up
+    uplink_drbs: tuple[Drb, ...] = ()  #: the UEs' uplink DRBs, ascending
 
     @staticmethod
     def _from(d: dict[str, Any]) -> "Node":
@@ -60,6 +67,7 @@ class Node:
             tuple((f[0], f[1]) for f in d["functions"]),
             tuple((r[0], r[1]) for r in d["drbs"]),
             d["indications"], d["indications_dropped"],
+            tuple((r[0], r[1]) for r in d["uplink_drbs"]),
         )
 
 
@@ -72,6 +80,7 @@ class DrbStatus:
 
     rnti: int
     drb: int
+    direction: str  #: "downlink" (the gNB's pipeline) or "uplink" (the UE's)
     rlc_backlog_bytes: int  #: bytes waiting in the RLC buffer
     rlc_backlog_sdus: int  #: SDUs (whole or partly sent) in it
     rlc_sojourn_us: int  #: how long its oldest SDU has waited, us
@@ -83,7 +92,8 @@ class DrbStatus:
 
     @property
     def key(self) -> Drb:
-        """``(rnti, drb)``, as :meth:`Xapp.control` takes it."""
+        """``(rnti, drb)``, as :meth:`Xapp.control` takes it (with
+        ``direction=``; the status itself carries its direction)."""
         return (self.rnti, self.drb)
 
     @property
@@ -182,11 +192,19 @@ class Subscription:
         self.close()
 
 
-def _drb(drb: Union[Drb, DrbStatus]) -> Drb:
+def _drb(drb: Union[Drb, DrbStatus], direction: str = "downlink") -> tuple[int, int, bool]:
+    """``(rnti, drb, uplink)``: a DrbStatus names its own direction, a
+    ``(rnti, drb)`` pair takes ``direction``, a ``(rnti, drb, direction)``
+    triple its third item."""
     if isinstance(drb, DrbStatus):
-        return drb.key
-    rnti, d = drb
-    return int(rnti), int(d)
+        rnti, d, direction = drb.rnti, drb.drb, drb.direction
+    elif len(drb) == 3:
+        rnti, d, direction = drb  # type: ignore[misc]
+    else:
+        rnti, d = drb
+    if direction not in DIRECTIONS:
+        raise ConfigError(f"direction = {direction!r}: expected one of {', '.join(DIRECTIONS)}")
+    return int(rnti), int(d), direction == "uplink"
 
 
 def _node(node: Union[int, Node]) -> int:
@@ -231,9 +249,9 @@ class Xapp:
             raise TimeoutError(f"fewer than {n} E2 node(s) connected to {self.address} within {timeout} s")
         return [Node._from(d) for d in json.loads(text)]
 
-    def drbs(self, node: Union[int, Node]) -> list[Drb]:
-        """The node's DRBs as ``(rnti, drb)``."""
-        return self._x.drbs(_node(node))
+    def drbs(self, node: Union[int, Node], *, direction: str = "downlink") -> list[Drb]:
+        """The node's DRBs of ``direction`` as ``(rnti, drb)``."""
+        return self._x.drbs(_node(node), _drb((0, 1), direction)[2])
 
     def subscribe(
         self,
@@ -243,9 +261,11 @@ class Xapp:
         metric: Optional[str] = None,
         threshold: int = 0,
         rising_edge_only: bool = True,
-        drbs: Optional[Sequence[Union[Drb, DrbStatus]]] = None,
+        drbs: Optional[Sequence[Union[Drb, DrbStatus, tuple[int, int, str]]]] = None,
     ) -> Subscription:
-        """Subscribes to E2SM-TCRAN indications of ``drbs`` (None: all).
+        """Subscribes to E2SM-TCRAN indications of ``drbs`` (None: all, of
+        both directions; a ``(rnti, drb)`` pair is a downlink DRB, a
+        ``(rnti, drb, "uplink")`` triple a UE's uplink one).
 
         Without ``metric``: one indication every ``period_ms`` ms with
         every DRB. With ``metric`` (one of :data:`METRICS`, its unit in
@@ -264,6 +284,8 @@ class Xapp:
         node: Union[int, Node],
         drb: Union[Drb, DrbStatus],
         control: Union[Doc, Sequence[Doc]],
+        *,
+        direction: str = "downlink",
     ) -> Outcome:
         """Sends a control to one DRB and waits for the outcome:
         ``control`` is a dict or TOML/JSON text like
@@ -271,21 +293,29 @@ class Xapp:
         "queue": {...}}``), or a list of them applied in order, all or
         none. A control tcran cannot read raises
         :class:`tcran.ConfigError` before anything is sent; one the node
-        refuses gives ``Outcome(applied=False, reason=...)``."""
+        refuses gives ``Outcome(applied=False, reason=...)``.
+        ``direction="uplink"`` (or a DrbStatus of an uplink DRB) addresses
+        the UE's pipeline of its uplink DRB."""
         docs = list(control) if isinstance(control, (list, tuple)) else [control]
-        rnti, d = _drb(drb)
-        return Outcome._from(self._x.control(_node(node), rnti, d, [_doc("control", c) for c in docs]))
+        rnti, d, up = _drb(drb, direction)
+        return Outcome._from(self._x.control(_node(node), rnti, d, [_doc("control", c) for c in docs], up))
 
-    def deploy(self, node: Union[int, Node], drb: Union[Drb, DrbStatus], pipeline: Doc) -> Outcome:
+    def deploy(
+        self, node: Union[int, Node], drb: Union[Drb, DrbStatus], pipeline: Doc, *, direction: str = "downlink"
+    ) -> Outcome:
         """Replaces one DRB's whole pipeline (a dict or TOML/JSON text, as
-        :class:`tcran.Pipeline` takes) and waits for the outcome."""
-        rnti, d = _drb(drb)
-        return Outcome._from(self._x.deploy(_node(node), rnti, d, _doc("pipeline", pipeline)))
+        :class:`tcran.Pipeline` takes) and waits for the outcome;
+        ``direction`` as for :meth:`control`."""
+        rnti, d, up = _drb(drb, direction)
+        return Outcome._from(self._x.deploy(_node(node), rnti, d, _doc("pipeline", pipeline), up))
 
-    def pipeline(self, node: Union[int, Node], drb: Union[Drb, DrbStatus]) -> dict[str, Any]:
-        """One DRB's running pipeline configuration."""
-        rnti, d = _drb(drb)
-        return json.loads(self._x.pipeline_json(_node(node), rnti, d))
+    def pipeline(
+        self, node: Union[int, Node], drb: Union[Drb, DrbStatus], *, direction: str = "downlink"
+    ) -> dict[str, Any]:
+        """One DRB's running pipeline configuration; ``direction`` as for
+        :meth:`control`."""
+        rnti, d, up = _drb(drb, direction)
+        return json.loads(self._x.pipeline_json(_node(node), rnti, d, up))
 
     def disconnect(self, node: Union[int, Node]) -> None:
         """Closes one node's association."""

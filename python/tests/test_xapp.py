@@ -174,6 +174,41 @@ def test_indications_listing_and_controls_against_a_live_node(tmp_path: Path, tc
         assert node_proc.returncode == 0, node_proc.stderr.read()
 
 
+def test_a_ues_uplink_pipeline_over_e2(tmp_path: Path, tcran_bin: Path) -> None:
+    # scenarios/uplink-backup.toml's vanilla variant: UE 1 has downlink DRB
+    # 1 and uplink DRB 1, two pipelines named (1, 1); the uplink one is
+    # the UE's, where its backup upload bloats.
+    with xapp.Xapp("127.0.0.1:0") as x:
+        node_proc = subprocess.Popen(
+            [str(tcran_bin), "run", str(ROOT / "scenarios" / "uplink-backup.toml"), "--realtime",
+             "--e2", x.address, "--set", 'variants=[{ name = "vanilla" }]', "--set", "duration=2s",
+             "--set", "warmup=0s",
+             "--json", "--out", str(tmp_path / "out")],
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        )
+        try:
+            (node,) = x.wait_for_nodes(1, timeout=30)
+            with x.subscribe(node, period_ms=50, drbs=[(1, 1, "uplink")]) as sub:
+                ind = sub.next(timeout=10)
+            (up,) = ind.drbs
+            # Known from E2 Setup's Service Update or from the reports.
+            (node,) = x.nodes()
+            assert node.drbs == ((1, 1),) and node.uplink_drbs == ((1, 1),)
+            assert x.drbs(node, direction="uplink") == [(1, 1)]
+            assert (up.key, up.direction) == ((1, 1), "uplink")
+            cure = {"queues": [{"id": 0, "kind": "codel"}], "pacer": {"kind": "static", "limit_bytes": "20kB"}}
+            # The status names its direction; the downlink DRB (1, 1) keeps
+            # its pipeline.
+            assert x.deploy(node, up, cure)
+            assert x.pipeline(node, (1, 1), direction="uplink")["pacer"]["kind"] == "static"
+            assert x.pipeline(node, (1, 1))["pacer"]["kind"] == "none"
+            with pytest.raises(tcran.ConfigError, match="direction = 'sideways'"):
+                x.pipeline(node, (1, 1), direction="sideways")
+        finally:
+            node_proc.wait(60)
+        assert node_proc.returncode == 0, node_proc.stderr.read()
+
+
 def test_bad_arguments() -> None:
     with pytest.raises(tcran.ConfigError, match="not an address"):
         xapp.Xapp("localhost")

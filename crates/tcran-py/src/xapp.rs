@@ -25,7 +25,7 @@ use std::time::Duration;
 use tcran_tc::{Change, Control, PipelineConfig};
 use tcran_xapp::blocking;
 use tcran_xapp::{
-    ControlOutcome, DrbKey, Metric, NodeId, NodeInfo, TcIndication, Trigger, XappConfig,
+    ControlOutcome, Direction, DrbKey, Metric, NodeId, NodeInfo, TcIndication, Trigger, XappConfig,
     XappError as SdkError,
 };
 
@@ -91,10 +91,36 @@ fn node_json(n: &NodeInfo) -> serde_json::Value {
         "peer": n.peer.to_string(),
         "tls": n.tls,
         "functions": n.functions,
-        "drbs": n.drbs.iter().map(|d| (d.rnti.0, d.drb.0)).collect::<Vec<_>>(),
+        "drbs": pairs(&n.drbs, Direction::Downlink),
+        "uplink_drbs": pairs(&n.drbs, Direction::Uplink),
         "indications": n.indications,
         "indications_dropped": n.indications_dropped,
     })
+}
+
+/// The `(rnti, drb)` pairs of `drbs` in direction `dir`.
+fn pairs(drbs: &[DrbKey], dir: Direction) -> Vec<(u16, u8)> {
+    drbs.iter()
+        .filter(|d| d.dir == dir)
+        .map(|d| (d.rnti.0, d.drb.0))
+        .collect()
+}
+
+fn direction_name(dir: Direction) -> &'static str {
+    match dir {
+        Direction::Downlink => "downlink",
+        Direction::Uplink => "uplink",
+    }
+}
+
+/// A DRB as Python names it: `uplink` false for the gNB's downlink
+/// pipeline, true for the UE's uplink one.
+fn key(rnti: u16, drb: u8, uplink: bool) -> DrbKey {
+    if uplink {
+        DrbKey::uplink(rnti, drb)
+    } else {
+        DrbKey::new(rnti, drb)
+    }
 }
 
 fn indication_json(i: &TcIndication) -> String {
@@ -106,6 +132,7 @@ fn indication_json(i: &TcIndication) -> String {
             json!({
                 "rnti": d.drb.rnti.0,
                 "drb": d.drb.drb.0,
+                "direction": direction_name(d.drb.dir),
                 "rlc_backlog_bytes": l.rlc_backlog_bytes,
                 "rlc_backlog_sdus": l.rlc_backlog_sdus,
                 "rlc_sojourn_us": l.rlc_sojourn.as_nanos() / 1000,
@@ -136,8 +163,8 @@ fn metric(name: &str) -> PyResult<Metric> {
     })
 }
 
-fn drb_keys(drbs: &[(u16, u8)]) -> Vec<DrbKey> {
-    drbs.iter().map(|&(r, d)| DrbKey::new(r, d)).collect()
+fn drb_keys(drbs: &[(u16, u8, bool)]) -> Vec<DrbKey> {
+    drbs.iter().map(|&(r, d, up)| key(r, d, up)).collect()
 }
 
 /// `(applied, pipeline JSON)` or `(refused, the node's reason)`.
@@ -230,14 +257,15 @@ impl PyXapp {
     }
 
     /// The node's DRBs as (RNTI, DRB id).
-    fn drbs(&self, node: NodeId) -> PyResult<Vec<(u16, u8)>> {
-        Ok(self
-            .inner
-            .drbs(node)
-            .map_err(sdk_err)?
-            .iter()
-            .map(|d| (d.rnti.0, d.drb.0))
-            .collect())
+    /// The node's DRBs in one direction, as `(rnti, drb)`.
+    #[pyo3(signature = (node, uplink=false))]
+    fn drbs(&self, node: NodeId, uplink: bool) -> PyResult<Vec<(u16, u8)>> {
+        let dir = if uplink {
+            Direction::Uplink
+        } else {
+            Direction::Downlink
+        };
+        Ok(pairs(&self.inner.drbs(node).map_err(sdk_err)?, dir))
     }
 
     /// An E2SM-TCRAN subscription: periodic every `period_ms`, or, with a
@@ -250,7 +278,7 @@ impl PyXapp {
         py: Python<'_>,
         node: NodeId,
         period_ms: u32,
-        drbs: Vec<(u16, u8)>,
+        drbs: Vec<(u16, u8, bool)>,
         metric: Option<&str>,
         threshold: u64,
         rising_edge_only: bool,
@@ -277,8 +305,10 @@ impl PyXapp {
     }
 
     /// Sends controls (JSON or TOML texts of `tcran_tc::Control`, applied
-    /// in order, all or none) to one DRB; `(applied, pipeline JSON)` or
-    /// `(False, reason)`. An empty list reads the pipeline.
+    /// in order, all or none) to one DRB (`uplink`: the UE's uplink DRB);
+    /// `(applied, pipeline JSON)` or `(False, reason)`. An empty list reads
+    /// the pipeline.
+    #[pyo3(signature = (node, rnti, drb, controls, uplink=false))]
     fn control(
         &self,
         py: Python<'_>,
@@ -286,19 +316,21 @@ impl PyXapp {
         rnti: u16,
         drb: u8,
         controls: Vec<String>,
+        uplink: bool,
     ) -> PyResult<(bool, String)> {
         let controls = controls
             .iter()
             .map(|c| parse_doc::<Control>("control", c))
             .collect::<PyResult<Vec<_>>>()?;
         let change = Change::Controls(controls);
-        py.detach(|| self.inner.control(node, DrbKey::new(rnti, drb), &change))
+        py.detach(|| self.inner.control(node, key(rnti, drb, uplink), &change))
             .map(outcome)
             .map_err(sdk_err)
     }
 
     /// Replaces one DRB's whole pipeline (a `PipelineConfig` as JSON or
     /// TOML text); as `control`.
+    #[pyo3(signature = (node, rnti, drb, pipeline, uplink=false))]
     fn deploy(
         &self,
         py: Python<'_>,
@@ -306,17 +338,26 @@ impl PyXapp {
         rnti: u16,
         drb: u8,
         pipeline: &str,
+        uplink: bool,
     ) -> PyResult<(bool, String)> {
         let cfg: PipelineConfig = parse_doc("pipeline", pipeline)?;
-        py.detach(|| self.inner.deploy(node, DrbKey::new(rnti, drb), cfg))
+        py.detach(|| self.inner.deploy(node, key(rnti, drb, uplink), cfg))
             .map(outcome)
             .map_err(sdk_err)
     }
 
     /// One DRB's running pipeline configuration as JSON.
-    fn pipeline_json(&self, py: Python<'_>, node: NodeId, rnti: u16, drb: u8) -> PyResult<String> {
+    #[pyo3(signature = (node, rnti, drb, uplink=false))]
+    fn pipeline_json(
+        &self,
+        py: Python<'_>,
+        node: NodeId,
+        rnti: u16,
+        drb: u8,
+        uplink: bool,
+    ) -> PyResult<String> {
         let p = py
-            .detach(|| self.inner.pipeline(node, DrbKey::new(rnti, drb)))
+            .detach(|| self.inner.pipeline(node, key(rnti, drb, uplink)))
             .map_err(sdk_err)?;
         Ok(serde_json::to_string(&p).expect("a pipeline config serializes"))
     }

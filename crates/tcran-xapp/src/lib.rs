@@ -40,7 +40,7 @@ pub use server::{
     ControlOutcome, KpmQuery, Listen, ListenTransport, NodeEvent, NodeId, NodeInfo, Subscription,
     Xapp, XappConfig, XappError,
 };
-pub use tcran_control::DrbKey;
+pub use tcran_control::{Direction, DrbKey};
 pub use tcran_e2::sm::e2sm_tcran::{Metric, Trigger};
 pub use tcran_e2::sm::kpm::{KpmReport, Value as KpmValue};
 pub use termination::CloseCause;
