@@ -61,32 +61,6 @@ pub struct DrbCounters {
     pub mac_tx_bytes: u64,
 }
 
-impl DrbCounters {
-    /// Adds `other`'s counts to these (a sum over DRBs).
-    pub(crate) fn add(&mut self, other: &DrbCounters) {
-        let DrbCounters {
-            rlc_sdus_departed,
-            rlc_sdu_sojourn_ns,
-            delivered_packets,
-            rlc_delay_ns,
-            pdcp_sdu_bytes,
-            rlc_sdu_tx_bytes,
-            thp_volume_bits,
-            thp_time_ns,
-            mac_tx_bytes,
-        } = *other;
-        self.rlc_sdus_departed += rlc_sdus_departed;
-        self.rlc_sdu_sojourn_ns += rlc_sdu_sojourn_ns;
-        self.delivered_packets += delivered_packets;
-        self.rlc_delay_ns += rlc_delay_ns;
-        self.pdcp_sdu_bytes += pdcp_sdu_bytes;
-        self.rlc_sdu_tx_bytes += rlc_sdu_tx_bytes;
-        self.thp_volume_bits += thp_volume_bits;
-        self.thp_time_ns += thp_time_ns;
-        self.mac_tx_bytes += mac_tx_bytes;
-    }
-}
-
 /// Adds one slot of a DRB to the UE throughput counters (see the module
 /// docs): `had_data` before the MAC pulled, `has_data` after.
 pub(crate) fn thp_update(

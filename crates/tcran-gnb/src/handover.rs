@@ -190,7 +190,8 @@ impl Gnb {
         let mut lost = Vec::new();
         let mut bearers = Vec::with_capacity(drbs.len());
         for drb in drbs {
-            self.departed.add(&drb.counters);
+            self.departed
+                .add_bearer(&crate::ran_node::volumes(&drb.counters));
             let mut queued = Vec::new();
             drb.pipeline.for_each_queued(|p| queued.push(p.clone()));
             // Arrival order across the pipeline's queues.

@@ -260,10 +260,10 @@ pub struct Gnb {
     pub(crate) outputs: Outputs,
     polled: VecDeque<Output>,
     pub(crate) cell: CellCounters,
-    /// The summed counters of the DRBs of UEs that left the cell by
+    /// The summed KPM volumes of the DRBs of UEs that left the cell by
     /// handover, so that the cell's sums over DRBs only grow
     /// ([`crate::counters`]) when a UE takes its DRBs away.
-    pub(crate) departed: DrbCounters,
+    pub(crate) departed: tcran_control::KpmCounters,
     timing: Timing,
     pub(crate) scratch: Scratch,
     /// Per-slot buffers kept between slots for their allocations: the
@@ -454,7 +454,7 @@ impl Gnb {
             outputs: Outputs::default(),
             polled: VecDeque::new(),
             cell: CellCounters::default(),
-            departed: DrbCounters::default(),
+            departed: Default::default(),
             timing: Timing::default(),
             scratch: Scratch::default(),
             slot_lcs: Vec::new(),
@@ -713,12 +713,6 @@ impl Gnb {
     /// Cell-wide counters since the node was built.
     pub fn cell_counters(&self) -> &CellCounters {
         &self.cell
-    }
-
-    /// The summed counters of the DRBs of UEs that left the cell by
-    /// handover (the part of the cell's sums no DRB here carries).
-    pub fn departed_counters(&self) -> &DrbCounters {
-        &self.departed
     }
 
     /// Drops by layer and reason label since the node was built.

@@ -77,8 +77,9 @@ pub fn drb_kpm(gnb: &Gnb, d: &DrbRef<'_>) -> KpmCounters {
     }
 }
 
-/// The volume, delay and throughput counters of one DRB or a sum of DRBs.
-fn volumes(c: &DrbCounters) -> KpmCounters {
+/// The volume, delay and throughput counters of one DRB, as E2SM-KPM
+/// reads them.
+pub(crate) fn volumes(c: &DrbCounters) -> KpmCounters {
     KpmCounters {
         pdcp_sdu_bits_dl: c.pdcp_sdu_bytes * 8,
         rlc_sdu_transmitted_bits_dl: c.rlc_sdu_tx_bytes * 8,
@@ -148,9 +149,9 @@ impl RanNode for Gnb {
     fn kpm_cell(&self) -> KpmCounters {
         // The DRBs here and those UEs took away by handover: the cell's
         // volumes only grow.
-        let mut drbs = *self.departed_counters();
+        let mut sum = self.departed;
         for d in self.drbs() {
-            drbs.add(d.counters());
+            sum.add_bearer(&volumes(d.counters()));
         }
         let cell = self.cell_counters();
         // The cell's PRBs include every grant (no control channel is
@@ -160,7 +161,7 @@ impl RanNode for Gnb {
             prb_available_dl: cell.prb_available,
             prb_used_total_dl: cell.prb_used,
             slots: cell.dl_slots,
-            ..volumes(&drbs)
+            ..sum
         }
     }
 
