@@ -202,9 +202,14 @@ def _drb(drb: Union[Drb, DrbStatus], direction: str = "downlink") -> tuple[int, 
         rnti, d, direction = drb  # type: ignore[misc]
     else:
         rnti, d = drb
+    return int(rnti), int(d), _uplink(direction)
+
+
+def _uplink(direction: str) -> bool:
+    """Whether ``direction`` (one of :data:`DIRECTIONS`) is the uplink."""
     if direction not in DIRECTIONS:
         raise ConfigError(f"direction = {direction!r}: expected one of {', '.join(DIRECTIONS)}")
-    return int(rnti), int(d), direction == "uplink"
+    return direction == "uplink"
 
 
 def _node(node: Union[int, Node]) -> int:
@@ -251,7 +256,7 @@ class Xapp:
 
     def drbs(self, node: Union[int, Node], *, direction: str = "downlink") -> list[Drb]:
         """The node's DRBs of ``direction`` as ``(rnti, drb)``."""
-        return self._x.drbs(_node(node), _drb((0, 1), direction)[2])
+        return self._x.drbs(_node(node), _uplink(direction))
 
     def subscribe(
         self,
