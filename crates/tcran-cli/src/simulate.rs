@@ -180,9 +180,9 @@ pub fn run_source(
     let sink_error = crate::series_csv::SinkError::default();
     let sinks = |i: usize| -> Option<Box<dyn tcran_sim::series::SeriesSink>> {
         let dir = opts.series_dir?.join(dirs.get(i)?);
-        Some(Box::new(crate::series_csv::CsvSink::new(
-            &dir,
-            sink_error.clone(),
+        // Written on a thread of its own, beside the simulation.
+        Some(tcran_sim::series::BackgroundSink::spawn(Box::new(
+            crate::series_csv::CsvSink::new(&dir, sink_error.clone()),
         )))
     };
     let result = tcran_sim::run_scenario_streaming(
