@@ -387,6 +387,29 @@ mod tests {
     use super::*;
 
     proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
+        /// `record`'s inline shortcut for a repeated value records exactly
+        /// what the general path does: runs of equal samples (a few values,
+        /// long runs), past EXACT_SAMPLES into the histogram too.
+        #[test]
+        fn the_repeated_value_shortcut_records_as_the_general_path(
+            runs in proptest::collection::vec((0u64..3, 1usize..4000), 0..12),
+        ) {
+            let (mut shortcut, mut general) = (DelayRecorder::default(), DelayRecorder::default());
+            for (value, n) in runs {
+                for _ in 0..n {
+                    shortcut.record(Duration::from_micros(value));
+                    general.record_other(Duration::from_micros(value).as_nanos());
+                }
+            }
+            proptest::prop_assert_eq!(shortcut.len(), general.len());
+            proptest::prop_assert_eq!(shortcut.is_exact(), general.is_exact());
+            proptest::prop_assert_eq!(shortcut.summary(), general.summary());
+            proptest::prop_assert_eq!(shortcut.cdf(50), general.cdf(50));
+        }
+    }
+
+    proptest::proptest! {
         #[test]
         fn radix_sort_sorts(mut v in proptest::collection::vec(proptest::prelude::any::<u64>(), 0..3000), mask in proptest::prelude::any::<u64>()) {
             // Masked: some bytes all equal, as in delays.
