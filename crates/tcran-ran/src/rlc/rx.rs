@@ -209,11 +209,12 @@ impl RlcRx {
 
     /// Places the segment; returns whether the SDU just became complete.
     fn place(&mut self, pdu: RlcPdu, delivered: &mut Vec<Packet>) -> bool {
-        // The next SDU expected, whole, with nothing else held (SDUs in
-        // order): delivered without an entry in the buffer. The entry would
-        // only say "delivered" until both callers, RX_Next being its SN,
-        // move RX_Next past it and prune it, and the first SN missing
-        // above it is the next one either way.
+        // The next SDU expected (SN = RX_Next), whole, with nothing else
+        // held, the common case in order: it goes up without an entry in
+        // the buffer. An entry would only mark it delivered until the
+        // caller moves RX_Next past it and prunes it, which both callers do
+        // at once (§5.2.2.2.3, §5.2.3.2.3); with nothing else held, the
+        // first SN missing above it is SN + 1 either way.
         if pdu.so == 0 && pdu.last && pdu.sn == self.rx_next && self.buf.slots.is_empty() {
             let count = pdu.count;
             self.deliver(count, pdu.sdu(), delivered);
