@@ -106,9 +106,7 @@ pub(crate) struct Scratch {
     /// Packets a transport block delivered up the UE's stack.
     pub delivered: Vec<Packet>,
     pub aqm_drops: Vec<(Packet, DropReason)>,
-    /// PDCP COUNTs of the SDUs an RLC receiver just delivered, and those
-    /// SDUs on their way through PDCP.
-    pub counts: Vec<u64>,
+    /// SDUs an RLC receiver just delivered on their way through PDCP.
     pub pdcp: Vec<Packet>,
 }
 
@@ -332,21 +330,19 @@ impl Drb {
         scratch: &mut Scratch,
         out: &mut Outputs,
     ) {
-        let counts = &mut scratch.counts;
-        self.rx.drain_counts(counts);
         // The common case, SDUs in order: they stay where they are.
-        if !self.pdcp.pass_in_order(counts) {
+        if !self.pdcp.pass_in_order(self.rx.counts()) {
             let from_rlc = &mut scratch.pdcp;
             let mut dropped = Vec::new();
             from_rlc.extend(sdus.drain(first..));
-            for (p, &c) in from_rlc.drain(..).zip(counts.iter()) {
+            for (p, &c) in from_rlc.drain(..).zip(self.rx.counts()) {
                 self.pdcp.on_sdu(c, p, now, sdus, &mut dropped);
             }
             for (p, reason) in dropped {
                 out.drop(Layer::Pdcp, reason, p, now);
             }
         }
-        counts.clear();
+        self.rx.clear_counts();
     }
 
     /// A STATUS PDU from the UE reached the gNB's transmitter.

@@ -41,11 +41,10 @@ impl Gnb {
     /// Hands the packets UE `u`'s PDCP released to its IP layer.
     fn deliver_up(&mut self, u: usize, delivered: &mut Vec<Packet>) {
         let (rnti, at) = (self.ues[u].rnti, self.now);
-        for packet in delivered.drain(..) {
-            self.outputs
-                .list
-                .push(Output::Delivered { rnti, packet, at });
-        }
+        // Built in place in the output list, not on the stack and moved there.
+        let delivered = delivered.drain(..);
+        let outputs = delivered.map(|packet| Output::Delivered { rnti, packet, at });
+        self.outputs.list.extend(outputs);
     }
 
     pub(crate) fn status_at_gnb(&mut self, u: usize, d: usize, status: &StatusPdu) {

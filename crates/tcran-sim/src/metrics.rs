@@ -137,9 +137,28 @@ impl Binned {
 }
 
 impl DelayRecorder {
+    /// Records one sample. A delivered packet is recorded six times (its
+    /// delay and each layer's), and most layers repeat one value (the core
+    /// delay, an idle UPF or TC layer): that case stays in the caller, a
+    /// compare and an add, and the rest goes to [`DelayRecorder::record_other`].
+    /// `same_count > 0` only while neither samples nor a histogram are kept
+    /// (`keep` and `bin_all` zero it), so the shortcut is the equal-value
+    /// branch of `record_other`, taken before the call.
     #[inline]
     pub fn record(&mut self, d: Duration) {
         let v = d.as_nanos();
+        if self.same_count > 0 && self.same_value == v {
+            self.same_count += 1;
+            return;
+        }
+        self.record_other(v);
+    }
+
+    /// Every other sample: into the histogram, the sample vector, or the
+    /// first of a run of equal values. Out of line, so that the shortcut
+    /// above stays small enough to inline at the six call sites.
+    #[inline(never)]
+    fn record_other(&mut self, v: u64) {
         if let Some(h) = &mut self.hist {
             h.record_n(v, 1);
             return;
@@ -366,6 +385,29 @@ impl BinnedMean {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
+        /// `record`'s inline shortcut for a repeated value records exactly
+        /// what the general path does: runs of equal samples (a few values,
+        /// long runs), past EXACT_SAMPLES into the histogram too.
+        #[test]
+        fn the_repeated_value_shortcut_records_as_the_general_path(
+            runs in proptest::collection::vec((0u64..3, 1usize..4000), 0..12),
+        ) {
+            let (mut shortcut, mut general) = (DelayRecorder::default(), DelayRecorder::default());
+            for (value, n) in runs {
+                for _ in 0..n {
+                    shortcut.record(Duration::from_micros(value));
+                    general.record_other(Duration::from_micros(value).as_nanos());
+                }
+            }
+            proptest::prop_assert_eq!(shortcut.len(), general.len());
+            proptest::prop_assert_eq!(shortcut.is_exact(), general.is_exact());
+            proptest::prop_assert_eq!(shortcut.summary(), general.summary());
+            proptest::prop_assert_eq!(shortcut.cdf(50), general.cdf(50));
+        }
+    }
 
     proptest::proptest! {
         #[test]

@@ -124,7 +124,7 @@ pub struct RlcRx {
     /// UM SDUs discarded outside a timer run, reported at the next one.
     pending_lost: Vec<Packet>,
     /// The PDCP COUNTs of the SDUs delivered, in delivery order, until
-    /// [`RlcRx::drain_counts`].
+    /// [`RlcRx::clear_counts`].
     counts: Vec<u64>,
     stats: RxStats,
 }
@@ -188,10 +188,15 @@ impl RlcRx {
         held.chain(self.pending_lost.iter().map(|p| (None, p)))
     }
 
-    /// Moves the PDCP COUNTs ([`RlcPdu::count`]) of the SDUs delivered since
-    /// the last call to `out`, in the order the SDUs were delivered.
-    pub fn drain_counts(&mut self, out: &mut Vec<u64>) {
-        out.append(&mut self.counts);
+    /// The PDCP COUNTs ([`RlcPdu::count`]) of the SDUs delivered since the
+    /// last [`RlcRx::clear_counts`], in the order the SDUs were delivered.
+    pub fn counts(&self) -> &[u64] {
+        &self.counts
+    }
+
+    /// Forgets the COUNTs [`RlcRx::counts`] lists (PDCP has them).
+    pub fn clear_counts(&mut self) {
+        self.counts.clear();
     }
 
     /// Receives one RLC PDU; appends every SDU it completes to `delivered`.
@@ -204,6 +209,17 @@ impl RlcRx {
 
     /// Places the segment; returns whether the SDU just became complete.
     fn place(&mut self, pdu: RlcPdu, delivered: &mut Vec<Packet>) -> bool {
+        // The next SDU expected (SN = RX_Next), whole, with nothing else
+        // held, the common case in order: it goes up without an entry in
+        // the buffer. An entry would only mark it delivered until the
+        // caller moves RX_Next past it and prunes it, which both callers do
+        // at once (§5.2.2.2.3, §5.2.3.2.3); with nothing else held, the
+        // first SN missing above it is SN + 1 either way.
+        if pdu.so == 0 && pdu.last && pdu.sn == self.rx_next && self.buf.slots.is_empty() {
+            let count = pdu.count;
+            self.deliver(count, pdu.sdu(), delivered);
+            return true;
+        }
         let pdu_count = pdu.count;
         let e = self.buf.entry(pdu.sn);
         if e.delivered {
@@ -248,11 +264,17 @@ impl RlcRx {
         let mac_in = pdu.mac_in.or(e.mac_in);
         let mut packet = pdu.sdu();
         packet.stamps.mac_in = mac_in;
-        self.stats.delivered_sdus += 1;
-        self.stats.delivered_bytes += u64::from(packet.len);
-        self.counts.push(pdu_count);
-        delivered.push(packet);
+        self.deliver(pdu_count, packet, delivered);
         true
+    }
+
+    /// Hands a reassembled SDU of PDCP COUNT `count` up.
+    #[inline]
+    fn deliver(&mut self, count: u64, sdu: Packet, delivered: &mut Vec<Packet>) {
+        self.stats.delivered_sdus += 1;
+        self.stats.delivered_bytes += u64::from(sdu.len);
+        self.counts.push(count);
+        delivered.push(sdu);
     }
 
     fn fully_received(&self, sn: u64) -> bool {
@@ -279,10 +301,8 @@ impl RlcRx {
     fn on_pdu_um(&mut self, pdu: RlcPdu, now: Instant, delivered: &mut Vec<Packet>) {
         if pdu.complete {
             // §5.2.2.2.2: a UMD PDU with a complete SDU is delivered at once.
-            self.stats.delivered_sdus += 1;
-            self.stats.delivered_bytes += u64::from(pdu.packet.len);
-            self.counts.push(pdu.count);
-            delivered.push(pdu.sdu());
+            let count = pdu.count;
+            self.deliver(count, pdu.sdu(), delivered);
             return;
         }
         let x = pdu.sn;
@@ -458,10 +478,20 @@ impl RlcRx {
 
     /// The STATUS PDU to send in the uplink now, if one is triggered and
     /// t-StatusProhibit is not running (§5.3.4). Starts t-StatusProhibit.
+    ///
+    /// Asked after every PDU received, and nearly always with nothing
+    /// triggered: that answer stays inline, the STATUS is built out of line.
+    #[inline]
     pub fn poll_status(&mut self, now: Instant) -> Option<StatusPdu> {
         if self.p.mode != RlcMode::Am || !self.status_triggered {
             return None;
         }
+        self.build_status(now)
+    }
+
+    /// [`RlcRx::poll_status`] with a STATUS triggered.
+    #[inline(never)]
+    fn build_status(&mut self, now: Instant) -> Option<StatusPdu> {
         if self.t_status_prohibit.is_some_and(|t| now < t) {
             return None;
         }

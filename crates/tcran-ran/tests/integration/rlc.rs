@@ -246,6 +246,16 @@ proptest! {
         for p in &got {
             prop_assert_eq!(p.len, sdus[p.id.0 as usize]);
         }
+        // PDCP is told the COUNT of each SDU delivered, in delivery order,
+        // and nothing is left held, whether an SDU went through the
+        // reassembly buffer or, next in order and whole, past it.
+        let got_ids: Vec<u64> = got.iter().map(|p| p.id.0).collect();
+        prop_assert_eq!(rx.counts(), &got_ids[..]);
+        prop_assert_eq!(rx.pending_sdus(), 0);
+        if mode == RlcMode::Am {
+            prop_assert!((0..sdus.len() as u64).all(|sn| rx.has_delivered(sn)));
+            prop_assert!(!rx.has_delivered(sdus.len() as u64));
+        }
     }
 }
 

@@ -131,6 +131,25 @@ pub(super) enum Endpoints {
     Live(super::live::LiveEnds),
 }
 
+impl Endpoints {
+    /// The receiving end's next packet to send (an ACK, an echo reply).
+    fn poll_client(&mut self, now: Instant) -> Option<Packet> {
+        match self {
+            Endpoints::Tcp { rx, .. } => rx.poll_transmit(now),
+            Endpoints::Ping { responder, .. } => responder.poll_transmit(now),
+            Endpoints::Udp { .. } | Endpoints::Live(_) => None,
+        }
+    }
+
+    /// When the receiving end next needs its timer (a delayed ACK).
+    fn client_wakeup(&self) -> Option<Instant> {
+        match self {
+            Endpoints::Tcp { rx, .. } => rx.next_wakeup(),
+            _ => None,
+        }
+    }
+}
+
 #[derive(Debug)]
 pub(super) struct Flow {
     pub name: String,
@@ -646,39 +665,45 @@ impl Sim {
     /// timer.
     fn client_send(&mut self, i: usize) {
         let now = self.now;
-        let mut up = std::mem::take(&mut self.scratch_up);
-        let next = match &mut self.flows[i].ends {
-            Endpoints::Tcp { rx, .. } => {
-                while let Some(p) = rx.poll_transmit(now) {
-                    up.push(p);
-                }
-                rx.next_wakeup()
+        let next = self.flows[i].ends.client_wakeup();
+        if self.cells.is_none() {
+            // One node only queues what it is given (nothing it does calls
+            // back into the flows before its outputs are drained), so each
+            // packet goes on as the endpoint hands it over.
+            while let Some(p) = self.flows[i].ends.poll_client(now) {
+                self.client_packet(i, p);
             }
-            Endpoints::Ping { responder, .. } => {
-                while let Some(p) = responder.poll_transmit(now) {
-                    up.push(p);
-                }
-                None
+        } else {
+            // A cell's outputs are handled as it takes a packet, which may
+            // deliver to this flow again: what it has now goes first.
+            let mut up = std::mem::take(&mut self.scratch_up);
+            while let Some(p) = self.flows[i].ends.poll_client(now) {
+                up.push(p);
             }
-            Endpoints::Udp { .. } | Endpoints::Live(_) => None,
-        };
-        let (rnti, uplink) = (self.flows[i].rnti, self.flows[i].uplink);
-        for mut p in up.drain(..) {
-            self.next_id += 1;
-            p.id = PacketId(self.next_id);
-            if uplink {
-                // The server's ACK or echo reply, down through the core.
-                let k = CoreKey(self.core.insert(p));
-                self.events.schedule(now + self.core_delay, Ev::AtGnb(k));
-            } else if self.cells.is_none() {
-                self.gnb.uplink(rnti, p, now);
-            } else {
-                self.uplink_cells(rnti, p);
+            for p in up.drain(..) {
+                self.client_packet(i, p);
             }
+            self.scratch_up = up;
         }
-        self.scratch_up = up;
         if let Some(t) = next.filter(|t| *t <= self.end) {
             self.wake_client(i, t.max(now));
+        }
+    }
+
+    /// Numbers a packet of flow `i`'s receiving end and sends it on.
+    fn client_packet(&mut self, i: usize, mut p: Packet) {
+        let now = self.now;
+        let (rnti, uplink) = (self.flows[i].rnti, self.flows[i].uplink);
+        self.next_id += 1;
+        p.id = PacketId(self.next_id);
+        if uplink {
+            // The server's ACK or echo reply, down through the core.
+            let k = CoreKey(self.core.insert(p));
+            self.events.schedule(now + self.core_delay, Ev::AtGnb(k));
+        } else if self.cells.is_none() {
+            self.gnb.uplink(rnti, p, now);
+        } else {
+            self.uplink_cells(rnti, p);
         }
     }
 }
