@@ -231,6 +231,9 @@ proptest! {
         inputs in bursts(),
         gap_us in 300u64..7000,
     ) {
+        // A driver waking on the slot grid (every 0.5 or 1 ms: the cell's
+        // slots are 1 ms) is never late: it has nothing to show here.
+        prop_assume!(1000 % gap_us != 0);
         let until = Instant::ZERO + Duration::from_millis(300);
         let mut exact = node(LOADED);
         let expected = drive_exact(&mut exact, &inputs, until);
