@@ -191,7 +191,14 @@ impl Drb {
 
     /// A packet SDAP mapped to this DRB enters its pipeline; returns the
     /// bytes the egress that follows released into RLC.
-    pub fn push(&mut self, p: Packet, now: Instant, out: &mut Outputs) -> u64 {
+    pub fn push(&mut self, mut p: Packet, now: Instant, out: &mut Outputs) -> u64 {
+        if self.pipeline.pass_through(&mut p, now) {
+            // Pushed and pulled at once, dropping nothing (drops of
+            // earlier calls still go out first, as after a push): the
+            // egress takes it on, and its next pull would find nothing.
+            self.collect_tc_drops(now, out);
+            return self.enter_rlc(p, now, out);
+        }
         self.pipeline.push(p, now);
         self.collect_tc_drops(now, out);
         self.egress(now, out)
@@ -202,16 +209,22 @@ impl Drb {
     /// pipeline let it go, the RLC dropped it).
     pub fn egress(&mut self, now: Instant, out: &mut Outputs) -> u64 {
         let mut released = 0;
-        while let Some(mut p) = self.pipeline.pull(now) {
-            p.stamps.rlc_in = Stamp::at(now);
-            self.counters.pdcp_sdu_bytes += u64::from(p.len);
-            released += u64::from(p.len);
-            if let Err(p) = self.tx.enqueue(p, now) {
-                out.drop(Layer::Rlc, DropReason::RlcFull, p, now);
-            }
+        while let Some(p) = self.pipeline.pull(now) {
+            released += self.enter_rlc(p, now, out);
         }
         self.collect_tc_drops(now, out);
         released
+    }
+
+    /// A packet the pipeline let go enters PDCP/RLC; returns its bytes.
+    fn enter_rlc(&mut self, mut p: Packet, now: Instant, out: &mut Outputs) -> u64 {
+        let len = u64::from(p.len);
+        p.stamps.rlc_in = Stamp::at(now);
+        self.counters.pdcp_sdu_bytes += len;
+        if let Err(p) = self.tx.enqueue(p, now) {
+            out.drop(Layer::Rlc, DropReason::RlcFull, p, now);
+        }
+        len
     }
 
     /// When the egress must run again ([`arm_pipeline`]).

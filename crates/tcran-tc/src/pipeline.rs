@@ -292,26 +292,7 @@ impl Pipeline {
         self.totals.in_bytes += len as u64;
         packet.enqueued_at = now;
         packet.stamps.tc_in = tcran_core::Stamp::at(now);
-
-        let mut q = if packet.malformed {
-            self.classifier_stats.malformed += 1;
-            self.default_queue
-        } else {
-            match self.classifier.classify(&packet) {
-                Some(q) if self.exists(q) => {
-                    self.classifier_stats.classified += 1;
-                    q
-                }
-                Some(_) => {
-                    self.classifier_stats.missing_queue += 1;
-                    self.default_queue
-                }
-                None => {
-                    self.classifier_stats.defaulted += 1;
-                    self.default_queue
-                }
-            }
-        };
+        let mut q = self.classify(&packet);
 
         // Policer: one per queue (TC-RAN: lifetime tied to its queue).
         let slot = self.slots[q.index()].as_mut().expect("exists");
@@ -360,6 +341,87 @@ impl Pipeline {
         } else {
             PushOutcome::Enqueued(q)
         }
+    }
+
+    /// The classifier's queue for `packet` (the default queue for a
+    /// malformed packet or one the classifier leaves or sends nowhere),
+    /// counted in the classifier's statistics.
+    fn classify(&mut self, packet: &Packet) -> QueueId {
+        if packet.malformed {
+            self.classifier_stats.malformed += 1;
+            return self.default_queue;
+        }
+        match self.classifier.classify(packet) {
+            Some(q) if self.exists(q) => {
+                self.classifier_stats.classified += 1;
+                q
+            }
+            Some(_) => {
+                self.classifier_stats.missing_queue += 1;
+                self.default_queue
+            }
+            None => {
+                self.classifier_stats.defaulted += 1;
+                self.default_queue
+            }
+        }
+    }
+
+    /// `push` and the `pull` right after it, without the queue, for the
+    /// pipeline most bearers run (3GPP's baseline: one plain FIFO, round
+    /// robin, no pacer) when it is empty: then the arriving packet is
+    /// the one that pull returns, and nothing else can happen in between.
+    /// Returns true when `packet` went through, stamped and counted
+    /// exactly as `push` then `pull` would have (the caller now holds it as
+    /// pulled, and a further `pull` would return `None`); false when
+    /// anything else may happen (another stage, a packet already queued,
+    /// a limit refusing it): nothing was done, and the packet must take
+    /// `push`.
+    ///
+    /// Why the short cut is exact: with one queue every classification
+    /// lands in it; a FIFO neither drops nor marks; a queue admitting the
+    /// packet into an empty pipeline cannot exceed the total limit (at
+    /// least 1); the `none` pacer admits everything and no shaper can
+    /// refuse, so the pull forwards it at once with a zero sojourn. Round
+    /// robin's only state is its list of backlogged queues, which with one
+    /// queue ends empty after the packet is sent, as `on_sent` leaves it
+    /// here. tests/integration/pipeline_properties.rs runs both ways side
+    /// by side.
+    pub fn pass_through(&mut self, packet: &mut Packet, now: Instant) -> bool {
+        let q = self.default_queue;
+        if self.queued_packets != 0
+            || self.ids.len() != 1
+            || !matches!(self.pacer, AnyPacer::None)
+            || !matches!(self.scheduler, AnyScheduler::RoundRobin(_))
+        {
+            return false;
+        }
+        let slot = self.slots[q.index()]
+            .as_ref()
+            .expect("the default queue exists");
+        if !matches!(slot.queue, AnyQueue::Fifo(_))
+            || slot.policer.is_some()
+            || slot.shaper.is_some()
+            || !slot.limits.admits(0, 0, packet.len)
+        {
+            return false;
+        }
+        // push: in, stamped, classified, offered to the queue.
+        let len = packet.len;
+        self.totals.in_packets += 1;
+        self.totals.in_bytes += u64::from(len);
+        packet.enqueued_at = now;
+        packet.stamps.tc_in = tcran_core::Stamp::at(now);
+        let classified = self.classify(packet);
+        debug_assert_eq!(classified, q, "one queue takes everything");
+        let slot = self.slots[q.index()].as_mut().expect("exists");
+        slot.counters.offered_packets += 1;
+        slot.counters.offered_bytes += u64::from(len);
+        self.queued_packets += 1;
+        self.queued_bytes += u64::from(len);
+        // pull: forwarded at once.
+        self.forwarded(q, len, packet.enqueued_at, now);
+        true
     }
 
     fn drop_at_ingress(&mut self, q: QueueId, packet: Packet, reason: DropReason) -> PushOutcome {
@@ -492,24 +554,32 @@ impl Pipeline {
                 return None;
             }
             let packet = slot.stash.take().expect("stashed");
-            if let Some(shaper) = slot.shaper.as_mut() {
-                shaper.on_sent(len, now);
-            }
-            slot.counters.forwarded_packets += 1;
-            slot.counters.forwarded_bytes += len as u64;
-            let sojourn = now.saturating_since(packet.enqueued_at);
-            slot.counters.sojourn_sum += sojourn;
-            slot.counters.last_sojourn = sojourn;
-            self.queued_packets -= 1;
-            self.queued_bytes -= len as u64;
-            self.totals.out_packets += 1;
-            self.totals.out_bytes += len as u64;
-            self.pacer.on_forwarded(len, now);
-            self.lower.bytes += len as u64;
-            self.lower.sdus += 1;
-            self.scheduler.on_sent(q, len, &Slots(&self.slots));
+            self.forwarded(q, len, packet.enqueued_at, now);
             return Some(packet);
         }
+    }
+
+    /// Books a packet of `len` bytes, enqueued at `enqueued_at`, that
+    /// left queue `q` for the lower layers at `now` (the shaper and the
+    /// pacer agreed).
+    fn forwarded(&mut self, q: QueueId, len: u32, enqueued_at: Instant, now: Instant) {
+        let slot = self.slots[q.index()].as_mut().expect("exists");
+        if let Some(shaper) = slot.shaper.as_mut() {
+            shaper.on_sent(len, now);
+        }
+        slot.counters.forwarded_packets += 1;
+        slot.counters.forwarded_bytes += len as u64;
+        let sojourn = now.saturating_since(enqueued_at);
+        slot.counters.sojourn_sum += sojourn;
+        slot.counters.last_sojourn = sojourn;
+        self.queued_packets -= 1;
+        self.queued_bytes -= len as u64;
+        self.totals.out_packets += 1;
+        self.totals.out_bytes += len as u64;
+        self.pacer.on_forwarded(len, now);
+        self.lower.bytes += len as u64;
+        self.lower.sdus += 1;
+        self.scheduler.on_sent(q, len, &Slots(&self.slots));
     }
 
     /// Packets dropped since the last call, with their reasons.

@@ -292,10 +292,15 @@ impl Flow {
     }
 }
 
-/// Takes every packet `src` has due by `now`; returns when it is next due.
-fn drain_due(src: &mut impl PacketSource, now: Instant, out: &mut Vec<Packet>) -> Option<Instant> {
+/// Hands `emit` every packet `src` has due by `now`; returns when it is
+/// next due.
+fn drain_due(
+    src: &mut impl PacketSource,
+    now: Instant,
+    mut emit: impl FnMut(Packet),
+) -> Option<Instant> {
     while let Some(p) = src.poll(now) {
-        out.push(p);
+        emit(p);
     }
     src.next_send()
 }
@@ -544,36 +549,53 @@ impl Sim {
     /// Lets flow `i`'s server send what it may now, and re-arms its timer.
     fn serve(&mut self, i: usize) {
         let now = self.now;
+        let f = &mut self.flows[i];
+        let (uplink, rnti) = (f.uplink, f.rnti);
+        let at_gnb = now + self.core_delay;
         let mut sent = std::mem::take(&mut self.scratch_packets);
-        let next = match &mut self.flows[i].ends {
+        let mut created = 0;
+        // A downlink packet goes into the core as its endpoint emits it
+        // (one move, not two more through a buffer): the core only holds
+        // it, so the endpoint cannot be called back meanwhile. An uplink
+        // packet enters the node, whose outputs may reach this flow's
+        // endpoints again (several cells), so those are sent afterwards;
+        // either way ids follow the order of creation.
+        let mut emit = |mut p: Packet| {
+            created += 1;
+            if uplink {
+                sent.push(p);
+                return;
+            }
+            self.packets.created += 1;
+            self.next_id += 1;
+            p.id = PacketId(self.next_id);
+            let k = CoreKey(self.core.insert(p));
+            self.events.schedule(at_gnb, Ev::AtGnb(k));
+        };
+        let next = match &mut f.ends {
             Endpoints::Tcp { tx, .. } => {
                 tx.on_timer(now);
                 while let Some(p) = tx.poll_transmit(now) {
-                    sent.push(p);
+                    emit(p);
                 }
                 tx.next_wakeup()
             }
-            Endpoints::Udp { src, .. } => drain_due(src, now, &mut sent),
-            Endpoints::Ping { pinger, .. } => drain_due(pinger, now, &mut sent),
+            Endpoints::Udp { src, .. } => drain_due(src, now, emit),
+            Endpoints::Ping { pinger, .. } => drain_due(pinger, now, emit),
             Endpoints::Live(_) => None,
         };
-        let f = &mut self.flows[i];
-        let (uplink, rnti) = (f.uplink, f.rnti);
-        if f.first_at_gnb.is_none() && !sent.is_empty() {
-            f.first_at_gnb = Some(if uplink { now } else { now + self.core_delay });
+        if f.first_at_gnb.is_none() && created > 0 {
+            f.first_at_gnb = Some(if uplink { now } else { at_gnb });
         }
-        f.created += sent.len() as u64;
+        f.created += created;
         for mut p in sent.drain(..) {
             self.packets.created += 1;
             self.next_id += 1;
             p.id = PacketId(self.next_id);
-            if uplink && self.cells.is_none() {
+            if self.cells.is_none() {
                 self.gnb.uplink(rnti, p, now);
-            } else if uplink {
-                self.uplink_cells(rnti, p);
             } else {
-                let k = CoreKey(self.core.insert(p));
-                self.events.schedule(now + self.core_delay, Ev::AtGnb(k));
+                self.uplink_cells(rnti, p);
             }
         }
         self.scratch_packets = sent;

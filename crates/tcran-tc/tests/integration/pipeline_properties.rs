@@ -7,7 +7,7 @@ use crate::common;
 use common::packet;
 use proptest::prelude::*;
 use std::collections::BTreeMap;
-use tcran_core::{Duration, Ecn, Instant, QueueId};
+use tcran_core::{ByteSize, DropReason, Duration, Ecn, Instant, Packet, QueueId};
 use tcran_tc::{Control, LowerLayerReport, Pipeline, PipelineConfig, QueueConfig};
 
 #[derive(Debug, Clone)]
@@ -22,6 +22,9 @@ enum Op {
     Classify { flows_to: Vec<u16> },
     Scheduler { kind: u8 },
     TotalLimit { limit: Option<u32> },
+    ByteLimit { bytes: u32 },
+    Pacer { on: bool },
+    Kind { codel: bool },
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -132,6 +135,7 @@ proptest! {
                     p.apply(Control::SetTotalLimit { limit_packets: limit }, now).unwrap();
                     if let Some(l) = limit { prop_assert!(p.queued_packets() <= l as usize); }
                 }
+                Op::ByteLimit { .. } | Op::Pacer { .. } | Op::Kind { .. } => unreachable!("not drawn here"),
             }
             check(&mut p, &mut drained, &mut drained_bytes);
         }
@@ -191,5 +195,186 @@ proptest! {
             seen += 1;
         }
         prop_assert_eq!(seen, arrivals.len());
+    }
+}
+
+/// What a bearer does with an arriving packet (tcran-gnb's `Drb::push`):
+/// `Pipeline::pass_through` when `short_cut` and it can, otherwise `push`
+/// then `pull` until nothing comes; what leaves goes to `out`.
+fn arrive(
+    p: &mut Pipeline,
+    mut packet: Packet,
+    now: Instant,
+    short_cut: bool,
+    out: &mut Vec<Packet>,
+) {
+    if short_cut && p.pass_through(&mut packet, now) {
+        out.push(packet);
+        return;
+    }
+    p.push(packet, now);
+    while let Some(x) = p.pull(now) {
+        out.push(x);
+    }
+}
+
+/// Everything of a pipeline a user can observe, for comparing two.
+fn observed(p: &mut Pipeline, now: Instant) -> impl PartialEq + std::fmt::Debug {
+    let dropped: Vec<(Packet, DropReason)> =
+        p.drain_dropped().map(|d| (d.packet, d.reason)).collect();
+    let mut queued = Vec::new();
+    p.for_each_queued(|x| queued.push(x.clone()));
+    (
+        p.stats(now),
+        p.config(),
+        p.lower_state(),
+        p.marked_packets(),
+        p.next_wakeup(now),
+        dropped,
+        queued,
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+    /// The short cut of the one-FIFO, no-pacer pipeline changes nothing a
+    /// user can see: the same packets leave with the same stamps, and
+    /// every counter, drop and later decision is the same as through
+    /// `push` and `pull`, whatever the configuration becomes meanwhile
+    /// (other queues, schedulers, pacers, limits: the short cut must step
+    /// aside when they are there).
+    #[test]
+    fn passing_through_is_push_then_pull(ops in proptest::collection::vec(pass_op(), 1..200)) {
+        let mut short = PipelineConfig::single_queue(Default::default()).build().unwrap();
+        let mut general = PipelineConfig::single_queue(Default::default()).build().unwrap();
+        let mut now = Instant::ZERO;
+        let mut next_id = 0u64;
+        let (mut out_short, mut out_general) = (Vec::new(), Vec::new());
+        for op in ops {
+            match op {
+                Op::Push { flow, len, ect } => {
+                    next_id += 1;
+                    let ecn = if ect { Ecn::Ect0 } else { Ecn::NotEct };
+                    let x = packet(next_id, flow, len, ecn, now);
+                    arrive(&mut short, x.clone(), now, true, &mut out_short);
+                    arrive(&mut general, x, now, false, &mut out_general);
+                }
+                Op::Advance { us } => now += Duration::from_micros(us as u64),
+                op => {
+                    apply(&mut short, &op, now, &mut out_short);
+                    apply(&mut general, &op, now, &mut out_general);
+                }
+            }
+            prop_assert_eq!(&out_short, &out_general);
+            prop_assert_eq!(observed(&mut short, now), observed(&mut general, now));
+        }
+    }
+}
+
+/// The operations of [`op`], with more arrivals, and changes that make
+/// the short cut step aside or come back: queue 0 limited to a number of
+/// bytes (`ByteLimit`), a static pacer on or off (`Pacer`), queue 0 a
+/// CoDel queue or a FIFO again (`Kind`).
+fn pass_op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        8 => (0u16..6, 40u32..1500, any::<bool>()).prop_map(|(flow, len, ect)| Op::Push { flow, len, ect }),
+        6 => op(),
+        1 => (64u32..3000).prop_map(|bytes| Op::ByteLimit { bytes }),
+        1 => any::<bool>().prop_map(|on| Op::Pacer { on }),
+        1 => any::<bool>().prop_map(|codel| Op::Kind { codel }),
+    ]
+}
+
+/// Applies a non-arrival operation to `p`; what a pull lets go goes to `out`.
+fn apply(p: &mut Pipeline, op: &Op, now: Instant, out: &mut Vec<Packet>) {
+    match op {
+        Op::Push { .. } | Op::Advance { .. } => unreachable!("done by the caller"),
+        Op::Pull { n } => out.extend((0..*n).filter_map(|_| p.pull(now))),
+        Op::Report { backlog } => p.on_report(
+            &LowerLayerReport {
+                tti: Duration::from_millis(1),
+                backlog_bytes: *backlog as u64,
+                ..Default::default()
+            },
+            now,
+        ),
+        Op::AddQueue { id, limit } => {
+            let _ = p.apply(
+                Control::AddQueue {
+                    queue: fifo(*id, *limit),
+                },
+                now,
+            );
+        }
+        Op::DeleteQueue { id } => {
+            let _ = p.apply(Control::DeleteQueue { id: QueueId(*id) }, now);
+        }
+        Op::Shrink { id, limit } => {
+            let _ = p.apply(
+                Control::ModifyQueue {
+                    queue: fifo(*id, *limit),
+                },
+                now,
+            );
+        }
+        Op::Classify { flows_to } => {
+            let rules: Vec<String> = flows_to
+                .iter()
+                .enumerate()
+                .filter(|(_, q)| p.exists(QueueId(**q)))
+                .map(|(f, q)| format!("{{ priority = {f}, queue = {q} }}"))
+                .collect();
+            let c = toml::from_str(&format!(
+                "kind = \"filter\"\nrules = [{}]",
+                rules.join(", ")
+            ))
+            .unwrap();
+            p.apply(Control::SetClassifier { classifier: c }, now)
+                .unwrap();
+        }
+        Op::Scheduler { kind } => p
+            .apply(
+                Control::SetScheduler {
+                    scheduler: scheduler(*kind),
+                },
+                now,
+            )
+            .unwrap(),
+        Op::TotalLimit { limit } => p
+            .apply(
+                Control::SetTotalLimit {
+                    limit_packets: *limit,
+                },
+                now,
+            )
+            .unwrap(),
+        Op::ByteLimit { bytes } => {
+            let mut q = fifo(0, 1000);
+            q.limit_packets = None;
+            q.limit_bytes = Some(ByteSize(*bytes as u64));
+            p.apply(Control::ModifyQueue { queue: q }, now).unwrap();
+        }
+        Op::Pacer { on } => {
+            let pacer = if *on {
+                "kind = \"static\"\nlimit_bytes = \"3kB\""
+            } else {
+                "kind = \"none\""
+            };
+            p.apply(
+                Control::SetPacer {
+                    pacer: toml::from_str(pacer).unwrap(),
+                },
+                now,
+            )
+            .unwrap();
+        }
+        Op::Kind { codel } => {
+            let mut q = fifo(0, 1000);
+            if *codel {
+                q.kind = toml::from_str("kind = \"codel\"").unwrap();
+            }
+            p.apply(Control::ModifyQueue { queue: q }, now).unwrap();
+        }
     }
 }
