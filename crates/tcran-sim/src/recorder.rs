@@ -137,9 +137,14 @@ fn resize_capped<T: Clone>(v: &mut Vec<T>, n: usize, x: T, cap: usize) {
     v.resize(n, x);
 }
 
-/// `v.push(x)`, growing like [`resize_capped`].
-fn push_capped<T: Clone>(v: &mut Vec<T>, x: T, cap: usize) {
-    resize_capped(v, v.len() + 1, x, cap);
+/// `v.push(x)`, growing like [`resize_capped`] (a push, not a one-element
+/// `resize`: this runs five times a slot).
+fn push_capped<T>(v: &mut Vec<T>, x: T, cap: usize) {
+    if v.len() == v.capacity() {
+        let room = v.capacity().saturating_mul(2).min(cap).max(v.len() + 1);
+        v.reserve_exact(room - v.len());
+    }
+    v.push(x);
 }
 
 #[derive(Debug)]
