@@ -394,6 +394,10 @@ impl Drb {
     /// Counts the SDUs an RLC AM transmitter gave up on (maximum
     /// retransmissions reached), unless the UE already has them.
     pub fn abandoned(&mut self, now: Instant, out: &mut Outputs, scratch: &mut Scratch) {
+        // Asked after every TTI report; an SDU is given up on rarely.
+        if !self.tx.has_abandoned() {
+            return;
+        }
         self.tx.drain_abandoned(&mut scratch.packets);
         for p in scratch.packets.drain(..) {
             if self.recent.contains(&p.id) {

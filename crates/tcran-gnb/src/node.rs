@@ -242,7 +242,10 @@ pub struct Gnb {
     pub(crate) uplink_drbs: Option<Box<UplinkDrbs>>,
     pub(crate) tc_tick: Option<Duration>,
     pub(crate) mac: Mac,
-    pub(crate) out: SlotOutput,
+    /// The MAC's output, reused from decision to decision; boxed so that
+    /// the slot handler takes it out of the node and puts it back as a
+    /// pointer, not as the whole struct (every slot).
+    pub(crate) out: Option<Box<SlotOutput>>,
     /// First slot of the next scheduling decision.
     pub(crate) slot: u64,
     /// The scheduling period (one slot unless configured) and its slots.
@@ -443,7 +446,7 @@ impl Gnb {
             uplink_drbs,
             tc_tick: cfg.tc_tick,
             mac,
-            out: SlotOutput::default(),
+            out: Some(Box::default()),
             slot: 0,
             period,
             period_slots,

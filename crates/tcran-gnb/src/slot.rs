@@ -36,7 +36,10 @@ impl Gnb {
     pub(crate) fn on_slot(&mut self) {
         let now = self.now;
         let slot = self.slot;
-        let mut out = std::mem::take(&mut self.out);
+        let mut out = self
+            .out
+            .take()
+            .expect("the slot handler holds it only while it runs");
         // Channel and buffer status of every UE.
         for ue in &mut self.ues {
             // Once per decision, for all of it: exact for capacity traces
@@ -277,7 +280,7 @@ impl Gnb {
         self.slot_granted = granted;
         self.slot_mac = mac_views;
         self.slot_had_data = had_data;
-        self.out = out;
+        self.out = Some(out);
         if self.uplink_drbs.is_some() {
             self.uplink_slot(slot, now);
         }

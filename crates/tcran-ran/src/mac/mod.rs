@@ -769,6 +769,12 @@ pub struct Mac {
     /// PRB, before carried capacity is added (per-slot scratch).
     offered: Vec<u32>,
     rbgs: Vec<u16>,
+    /// How many of `rbgs` are of the full size P (all but a shorter last).
+    full_rbgs: usize,
+    /// [`Mac::slots_to_next_pull`] by the decision's slot modulo the slot
+    /// pattern's length: the answer depends on nothing else, and the node
+    /// asks for it every decision.
+    next_pull: Vec<u64>,
     busy: Vec<bool>,
     /// A UE's logical channels in priority order (per-slot scratch).
     lc_order: Vec<usize>,
@@ -792,9 +798,10 @@ impl Mac {
         if !n.is_multiple_of(p) {
             rbgs.push(n % p);
         }
+        let full_rbgs = rbgs.iter().take_while(|&&s| s == p).count();
         let quantum = vec![0.0; params.slices.len()];
         let rng = RngStream::new(params.seed, "mac/harq");
-        Mac {
+        let mut mac = Mac {
             configured_scheduler: params.scheduler,
             runtime_slices: false,
             p: params,
@@ -809,11 +816,16 @@ impl Mac {
             rates: Vec::new(),
             offered: Vec::new(),
             rbgs,
+            full_rbgs,
+            next_pull: Vec::new(),
             busy: Vec::new(),
             lc_order: Vec::new(),
             credit_view: Vec::new(),
             last_slot: None,
-        }
+        };
+        let cycle = mac.p.pattern.period_slots().max(1) as u64;
+        mac.next_pull = (0..cycle).map(|s| mac.pull_distance(s)).collect();
+        mac
     }
 
     pub fn params(&self) -> &MacParams {
@@ -978,6 +990,14 @@ impl Mac {
     /// slots without downlink (DDDSU, from the S slot: 2). A pattern
     /// without any downlink answers one period.
     pub fn slots_to_next_pull(&self, slot: u64) -> u64 {
+        let cycle = self.next_pull.len() as u64;
+        self.next_pull[(slot % cycle) as usize]
+    }
+
+    /// [`Mac::slots_to_next_pull`] worked out: whether a decision has
+    /// downlink depends on its slots' places in the slot pattern only, so
+    /// the answer repeats with the pattern.
+    fn pull_distance(&self, slot: u64) -> u64 {
         let k = u64::from(self.p.period_slots);
         let cycle = self.p.pattern.period_slots() as u64;
         (1..=cycle)
@@ -1048,6 +1068,12 @@ impl Mac {
     pub(crate) fn prbs_for(&self, rate: &Rate, demand: u64) -> u16 {
         let (mut lo, mut hi) = (0u16, self.p.n_prb);
         let demand = demand.min(u64::from(self.bytes(rate, hi)));
+        if let Rate::Tbs(i) = *rate {
+            // The same search over the cached bytes-by-n_PRB table itself
+            // (non-decreasing in n_PRB, as the search below assumes).
+            let table = &self.tbs_cache[i].1[..=usize::from(hi)];
+            return table.partition_point(|&b| u64::from(b) < demand) as u16;
+        }
         while lo < hi {
             let mid = (lo + hi) / 2;
             if u64::from(self.bytes(rate, mid)) >= demand {
@@ -1255,7 +1281,9 @@ impl Mac {
                 c.bytes -= take;
                 used -= take;
             }
-            st.credit.retain(|c| c.bytes > 0);
+            if !st.credit.is_empty() {
+                st.credit.retain(|c| c.bytes > 0);
+            }
         }
     }
 
@@ -1355,7 +1383,7 @@ impl Mac {
         self.order.rotate_left(self.rr_offset % m);
         let p = self.p.rbg;
         // RBGs of P PRBs (every one but a shorter last).
-        let full = self.rbgs.iter().take_while(|&&s| s == p).count();
+        let full = self.full_rbgs;
         let mut left = budget;
         let mut rbg_i = 0usize;
         loop {
@@ -1553,5 +1581,68 @@ impl Mac {
 
     pub(crate) fn slice_index(&self, rnti: Rnti) -> Option<usize> {
         self.ues.get(&rnti).and_then(|u| u.slice)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn cell(rat: Rat, prbs: u16, pattern: &str, period_ms: u64) -> Mac {
+        Mac::new(
+            MacConfig {
+                rat,
+                prbs: Some(prbs),
+                slot_pattern: pattern.into(),
+                scheduling_period: (period_ms > 0).then(|| Duration::from_millis(period_ms)),
+                ..MacConfig::default()
+            }
+            .build()
+            .unwrap(),
+        )
+    }
+
+    proptest! {
+        /// The search over the cached TBS table answers as the generic
+        /// search does: the fewest PRBs whose bytes cover the demand (all
+        /// N's bytes at most), checked against a scan of every count.
+        #[test]
+        fn prbs_for_a_tbs_rate_is_the_fewest_prbs_that_cover_the_demand(
+            lte in any::<bool>(),
+            table in prop::sample::select(McsTable::ALL.to_vec()),
+            index in 0u8..=27,
+            prbs in 1u16..=110,
+            pattern in prop::sample::select(vec!["FDD", "DDDSU", "DDDDDDDSUU"]),
+            period_ms in prop::sample::select(vec![0u64, 5, 10]),
+            demand in 0u64..400_000,
+        ) {
+            let rat = if lte { Rat::Lte } else { Rat::Nr };
+            let pattern = if lte { "FDD" } else { pattern };
+            let mut mac = cell(rat, prbs, pattern, period_ms);
+            let mcs = Mcs::new(table, index.min(table.max_index())).unwrap();
+            let mut dl = DlSlots::default();
+            for s in 0..u64::from(mac.p.period_slots) {
+                dl.add(mac.pdsch_symbols(s));
+            }
+            let rate = Rate::Tbs(mac.tbs_index(mcs, dl));
+            let wanted = demand.min(u64::from(mac.bytes(&rate, prbs)));
+            let scan = (0..=prbs)
+                .find(|&n| u64::from(mac.bytes(&rate, n)) >= wanted)
+                .unwrap();
+            prop_assert_eq!(mac.prbs_for(&rate, demand), scan);
+        }
+
+        /// The table of pull distances answers for every slot as the
+        /// pattern walk it was built from.
+        #[test]
+        fn slots_to_next_pull_repeats_with_the_slot_pattern(
+            pattern in prop::sample::select(vec!["FDD", "DDDSU", "DDSUU", "DDDDDDDSUU", "UUUUU"]),
+            period_ms in prop::sample::select(vec![0u64, 2, 3, 5, 10]),
+            slot in 0u64..100_000,
+        ) {
+            let mac = cell(Rat::Nr, 25, pattern, period_ms);
+            prop_assert_eq!(mac.slots_to_next_pull(slot), mac.pull_distance(slot));
+        }
     }
 }

@@ -255,6 +255,24 @@ impl RlcTx {
                 new_bytes += u64::from(h + mac_subheader_bytes(rem + h));
             }
         }
+        BufferStatus {
+            new_bytes,
+            retx_bytes: self.retx_bytes(),
+            status_bytes: 0,
+            new_payload_bytes: self.new_payload,
+            new_sdus: self.new_sdus,
+            sdus_held: self.held_sdus,
+            held_bytes: self.held_bytes,
+        }
+    }
+
+    /// Bytes the retransmission queue needs, headers included. The queue is
+    /// empty but after a NACK, and the node asks twice a slot: an empty
+    /// queue answers without setting up a walk over it.
+    fn retx_bytes(&self) -> u64 {
+        if self.retx_q.is_empty() {
+            return 0;
+        }
         let mut retx_bytes = 0;
         for &sn in &self.retx_q {
             let Some(sdu) = self.sdu(sn) else { continue };
@@ -270,15 +288,7 @@ impl RlcTx {
                 retx_bytes += u64::from(e - s + h + mac_subheader_bytes(e - s + h));
             }
         }
-        BufferStatus {
-            new_bytes,
-            retx_bytes,
-            status_bytes: 0,
-            new_payload_bytes: self.new_payload,
-            new_sdus: self.new_sdus,
-            sdus_held: self.held_sdus,
-            held_bytes: self.held_bytes,
-        }
+        retx_bytes
     }
 
     /// When the oldest SDU with bytes still to send (an AM retransmission
@@ -287,6 +297,9 @@ impl RlcTx {
     /// queue), as [`Self::buffer_status`].
     pub fn head_of_line_arrival(&self) -> Option<Instant> {
         let new = self.sdus.get(self.new_idx).map(|s| s.arrived);
+        if self.retx_q.is_empty() {
+            return new; // as `retx_bytes`: mostly empty, no walk
+        }
         let retx = self
             .retx_q
             .iter()
@@ -294,7 +307,7 @@ impl RlcTx {
             .filter(|s| !s.acked)
             .map(|s| s.arrived)
             .min();
-        [new, retx].into_iter().flatten().min()
+        Instant::earliest(new, retx)
     }
 
     /// Sizes (payload + header estimate) of the next `max` SDUs or SDU
@@ -770,6 +783,11 @@ impl RlcTx {
     /// SDUs given up after maxRetxThreshold (count as `DropReason::AirLoss`).
     pub fn drain_abandoned(&mut self, out: &mut Vec<Packet>) {
         out.append(&mut self.abandoned);
+    }
+
+    /// Whether [`RlcTx::drain_abandoned`] would hand out anything.
+    pub fn has_abandoned(&self) -> bool {
+        !self.abandoned.is_empty()
     }
 
     /// The SDUs the transmitter is still responsible for, oldest first:
