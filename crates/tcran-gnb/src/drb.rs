@@ -277,13 +277,9 @@ impl Drb {
         scratch: &mut Scratch,
         out: &mut Outputs,
     ) -> u64 {
-        let first = pdus.len();
+        let sent_before = self.tx.first_tx_bytes();
         let used = self.tx.fill(grant, now, pdus, &mut scratch.departures) as u64;
-        self.counters.rlc_sdu_tx_bytes += pdus[first..]
-            .iter()
-            .filter(|p| !p.retx)
-            .map(|p| u64::from(p.len))
-            .sum::<u64>();
+        self.counters.rlc_sdu_tx_bytes += self.tx.first_tx_bytes() - sent_before;
         self.counters.mac_tx_bytes += used;
         self.departed(&mut scratch.departures, now);
         self.tx.drain_dropped(&mut scratch.aqm_drops);

@@ -88,6 +88,9 @@ pub struct RlcTx {
     new_overhead_unstarted: u64,
     held_sdus: u32,
     held_bytes: u64,
+    /// SDU payload bytes sent for the first time, since the entity was
+    /// made (retransmissions and headers not counted).
+    first_tx_bytes: u64,
     // AM.
     retx_q: VecDeque<u64>,
     pdu_without_poll: u64,
@@ -125,6 +128,7 @@ impl RlcTx {
             new_overhead_unstarted: 0,
             held_sdus: 0,
             held_bytes: 0,
+            first_tx_bytes: 0,
             retx_q: VecDeque::new(),
             pdu_without_poll: 0,
             byte_without_poll: 0,
@@ -432,6 +436,7 @@ impl RlcTx {
                 }
             }
             self.new_payload -= u64::from(d);
+            self.first_tx_bytes += u64::from(d);
             left -= hdr + d + mac;
             let sdu = &mut self.sdus[self.new_idx];
             if first && !sdu.numbered {
@@ -788,6 +793,12 @@ impl RlcTx {
     /// SDUs given up after maxRetxThreshold (count as `DropReason::AirLoss`).
     pub fn drain_abandoned(&mut self, out: &mut Vec<Packet>) {
         out.append(&mut self.abandoned);
+    }
+
+    /// SDU payload bytes sent for the first time so far (TS 28.552
+    /// DRB.RlcSduTransmittedVolumeDL counts their difference).
+    pub fn first_tx_bytes(&self) -> u64 {
+        self.first_tx_bytes
     }
 
     /// Whether [`RlcTx::drain_abandoned`] would hand out anything.
