@@ -271,8 +271,8 @@ pub struct Gnb {
     pub(crate) scratch: Scratch,
     /// Per-slot buffers kept between slots for their allocations: the
     /// logical channels of every UE in UE order (UE `u`'s from
-    /// `lc_base[u]`), what each handed to the MAC and whether it held data
-    /// before, and whether each UE got a grant.
+    /// `lc_base[u]`), what each handed to the MAC, and whether each UE got
+    /// a grant.
     pub(crate) slot_lcs: Vec<LcInput<'static>>,
     /// The allocation of the MAC's per-UE inputs, which borrow `slot_lcs`
     /// while a slot is scheduled and are kept empty in between
@@ -284,7 +284,6 @@ pub struct Gnb {
     pub(crate) slot_sdu_sizes: Vec<u32>,
     pub(crate) slot_sdu_runs: Vec<std::ops::Range<usize>>,
     pub(crate) slot_pulled: Vec<u64>,
-    pub(crate) slot_had_data: Vec<bool>,
     pub(crate) slot_granted: Vec<bool>,
     /// Per UE, the MAC's view of the current decision (the reports' MCS,
     /// PRBs and HARQ outcomes).
@@ -466,7 +465,6 @@ impl Gnb {
             slot_sdu_sizes: Vec::new(),
             slot_sdu_runs: Vec::new(),
             slot_pulled: Vec::new(),
-            slot_had_data: Vec::new(),
             slot_granted: Vec::new(),
             slot_mac: Vec::new(),
             pdu_lists: Vec::new(),
