@@ -1115,13 +1115,17 @@ impl Mac {
         out.clear();
         out.slot = slot;
         self.last_slot = Some(slot);
-        // New UEs first: a state inserted moves those after it.
-        for u in ues {
-            self.state_index(u.rnti);
-        }
+        // Each UE's state, found once for the decision. A new UE's state
+        // goes in in RNTI order and moves the states after it.
         self.states.clear();
         for u in ues {
+            let known = self.ues.len();
             let i = self.state_index(u.rnti);
+            if self.ues.len() > known {
+                for s in self.states.iter_mut().filter(|s| **s >= i) {
+                    *s += 1;
+                }
+            }
             self.states.push(i);
         }
         let k = u64::from(self.p.period_slots);
@@ -1646,6 +1650,26 @@ mod tests {
             .build()
             .unwrap(),
         )
+    }
+
+    /// New UEs joining a decision, before and between known ones, each
+    /// find their own state, and the known ones keep theirs.
+    #[test]
+    fn every_ue_of_a_decision_finds_its_own_state() {
+        let mut mac = cell(Rat::Nr, 25, "FDD", 0);
+        let mut out = SlotOutput::default();
+        let ue = |r| UeInput {
+            rnti: Rnti(r),
+            channel: ChannelSample::Outage,
+            lcs: &[],
+        };
+        mac.schedule(0, Instant::ZERO, &[ue(5)], &mut out);
+        let ues = [ue(7), ue(3), ue(5), ue(1), ue(4)];
+        mac.schedule(1, Instant::ZERO, &ues, &mut out);
+        for (k, u) in ues.iter().enumerate() {
+            assert_eq!(mac.ues[mac.states[k]].rnti, u.rnti);
+        }
+        assert!(mac.ues.is_sorted_by_key(|s| s.rnti));
     }
 
     proptest! {
