@@ -288,13 +288,9 @@ impl Drb {
         scratch: &mut Scratch,
         out: &mut Outputs,
     ) -> u64 {
-        let first = pdus.len();
+        let sent_before = self.tx.first_tx_bytes();
         let used = self.tx.fill(grant, now, pdus, &mut scratch.departures) as u64;
-        self.counters.rlc_sdu_tx_bytes += pdus[first..]
-            .iter()
-            .filter(|p| !p.retx)
-            .map(|p| u64::from(p.len))
-            .sum::<u64>();
+        self.counters.rlc_sdu_tx_bytes += self.tx.first_tx_bytes() - sent_before;
         self.counters.mac_tx_bytes += used;
         self.departed(&mut scratch.departures, now);
         self.tx.drain_dropped(&mut scratch.aqm_drops);
@@ -403,6 +399,10 @@ impl Drb {
     /// Counts the SDUs an RLC AM transmitter gave up on (maximum
     /// retransmissions reached), unless the UE already has them.
     pub fn abandoned(&mut self, now: Instant, out: &mut Outputs, scratch: &mut Scratch) {
+        // Asked after every TTI report; an SDU is given up on rarely.
+        if !self.tx.has_abandoned() {
+            return;
+        }
         self.tx.drain_abandoned(&mut scratch.packets);
         for p in scratch.packets.drain(..) {
             if self.recent.contains(&p.id) {

@@ -242,7 +242,10 @@ pub struct Gnb {
     pub(crate) uplink_drbs: Option<Box<UplinkDrbs>>,
     pub(crate) tc_tick: Option<Duration>,
     pub(crate) mac: Mac,
-    pub(crate) out: SlotOutput,
+    /// The MAC's output, reused from decision to decision; boxed so that
+    /// the slot handler takes it out of the node and puts it back as a
+    /// pointer, not as the whole struct (every slot).
+    pub(crate) out: Option<Box<SlotOutput>>,
     /// First slot of the next scheduling decision.
     pub(crate) slot: u64,
     /// The scheduling period (one slot unless configured) and its slots.
@@ -268,8 +271,8 @@ pub struct Gnb {
     pub(crate) scratch: Scratch,
     /// Per-slot buffers kept between slots for their allocations: the
     /// logical channels of every UE in UE order (UE `u`'s from
-    /// `lc_base[u]`), what each handed to the MAC and whether it held data
-    /// before, and whether each UE got a grant.
+    /// `lc_base[u]`), what each handed to the MAC, and whether each UE got
+    /// a grant.
     pub(crate) slot_lcs: Vec<LcInput<'static>>,
     /// The allocation of the MAC's per-UE inputs, which borrow `slot_lcs`
     /// while a slot is scheduled and are kept empty in between
@@ -281,7 +284,6 @@ pub struct Gnb {
     pub(crate) slot_sdu_sizes: Vec<u32>,
     pub(crate) slot_sdu_runs: Vec<std::ops::Range<usize>>,
     pub(crate) slot_pulled: Vec<u64>,
-    pub(crate) slot_had_data: Vec<bool>,
     pub(crate) slot_granted: Vec<bool>,
     /// Per UE, the MAC's view of the current decision (the reports' MCS,
     /// PRBs and HARQ outcomes).
@@ -443,7 +445,7 @@ impl Gnb {
             uplink_drbs,
             tc_tick: cfg.tc_tick,
             mac,
-            out: SlotOutput::default(),
+            out: Some(Box::default()),
             slot: 0,
             period,
             period_slots,
@@ -463,7 +465,6 @@ impl Gnb {
             slot_sdu_sizes: Vec::new(),
             slot_sdu_runs: Vec::new(),
             slot_pulled: Vec::new(),
-            slot_had_data: Vec::new(),
             slot_granted: Vec::new(),
             slot_mac: Vec::new(),
             pdu_lists: Vec::new(),

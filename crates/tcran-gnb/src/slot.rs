@@ -36,7 +36,10 @@ impl Gnb {
     pub(crate) fn on_slot(&mut self) {
         let now = self.now;
         let slot = self.slot;
-        let mut out = std::mem::take(&mut self.out);
+        let mut out = self
+            .out
+            .take()
+            .expect("the slot handler holds it only while it runs");
         // Channel and buffer status of every UE.
         for ue in &mut self.ues {
             // Once per decision, for all of it: exact for capacity traces
@@ -96,13 +99,6 @@ impl Gnb {
         self.slot_inputs = recycle(inputs);
         let rlc_bytes: u64 = lcs.iter().map(|l| l.buffer_bytes).sum();
         let n_lcs = lcs.len();
-        // The buffers before the MAC pulled, for the throughput counters.
-        let mut had_data = std::mem::take(&mut self.slot_had_data);
-        had_data.clear();
-        had_data.extend(lcs.iter().map(|l| l.buffer_bytes > 0));
-        self.slot_lcs = recycle(lcs);
-        self.slot_sdu_sizes = sizes;
-        self.slot_sdu_runs = runs;
         let dl_slots = u32::from(out.dl_slots);
         let record = SlotRecord {
             at: now,
@@ -219,7 +215,8 @@ impl Gnb {
                 if !has_dl && !drb.pipeline.wants_every_slot() {
                     // No pull, no report: the counters still see the slot.
                     let total = drb.tx.buffer_status().total();
-                    thp_update(&mut drb.counters, had_data[base + d], total > 0, 0, period);
+                    let had_data = lcs[base + d].buffer_bytes > 0;
+                    thp_update(&mut drb.counters, had_data, total > 0, 0, period);
                     continue;
                 }
                 let bs = drb.tx.buffer_status();
@@ -256,7 +253,8 @@ impl Gnb {
                 };
                 thp_update(
                     &mut drb.counters,
-                    had_data[base + d],
+                    // The buffer before the MAC pulled.
+                    lcs[base + d].buffer_bytes > 0,
                     bs.total() > 0,
                     pulled_bytes,
                     period,
@@ -276,8 +274,10 @@ impl Gnb {
         self.slot_pulled = pulled;
         self.slot_granted = granted;
         self.slot_mac = mac_views;
-        self.slot_had_data = had_data;
-        self.out = out;
+        self.slot_lcs = recycle(lcs);
+        self.slot_sdu_sizes = sizes;
+        self.slot_sdu_runs = runs;
+        self.out = Some(out);
         if self.uplink_drbs.is_some() {
             self.uplink_slot(slot, now);
         }

@@ -106,7 +106,6 @@ use crate::phy::tbs::{lte_tbs_for_mcs, TbsInput, MAX_PRB};
 use crate::phy::tdd::{SlotPattern, DEFAULT_SPECIAL_DL_SYMBOLS};
 use crate::rlc::RlcPdu;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
 use tcran_core::config::{check_f64, check_range};
 use tcran_core::rng::RngStream;
 use tcran_core::{ConfigError, DrbId, Duration, Instant, Rnti};
@@ -671,6 +670,7 @@ struct HarqTb {
 
 #[derive(Debug)]
 struct UeState {
+    rnti: Rnti,
     avg: f64,
     slice: Option<usize>,
     harq: Vec<HarqTb>,
@@ -681,8 +681,9 @@ struct UeState {
 }
 
 impl UeState {
-    fn new(slice: Option<usize>) -> UeState {
+    fn new(rnti: Rnti, slice: Option<usize>) -> UeState {
         UeState {
+            rnti,
             avg: 1.0,
             slice,
             harq: Vec::new(),
@@ -753,7 +754,11 @@ pub(crate) enum Rate {
 #[derive(Debug)]
 pub struct Mac {
     p: MacParams,
-    ues: BTreeMap<Rnti, UeState>,
+    /// Every UE the MAC has scheduled, by RNTI.
+    ues: Vec<UeState>,
+    /// Per UE of the decision: the index of its state in `ues`, found once
+    /// per decision (per-slot scratch).
+    states: Vec<usize>,
     rng: RngStream,
     rr_offset: usize,
     /// Bytes by n_PRB (index) for (MCS, DL slots of the decision): the
@@ -769,6 +774,12 @@ pub struct Mac {
     /// PRB, before carried capacity is added (per-slot scratch).
     offered: Vec<u32>,
     rbgs: Vec<u16>,
+    /// How many of `rbgs` are of the full size P (all but a shorter last).
+    full_rbgs: usize,
+    /// [`Mac::slots_to_next_pull`] by the decision's slot modulo the slot
+    /// pattern's length: the answer depends on nothing else, and the node
+    /// asks for it every decision.
+    next_pull: Vec<u64>,
     busy: Vec<bool>,
     /// A UE's logical channels in priority order (per-slot scratch).
     lc_order: Vec<usize>,
@@ -792,13 +803,15 @@ impl Mac {
         if !n.is_multiple_of(p) {
             rbgs.push(n % p);
         }
+        let full_rbgs = rbgs.iter().take_while(|&&s| s == p).count();
         let quantum = vec![0.0; params.slices.len()];
         let rng = RngStream::new(params.seed, "mac/harq");
-        Mac {
+        let mut mac = Mac {
             configured_scheduler: params.scheduler,
             runtime_slices: false,
             p: params,
-            ues: BTreeMap::new(),
+            ues: Vec::new(),
+            states: Vec::new(),
             rng,
             rr_offset: 0,
             tbs_cache: Vec::new(),
@@ -809,11 +822,16 @@ impl Mac {
             rates: Vec::new(),
             offered: Vec::new(),
             rbgs,
+            full_rbgs,
+            next_pull: Vec::new(),
             busy: Vec::new(),
             lc_order: Vec::new(),
             credit_view: Vec::new(),
             last_slot: None,
-        }
+        };
+        let cycle = mac.p.pattern.period_slots().max(1) as u64;
+        mac.next_pull = (0..cycle).map(|s| mac.pull_distance(s)).collect();
+        mac
     }
 
     pub fn params(&self) -> &MacParams {
@@ -910,12 +928,8 @@ impl Mac {
         self.quantum = vec![0.0; slices.len()];
         self.runtime_slices = !slices.is_empty();
         self.p.slices = slices;
-        let rnti_slices: Vec<(Rnti, Option<usize>)> =
-            self.ues.keys().map(|&r| (r, self.slice_of(r))).collect();
-        for (rnti, slice) in rnti_slices {
-            if let Some(st) = self.ues.get_mut(&rnti) {
-                st.slice = slice;
-            }
+        for i in 0..self.ues.len() {
+            self.ues[i].slice = self.slice_of(self.ues[i].rnti);
         }
         Ok(())
     }
@@ -925,6 +939,23 @@ impl Mac {
     pub fn slice_of(&self, rnti: Rnti) -> Option<usize> {
         let listed = self.p.slices.iter().position(|(_, u)| u.contains(&rnti));
         listed.or((self.runtime_slices).then_some(0))
+    }
+
+    /// The state of `rnti`, if the MAC has scheduled it.
+    fn state(&self, rnti: Rnti) -> Option<&UeState> {
+        let i = self.ues.binary_search_by_key(&rnti, |u| u.rnti).ok()?;
+        Some(&self.ues[i])
+    }
+
+    /// The index in `ues` of the state of `rnti`, a new one if needed.
+    fn state_index(&mut self, rnti: Rnti) -> usize {
+        self.ues
+            .binary_search_by_key(&rnti, |u| u.rnti)
+            .unwrap_or_else(|i| {
+                let slice = self.slice_of(rnti);
+                self.ues.insert(i, UeState::new(rnti, slice));
+                i
+            })
     }
 
     /// Index of the bytes-by-n_PRB table of `mcs` over `slots`.
@@ -978,6 +1009,14 @@ impl Mac {
     /// slots without downlink (DDDSU, from the S slot: 2). A pattern
     /// without any downlink answers one period.
     pub fn slots_to_next_pull(&self, slot: u64) -> u64 {
+        let cycle = self.next_pull.len() as u64;
+        self.next_pull[(slot % cycle) as usize]
+    }
+
+    /// [`Mac::slots_to_next_pull`] worked out: whether a decision has
+    /// downlink depends on its slots' places in the slot pattern only, so
+    /// the answer repeats with the pattern.
+    fn pull_distance(&self, slot: u64) -> u64 {
         let k = u64::from(self.p.period_slots);
         let cycle = self.p.pattern.period_slots() as u64;
         (1..=cycle)
@@ -1048,6 +1087,12 @@ impl Mac {
     pub(crate) fn prbs_for(&self, rate: &Rate, demand: u64) -> u16 {
         let (mut lo, mut hi) = (0u16, self.p.n_prb);
         let demand = demand.min(u64::from(self.bytes(rate, hi)));
+        if let Rate::Tbs(i) = *rate {
+            // The same search over the cached bytes-by-n_PRB table itself
+            // (non-decreasing in n_PRB, as the search below assumes).
+            let table = &self.tbs_cache[i].1[..=usize::from(hi)];
+            return table.partition_point(|&b| u64::from(b) < demand) as u16;
+        }
         while lo < hi {
             let mid = (lo + hi) / 2;
             if u64::from(self.bytes(rate, mid)) >= demand {
@@ -1070,11 +1115,18 @@ impl Mac {
         out.clear();
         out.slot = slot;
         self.last_slot = Some(slot);
+        // Each UE's state, found once for the decision. A new UE's state
+        // goes in in RNTI order and moves the states after it.
+        self.states.clear();
         for u in ues {
-            if !self.ues.contains_key(&u.rnti) {
-                let slice = self.slice_of(u.rnti);
-                self.ues.insert(u.rnti, UeState::new(slice));
+            let known = self.ues.len();
+            let i = self.state_index(u.rnti);
+            if self.ues.len() > known {
+                for s in self.states.iter_mut().filter(|s| **s >= i) {
+                    *s += 1;
+                }
             }
+            self.states.push(i);
         }
         let k = u64::from(self.p.period_slots);
         let mut dl = DlSlots::default();
@@ -1121,7 +1173,7 @@ impl Mac {
             if n == 0 || matches!(self.rates[k], Rate::None) {
                 continue;
             }
-            let st = self.ues.get_mut(&u.rnti).expect("registered");
+            let st = &mut self.ues[self.states[k]];
             let Some(i) = st
                 .harq
                 .iter()
@@ -1150,7 +1202,7 @@ impl Mac {
                 out.lost.push(h.tb);
             } else {
                 h.due = slot + self.p.harq_rtt;
-                self.ues.get_mut(&u.rnti).expect("registered").harq.push(h);
+                self.ues[self.states[k]].harq.push(h);
             }
         }
         // Demands in PRBs.
@@ -1227,7 +1279,7 @@ impl Mac {
                 out.lc_grants[base + i].granted_bytes = g as u32;
                 left_bytes -= g;
             }
-            let st = self.ues.get_mut(&u.rnti).expect("registered");
+            let st = &mut self.ues[self.states[k]];
             st.avg = (1.0 - self.p.pf_alpha) * st.avg + self.p.pf_alpha * f64::from(served);
             // The bytes the grant carried leave the carried capacity,
             // oldest first; padding (a grant rounded up to whole RBGs
@@ -1255,7 +1307,9 @@ impl Mac {
                 c.bytes -= take;
                 used -= take;
             }
-            st.credit.retain(|c| c.bytes > 0);
+            if !st.credit.is_empty() {
+                st.credit.retain(|c| c.bytes > 0);
+            }
         }
     }
 
@@ -1265,8 +1319,8 @@ impl Mac {
     pub fn set_carry_over(&mut self, rnti: Rnti, window: Duration) {
         let slot = self.slot_duration().as_nanos().max(1);
         let slots = window.as_nanos().div_ceil(slot);
-        let slice = self.slice_of(rnti);
-        let st = self.ues.entry(rnti).or_insert_with(|| UeState::new(slice));
+        let i = self.state_index(rnti);
+        let st = &mut self.ues[i];
         st.carry_slots = slots;
         if slots == 0 {
             st.credit.clear();
@@ -1276,8 +1330,7 @@ impl Mac {
     /// Bytes of capacity `rnti` carries over from earlier decisions (not
     /// counting what the current one offered and used).
     pub fn carried_bytes(&self, rnti: Rnti) -> u64 {
-        self.ues
-            .get(&rnti)
+        self.state(rnti)
             .map_or(0, |u| u.credit.iter().map(|c| c.bytes).sum())
     }
 
@@ -1286,8 +1339,8 @@ impl Mac {
     /// [`Rate::Credit`].
     fn apply_credit(&mut self, slot: u64, ues: &[UeInput<'_>]) {
         self.credit_view.clear();
-        for (k, u) in ues.iter().enumerate() {
-            let st = self.ues.get_mut(&u.rnti).expect("registered");
+        for k in 0..ues.len() {
+            let st = &mut self.ues[self.states[k]];
             if st.carry_slots == 0 {
                 continue;
             }
@@ -1337,25 +1390,53 @@ impl Mac {
     /// none is sated before its last turn are given at once (P PRBs times
     /// the number of rounds each); the rounds in which the rotation
     /// changes, the last RBG or the budget's end are played turn by turn.
-    /// Same allocation as turn by turn throughout, in a few steps.
+    /// Same allocation as turn by turn throughout, in a few steps, and in
+    /// one when a single UE is in the rotation (the common cell of one
+    /// UE, or of one backlogged UE).
     fn round_robin(&mut self, ues: &[UeInput<'_>], budget: u16, slice: Option<usize>) -> u16 {
         self.order.clear();
-        for (k, u) in ues.iter().enumerate() {
-            let in_slice = slice.is_none_or(|s| self.ues[&u.rnti].slice == Some(s));
+        for k in 0..ues.len() {
+            let in_slice = slice.is_none_or(|s| self.ues[self.states[k]].slice == Some(s));
             if in_slice && self.demand[k] > self.alloc[k] {
                 self.order.push(k);
             }
         }
-        if self.order.is_empty() {
-            return 0;
+        match self.order[..] {
+            [] => 0,
+            [k] => {
+                let take = self.alone(self.demand[k] - self.alloc[k], budget);
+                self.alloc[k] += take;
+                take
+            }
+            _ => self.rounds(ues, budget),
         }
+    }
+
+    /// What a UE alone in the round robin's rotation takes towards the
+    /// `missing` PRBs of its demand: its turns are every turn, so it gets
+    /// RBGs from the first until they cover `missing` (whole RBGs of P
+    /// PRBs, or all of them once the P-sized ones fall short), the last
+    /// one cut to what is left of `budget`.
+    fn alone(&self, missing: u16, budget: u16) -> u16 {
+        let p = self.p.rbg;
+        let rbgs = missing.div_ceil(p);
+        let covering = if usize::from(rbgs) <= self.full_rbgs {
+            rbgs * p
+        } else {
+            self.p.n_prb
+        };
+        covering.min(budget)
+    }
+
+    /// The round robin's turns over `self.order` (two UEs or more).
+    fn rounds(&mut self, ues: &[UeInput<'_>], budget: u16) -> u16 {
         // Rotate by RNTI order so the first RBG goes to a different UE each slot.
         self.order.sort_by_key(|&k| ues[k].rnti);
         let m = self.order.len();
         self.order.rotate_left(self.rr_offset % m);
         let p = self.p.rbg;
         // RBGs of P PRBs (every one but a shorter last).
-        let full = self.rbgs.iter().take_while(|&&s| s == p).count();
+        let full = self.full_rbgs;
         let mut left = budget;
         let mut rbg_i = 0usize;
         loop {
@@ -1458,7 +1539,7 @@ impl Mac {
                     continue;
                 }
                 let r = f64::from(self.bytes(&self.rates[k], n));
-                let metric = r / self.ues[&ues[k].rnti].avg.max(1e-9);
+                let metric = r / self.ues[self.states[k]].avg.max(1e-9);
                 if best.is_none_or(|(b, _)| metric > b) {
                     best = Some((metric, k));
                 }
@@ -1489,12 +1570,8 @@ impl Mac {
         } else if self.p.max_harq_tx <= 1 {
             out.lost.push(tb);
         } else {
-            let slice = self.slice_of(grant.rnti);
-            let st = self
-                .ues
-                .entry(grant.rnti)
-                .or_insert_with(|| UeState::new(slice));
-            st.harq.push(HarqTb {
+            let i = self.state_index(grant.rnti);
+            self.ues[i].harq.push(HarqTb {
                 tb,
                 prbs: grant.prbs,
                 due: slot + self.p.harq_rtt,
@@ -1506,25 +1583,25 @@ impl Mac {
     /// reset at handover): its TBs waiting for a retransmission are
     /// forgotten (whoever hands the UE over accounts for their data).
     pub fn flush_harq(&mut self, rnti: Rnti) {
-        if let Some(st) = self.ues.get_mut(&rnti) {
-            st.harq.clear();
+        if let Ok(i) = self.ues.binary_search_by_key(&rnti, |u| u.rnti) {
+            self.ues[i].harq.clear();
         }
     }
 
     /// TBs waiting for a HARQ retransmission.
     pub fn harq_pending(&self) -> usize {
-        self.ues.values().map(|u| u.harq.len()).sum()
+        self.ues.iter().map(|u| u.harq.len()).sum()
     }
 
     /// The TBs waiting for a HARQ retransmission, with the RLC PDUs they
     /// carry (accounting only).
     pub fn harq_tbs(&self) -> impl Iterator<Item = &TbOutcome> {
-        self.ues.values().flat_map(|u| u.harq.iter().map(|h| &h.tb))
+        self.ues.iter().flat_map(|u| u.harq.iter().map(|h| &h.tb))
     }
 
     /// PF EWMA throughput (bytes per slot) of a UE.
     pub fn average_throughput(&self, rnti: Rnti) -> Option<f64> {
-        self.ues.get(&rnti).map(|u| u.avg)
+        self.state(rnti).map(|u| u.avg)
     }
 
     pub(crate) fn eqp_parts(&mut self) -> (&MacParams, &mut Vec<f64>) {
@@ -1552,6 +1629,114 @@ impl Mac {
     }
 
     pub(crate) fn slice_index(&self, rnti: Rnti) -> Option<usize> {
-        self.ues.get(&rnti).and_then(|u| u.slice)
+        self.state(rnti).and_then(|u| u.slice)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn cell(rat: Rat, prbs: u16, pattern: &str, period_ms: u64) -> Mac {
+        Mac::new(
+            MacConfig {
+                rat,
+                prbs: Some(prbs),
+                slot_pattern: pattern.into(),
+                scheduling_period: (period_ms > 0).then(|| Duration::from_millis(period_ms)),
+                ..MacConfig::default()
+            }
+            .build()
+            .unwrap(),
+        )
+    }
+
+    /// New UEs joining a decision, before and between known ones, each
+    /// find their own state, and the known ones keep theirs.
+    #[test]
+    fn every_ue_of_a_decision_finds_its_own_state() {
+        let mut mac = cell(Rat::Nr, 25, "FDD", 0);
+        let mut out = SlotOutput::default();
+        let ue = |r| UeInput {
+            rnti: Rnti(r),
+            channel: ChannelSample::Outage,
+            lcs: &[],
+        };
+        mac.schedule(0, Instant::ZERO, &[ue(5)], &mut out);
+        let ues = [ue(7), ue(3), ue(5), ue(1), ue(4)];
+        mac.schedule(1, Instant::ZERO, &ues, &mut out);
+        for (k, u) in ues.iter().enumerate() {
+            assert_eq!(mac.ues[mac.states[k]].rnti, u.rnti);
+        }
+        assert!(mac.ues.is_sorted_by_key(|s| s.rnti));
+    }
+
+    proptest! {
+        /// The search over the cached TBS table answers as the generic
+        /// search does: the fewest PRBs whose bytes cover the demand (all
+        /// N's bytes at most), checked against a scan of every count.
+        #[test]
+        fn prbs_for_a_tbs_rate_is_the_fewest_prbs_that_cover_the_demand(
+            lte in any::<bool>(),
+            table in prop::sample::select(McsTable::ALL.to_vec()),
+            index in 0u8..=27,
+            prbs in 1u16..=110,
+            pattern in prop::sample::select(vec!["FDD", "DDDSU", "DDDDDDDSUU"]),
+            period_ms in prop::sample::select(vec![0u64, 5, 10]),
+            demand in 0u64..400_000,
+        ) {
+            let rat = if lte { Rat::Lte } else { Rat::Nr };
+            let pattern = if lte { "FDD" } else { pattern };
+            let mut mac = cell(rat, prbs, pattern, period_ms);
+            let mcs = Mcs::new(table, index.min(table.max_index())).unwrap();
+            let mut dl = DlSlots::default();
+            for s in 0..u64::from(mac.p.period_slots) {
+                dl.add(mac.pdsch_symbols(s));
+            }
+            let rate = Rate::Tbs(mac.tbs_index(mcs, dl));
+            let wanted = demand.min(u64::from(mac.bytes(&rate, prbs)));
+            let scan = (0..=prbs)
+                .find(|&n| u64::from(mac.bytes(&rate, n)) >= wanted)
+                .unwrap();
+            prop_assert_eq!(mac.prbs_for(&rate, demand), scan);
+        }
+
+        /// A UE alone in the round robin's rotation gets in one step what
+        /// the turns give it: RBGs in order until its demand or the budget
+        /// is met.
+        #[test]
+        fn a_ue_alone_in_the_round_robin_gets_what_its_turns_give(
+            prbs in 1u16..=MAX_PRB,
+            rbg_size in prop::option::of(1u16..=16),
+            missing in 1u16..=300,
+            budget in 0u16..=MAX_PRB,
+        ) {
+            let mut mac = Mac::new(
+                MacConfig { prbs: Some(prbs), rbg_size, ..MacConfig::default() }
+                    .build()
+                    .unwrap(),
+            );
+            let budget = budget.min(prbs);
+            let ues = [UeInput { rnti: Rnti(1), channel: ChannelSample::Outage, lcs: &[] }];
+            mac.order = vec![0];
+            mac.demand = vec![missing];
+            mac.alloc = vec![0];
+            let turns = mac.rounds(&ues, budget);
+            prop_assert_eq!(mac.alloc[0], turns);
+            prop_assert_eq!(mac.alone(missing, budget), turns);
+        }
+
+        /// The table of pull distances answers for every slot as the
+        /// pattern walk it was built from.
+        #[test]
+        fn slots_to_next_pull_repeats_with_the_slot_pattern(
+            pattern in prop::sample::select(vec!["FDD", "DDDSU", "DDSUU", "DDDDDDDSUU", "UUUUU"]),
+            period_ms in prop::sample::select(vec![0u64, 2, 3, 5, 10]),
+            slot in 0u64..100_000,
+        ) {
+            let mac = cell(Rat::Nr, 25, pattern, period_ms);
+            prop_assert_eq!(mac.slots_to_next_pull(slot), mac.pull_distance(slot));
+        }
     }
 }

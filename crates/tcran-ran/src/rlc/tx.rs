@@ -88,6 +88,9 @@ pub struct RlcTx {
     new_overhead_unstarted: u64,
     held_sdus: u32,
     held_bytes: u64,
+    /// SDU payload bytes sent for the first time, since the entity was
+    /// made (retransmissions and headers not counted).
+    first_tx_bytes: u64,
     // AM.
     retx_q: VecDeque<u64>,
     pdu_without_poll: u64,
@@ -125,6 +128,7 @@ impl RlcTx {
             new_overhead_unstarted: 0,
             held_sdus: 0,
             held_bytes: 0,
+            first_tx_bytes: 0,
             retx_q: VecDeque::new(),
             pdu_without_poll: 0,
             byte_without_poll: 0,
@@ -255,6 +259,24 @@ impl RlcTx {
                 new_bytes += u64::from(h + mac_subheader_bytes(rem + h));
             }
         }
+        BufferStatus {
+            new_bytes,
+            retx_bytes: self.retx_bytes(),
+            status_bytes: 0,
+            new_payload_bytes: self.new_payload,
+            new_sdus: self.new_sdus,
+            sdus_held: self.held_sdus,
+            held_bytes: self.held_bytes,
+        }
+    }
+
+    /// Bytes the retransmission queue needs, headers included. The queue is
+    /// empty but after a NACK, and the node asks twice a slot: an empty
+    /// queue answers without setting up a walk over it.
+    fn retx_bytes(&self) -> u64 {
+        if self.retx_q.is_empty() {
+            return 0;
+        }
         let mut retx_bytes = 0;
         for &sn in &self.retx_q {
             let Some(sdu) = self.sdu(sn) else { continue };
@@ -270,15 +292,7 @@ impl RlcTx {
                 retx_bytes += u64::from(e - s + h + mac_subheader_bytes(e - s + h));
             }
         }
-        BufferStatus {
-            new_bytes,
-            retx_bytes,
-            status_bytes: 0,
-            new_payload_bytes: self.new_payload,
-            new_sdus: self.new_sdus,
-            sdus_held: self.held_sdus,
-            held_bytes: self.held_bytes,
-        }
+        retx_bytes
     }
 
     /// When the oldest SDU with bytes still to send (an AM retransmission
@@ -287,6 +301,9 @@ impl RlcTx {
     /// queue), as [`Self::buffer_status`].
     pub fn head_of_line_arrival(&self) -> Option<Instant> {
         let new = self.sdus.get(self.new_idx).map(|s| s.arrived);
+        if self.retx_q.is_empty() {
+            return new; // as `retx_bytes`: mostly empty, no walk
+        }
         let retx = self
             .retx_q
             .iter()
@@ -294,7 +311,7 @@ impl RlcTx {
             .filter(|s| !s.acked)
             .map(|s| s.arrived)
             .min();
-        [new, retx].into_iter().flatten().min()
+        Instant::earliest(new, retx)
     }
 
     /// Sizes (payload + header estimate) of the next `max` SDUs or SDU
@@ -419,6 +436,7 @@ impl RlcTx {
                 }
             }
             self.new_payload -= u64::from(d);
+            self.first_tx_bytes += u64::from(d);
             left -= hdr + d + mac;
             let sdu = &mut self.sdus[self.new_idx];
             if first && !sdu.numbered {
@@ -530,6 +548,11 @@ impl RlcTx {
     /// Hands out the SDUs the AQM dropped since the last call, with their
     /// reason (`DropReason::Codel`). Call after each [`RlcTx::fill`].
     pub fn drain_dropped(&mut self, out: &mut Vec<(Packet, DropReason)>) {
+        // Asked after every grant; the AQM drops rarely, and `append` of
+        // nothing still goes through its reservation.
+        if self.dropped.is_empty() {
+            return;
+        }
         out.append(&mut self.dropped);
     }
 
@@ -770,6 +793,17 @@ impl RlcTx {
     /// SDUs given up after maxRetxThreshold (count as `DropReason::AirLoss`).
     pub fn drain_abandoned(&mut self, out: &mut Vec<Packet>) {
         out.append(&mut self.abandoned);
+    }
+
+    /// SDU payload bytes sent for the first time so far (TS 28.552
+    /// DRB.RlcSduTransmittedVolumeDL counts their difference).
+    pub fn first_tx_bytes(&self) -> u64 {
+        self.first_tx_bytes
+    }
+
+    /// Whether [`RlcTx::drain_abandoned`] would hand out anything.
+    pub fn has_abandoned(&self) -> bool {
+        !self.abandoned.is_empty()
     }
 
     /// The SDUs the transmitter is still responsible for, oldest first:

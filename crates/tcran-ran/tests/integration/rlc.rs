@@ -222,6 +222,8 @@ proptest! {
                 h + spec_mac_sub(h + p.len)
             }).sum::<u32>();
         prop_assert_eq!(used, expect);
+        // Every payload byte went out once, in a first transmission.
+        prop_assert_eq!(tx.first_tx_bytes(), sdus.iter().map(|&l| u64::from(l)).sum::<u64>());
         for p in &pdus {
             prop_assert_eq!(u32::from(p.header), spec_rlc_header(mode, sn, p.complete, p.so));
         }
@@ -385,6 +387,8 @@ fn am_lost_pdu_is_nacked_retransmitted_and_delivered_once() {
     ids.sort_unstable();
     assert_eq!(ids, (0..n).collect::<Vec<_>>(), "each SDU exactly once");
     assert!(first_retx_at.is_some());
+    // The retransmitted bytes are not sent for the first time again.
+    assert_eq!(tx.first_tx_bytes(), n * 700);
     assert!(statuses.iter().any(|s| !s.nacks.is_empty()));
     let mut dep_ids: Vec<u64> = departures.iter().map(|(_, d)| d.packet_id.0).collect();
     dep_ids.sort_unstable();
