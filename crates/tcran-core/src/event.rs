@@ -67,6 +67,9 @@ pub struct EventQueue<E> {
     /// When `due` is empty: the earliest pending time (`u64::MAX` if none).
     /// Kept on every schedule, so peeking and the next pop need no search.
     earliest: u64,
+    /// When `due` is empty and an event pending: the bucket of `earliest`,
+    /// the lowest non-empty one, which the next pop refills from.
+    earliest_bucket: usize,
     /// The events, indexed by `Key::slot`; `free` lists the empty slots.
     slots: Vec<Option<E>>,
     free: Vec<u32>,
@@ -82,6 +85,7 @@ impl<E> Default for EventQueue<E> {
             occupied: [0; BUCKETS / 64],
             last: 0,
             earliest: u64::MAX,
+            earliest_bucket: 0,
             slots: Vec::new(),
             free: Vec::new(),
         }
@@ -102,7 +106,6 @@ impl<E> EventQueue<E> {
         if at < self.last {
             self.rebase(at);
         }
-        self.earliest = self.earliest.min(at);
         let slot = match self.free.pop() {
             Some(s) => {
                 self.slots[s as usize] = Some(event);
@@ -113,15 +116,25 @@ impl<E> EventQueue<E> {
                 u32::try_from(self.slots.len() - 1).expect("fewer than 2^32 pending events")
             }
         };
-        self.put(Key { at, slot });
+        let bucket = self.put(Key { at, slot });
+        if at < self.earliest {
+            // Events of one time share a bucket, and an earlier time is in
+            // a lower one: the new event's bucket is the lowest. (A key
+            // filed in `due` leaves `earliest_bucket` unused until `due` is
+            // empty again, and then both are found anew.)
+            self.earliest = at;
+            self.earliest_bucket = bucket;
+        }
     }
 
-    /// Files a key (`at >= last`) behind those already in its bucket.
+    /// Files a key (`at >= last`) behind those already in its bucket;
+    /// returns the bucket (0 for `due`).
     #[inline(always)]
-    fn put(&mut self, k: Key) {
+    fn put(&mut self, k: Key) -> usize {
         let x = k.at ^ self.last;
         if x == 0 {
             self.due.push(k);
+            0
         } else {
             let level = (u64::BITS - 1 - x.leading_zeros()) / DIGIT;
             let digit = (k.at >> (level * DIGIT)) as usize & (RADIX - 1);
@@ -129,6 +142,7 @@ impl<E> EventQueue<E> {
             self.buckets[i].push(k);
             self.bucket_min[i] = self.bucket_min[i].min(k.at);
             self.occupied[i / 64] |= 1 << (i % 64);
+            i
         }
     }
 
@@ -159,7 +173,7 @@ impl<E> EventQueue<E> {
             self.put(k);
         }
         if self.due.is_empty() {
-            self.earliest = self.next_earliest();
+            self.find_earliest();
         }
     }
 
@@ -173,7 +187,11 @@ impl<E> EventQueue<E> {
         if self.due_head == self.due.len() {
             self.due.clear();
             self.due_head = 0;
-            let b = self.first_bucket()?;
+            if self.earliest == u64::MAX {
+                return None;
+            }
+            let b = self.earliest_bucket;
+            debug_assert_eq!(Some(b), self.first_bucket());
             self.occupied[b / 64] &= !(1 << (b % 64));
             self.bucket_min[b] = u64::MAX;
             // The earliest pending event is in the lowest bucket.
@@ -200,17 +218,24 @@ impl<E> EventQueue<E> {
         let k = self.due[self.due_head];
         self.due_head += 1;
         if self.due_head == self.due.len() {
-            self.earliest = self.next_earliest();
+            self.find_earliest();
         }
         let event = self.slots[k.slot as usize].take().expect("a pending event");
         self.free.push(k.slot);
         Some((Instant::from_nanos(k.at), event))
     }
 
-    /// The earliest time in the buckets (`u64::MAX` if none): the lowest
-    /// bucket's minimum, as the bucket order is the time order.
-    fn next_earliest(&self) -> u64 {
-        self.first_bucket().map_or(u64::MAX, |b| self.bucket_min[b])
+    /// Finds the earliest time in the buckets (`u64::MAX` if none) and its
+    /// bucket: the lowest bucket and its minimum, as the bucket order is the
+    /// time order.
+    fn find_earliest(&mut self) {
+        match self.first_bucket() {
+            Some(b) => {
+                self.earliest = self.bucket_min[b];
+                self.earliest_bucket = b;
+            }
+            None => self.earliest = u64::MAX,
+        }
     }
 
     pub fn peek_time(&self) -> Option<Instant> {
