@@ -369,6 +369,10 @@ impl TcpSender {
     /// a 64 KB skb at a time); once refused it waits until the socket is
     /// writable again, a third of the buffer free (`sk_stream_write_space`
     /// and `tcp_poll`: `sk_stream_wspace >= sk_wmem_queued / 2`).
+    ///
+    /// Asked on every segment sent and every ACK: the answers that need no
+    /// charge are given inline, the rest out of line.
+    #[inline]
     fn fill_socket(&mut self) {
         if self.p.send_buffer == SendBuffer::Unlimited {
             self.sock_written = self.app_written;
@@ -379,13 +383,19 @@ impl TcpSender {
         }
         // A blocked socket stays blocked while even its payload alone,
         // without the skb overheads `wmem_queued` adds, leaves less than
-        // half of it free: the test below only gets truer as the charge
-        // grows. Most calls (one per segment sent, one per ACK) end here,
-        // without the charge's divisions and `tso_segs`.
+        // half of it free: the test in `fill_charged_socket` only gets
+        // truer as the charge grows. Most calls (one per segment sent, one
+        // per ACK) end here, without the charge's divisions and `tso_segs`.
         let payload = self.sock_written.max(self.snd_nxt) - self.snd_una;
         if self.app_blocked && self.sndbuf.saturating_sub(payload) < payload / 2 {
             return;
         }
+        self.fill_charged_socket();
+    }
+
+    /// [`TcpSender::fill_socket`] once the socket's charge is needed.
+    #[inline(never)]
+    fn fill_charged_socket(&mut self) {
         let mut queued = self.wmem_queued();
         if self.app_blocked {
             if self.sndbuf.saturating_sub(queued) < queued / 2 {
