@@ -104,13 +104,15 @@ pub struct RlcTx {
     /// SDUs the AQM dropped, until [`RlcTx::drain_dropped`].
     dropped: Vec<(Packet, DropReason)>,
     /// Packet handles of acknowledged SDUs that nothing else holds any
-    /// more, reused for new SDUs instead of allocating.
+    /// more, reused for new SDUs instead of allocating. All of them are
+    /// kept: a handle is only made when none is spare, so the handles
+    /// alive (SDUs held + spare) never outnumber the most SDUs held at
+    /// once, and the memory kept is what the fullest buffer took. A cap
+    /// would free the handles a draining buffer releases and allocate
+    /// them again when it fills up (a TCP flow's sawtooth does both every
+    /// cycle).
     spare: Vec<Arc<Packet>>,
 }
-
-/// Spare packet handles kept (enough for the SDUs one STATUS PDU releases
-/// in a busy cell).
-const SPARE_PACKETS: usize = 256;
 
 impl RlcTx {
     pub fn new(params: RlcParams, drb: DrbId) -> RlcTx {
@@ -728,11 +730,9 @@ impl RlcTx {
     fn pop_acked(&mut self) {
         while self.sdus.front().is_some_and(|s| s.acked) {
             let mut s = self.sdus.pop_front().expect("front exists");
-            if self.spare.len() < SPARE_PACKETS {
-                if let Some(p) = Arc::get_mut(&mut s.packet) {
-                    p.payload = None; // hold no real bytes
-                    self.spare.push(s.packet);
-                }
+            if let Some(p) = Arc::get_mut(&mut s.packet) {
+                p.payload = None; // hold no real bytes
+                self.spare.push(s.packet);
             }
             self.base_sn += 1;
             self.new_idx = self.new_idx.saturating_sub(1);
