@@ -38,6 +38,16 @@ impl Aqm {
             head_taken: false,
         }
     }
+
+    /// Hands CoDel its copy of a new SDU. The copy leaves the real bytes
+    /// behind: the AQM only needs the size, the ECN field and the enqueue
+    /// time.
+    #[cold]
+    fn enqueue_copy(&mut self, packet: &mut Packet, now: Instant) {
+        let payload = packet.payload.take();
+        self.codel.enqueue(packet.clone(), now, &mut self.ev);
+        packet.payload = payload;
+    }
 }
 
 #[derive(Debug)]
@@ -161,8 +171,13 @@ impl RlcTx {
     /// `DropReason::RlcFull` (tail drop of the whole SDU). The packet is
     /// returned by value, as everywhere on the tcran data path, so the
     /// refusal does not allocate.
+    ///
+    /// Inlined so that the packet moves from the caller's hands straight
+    /// into its handle: a call would move it into its argument first (a
+    /// packet move is a `memcpy` call, docs/performance.md).
     #[allow(clippy::result_large_err)]
-    pub fn enqueue(&mut self, mut packet: Packet, now: Instant) -> Result<(), Packet> {
+    #[inline]
+    pub fn enqueue(&mut self, packet: Packet, now: Instant) -> Result<(), Packet> {
         let len = packet.len;
         if len == 0
             || self.new_payload + u64::from(len) > self.p.buffer_limit
@@ -173,32 +188,30 @@ impl RlcTx {
         {
             return Err(packet);
         }
-        packet.enqueued_at = now;
-        packet.stamps.rlc_in = Stamp::at(now);
-        if let Some(aqm) = &mut self.aqm {
-            // The copy leaves the real bytes behind: the AQM only needs the
-            // size, the ECN field and the enqueue time.
-            let payload = packet.payload.take();
-            aqm.codel.enqueue(packet.clone(), now, &mut aqm.ev);
-            packet.payload = payload;
-        }
         self.new_payload += u64::from(len);
         self.new_sdus += 1;
         self.new_overhead_unstarted += self.unstarted_overhead(len);
         self.held_sdus += 1;
         self.held_bytes += u64::from(len);
-        let packet = match self.spare.pop() {
+        let mut handle = match self.spare.pop() {
             Some(mut handle) => {
                 *Arc::get_mut(&mut handle).expect("spare handles are unshared") = packet;
                 handle
             }
             None => Arc::new(packet),
         };
+        // Stamped where it stays, not before its move into the handle.
+        let sdu = Arc::get_mut(&mut handle).expect("a new or spare handle is unshared");
+        sdu.enqueued_at = now;
+        sdu.stamps.rlc_in = Stamp::at(now);
+        if let Some(aqm) = &mut self.aqm {
+            aqm.enqueue_copy(sdu, now);
+        }
         self.sdus.push_back(TxSdu {
             // UM: given at the first segment, if segmented; AM: at the first
             // transmission (module docs).
             sn: u64::MAX,
-            packet,
+            packet: handle,
             len,
             arrived: now,
             sent: 0,
