@@ -217,11 +217,13 @@ impl Drb {
     }
 
     /// A packet the pipeline let go enters PDCP/RLC; returns its bytes.
-    fn enter_rlc(&mut self, mut p: Packet, now: Instant, out: &mut Outputs) -> u64 {
+    fn enter_rlc(&mut self, p: Packet, now: Instant, out: &mut Outputs) -> u64 {
         let len = u64::from(p.len);
-        p.stamps.rlc_in = Stamp::at(now);
         self.counters.pdcp_sdu_bytes += len;
-        if let Err(p) = self.tx.enqueue(p, now) {
+        // The RLC stamps `rlc_in` on the SDUs it takes; one it refuses
+        // reached it all the same.
+        if let Err(mut p) = self.tx.enqueue(p, now) {
+            p.stamps.rlc_in = Stamp::at(now);
             out.drop(Layer::Rlc, DropReason::RlcFull, p, now);
         }
         len

@@ -155,6 +155,49 @@ fn packet_for_an_unknown_ue_is_dropped_with_a_reason() {
     );
 }
 
+/// An SDU the full RLC buffer refuses (tail drop, `rlc_full`) reached
+/// the RLC all the same: it carries the `rlc_in` stamp of its arrival,
+/// as the SDUs the buffer takes do, so its layer delays add up.
+#[test]
+fn an_sdu_the_full_rlc_buffer_refuses_is_stamped_rlc_in() {
+    let mut gnb = node(
+        r#"
+        [cell]
+        bandwidth_mhz = 10
+        [[ues]]
+        rnti = 1
+        channel = { kind = "mcs", mcs = 20 }
+        [[ues.drbs]]
+        id = 1
+        rlc = { mode = "am", buffer_limit = "1500B" }
+    "#,
+    );
+    let at = Instant::ZERO + Duration::from_micros(100);
+    gnb.downlink(ping_to(1, 1, 1000, at), at);
+    gnb.downlink(ping_to(1, 2, 1000, at), at);
+    let out: Vec<_> = std::iter::from_fn(|| gnb.poll_output()).collect();
+    let refused: Vec<_> = out
+        .iter()
+        .filter_map(|o| match o {
+            Output::Dropped { packet, reason, .. } if reason.label() == "rlc_full" => {
+                Some((packet.id.0, packet.stamps.rlc_in.get()))
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(refused, vec![(2, Some(at))]);
+    let until = Instant::ZERO + Duration::from_millis(20);
+    let later = drive_exact(&mut gnb, &[], until);
+    let taken: Vec<_> = later
+        .iter()
+        .filter_map(|o| match o {
+            Output::Delivered { packet, .. } => Some((packet.id.0, packet.stamps.rlc_in.get())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(taken, vec![(1, Some(at))]);
+}
+
 /// Two DRBs of one UE with the same id (a second `[[ues.drbs]]` without
 /// `id` is DRB 1 again) are refused, naming the field: they would share
 /// one DRB's accounting (found by the scenario fuzz target: in-flight

@@ -38,6 +38,16 @@ impl Aqm {
             head_taken: false,
         }
     }
+
+    /// Hands CoDel its copy of a new SDU. The copy leaves the real bytes
+    /// behind: the AQM only needs the size, the ECN field and the enqueue
+    /// time.
+    #[cold]
+    fn enqueue_copy(&mut self, packet: &mut Packet, now: Instant) {
+        let payload = packet.payload.take();
+        self.codel.enqueue(packet.clone(), now, &mut self.ev);
+        packet.payload = payload;
+    }
 }
 
 #[derive(Debug)]
@@ -107,13 +117,15 @@ pub struct RlcTx {
     /// SDUs the AQM dropped, until [`RlcTx::drain_dropped`].
     dropped: Vec<(Packet, DropReason)>,
     /// Packet handles of acknowledged SDUs that nothing else holds any
-    /// more, reused for new SDUs instead of allocating.
+    /// more, reused for new SDUs instead of allocating. All of them are
+    /// kept: a handle is only made when none is spare, so the handles
+    /// alive (SDUs held + spare) never outnumber the most SDUs held at
+    /// once, and the memory kept is what the fullest buffer took. A cap
+    /// would free the handles a draining buffer releases and allocate
+    /// them again when it fills up (a TCP flow's sawtooth does both every
+    /// cycle).
     spare: Vec<Arc<Packet>>,
 }
-
-/// Spare packet handles kept (enough for the SDUs one STATUS PDU releases
-/// in a busy cell).
-const SPARE_PACKETS: usize = 256;
 
 impl RlcTx {
     pub fn new(params: RlcParams, drb: DrbId) -> RlcTx {
@@ -163,8 +175,13 @@ impl RlcTx {
     /// `DropReason::RlcFull` (tail drop of the whole SDU). The packet is
     /// returned by value, as everywhere on the tcran data path, so the
     /// refusal does not allocate.
+    ///
+    /// Inlined so that the packet moves from the caller's hands straight
+    /// into its handle: a call would move it into its argument first (a
+    /// packet move is a `memcpy` call, docs/performance.md).
     #[allow(clippy::result_large_err)]
-    pub fn enqueue(&mut self, mut packet: Packet, now: Instant) -> Result<(), Packet> {
+    #[inline]
+    pub fn enqueue(&mut self, packet: Packet, now: Instant) -> Result<(), Packet> {
         let len = packet.len;
         if len == 0
             || self.new_payload + u64::from(len) > self.p.buffer_limit
@@ -175,32 +192,30 @@ impl RlcTx {
         {
             return Err(packet);
         }
-        packet.enqueued_at = now;
-        packet.stamps.rlc_in = Stamp::at(now);
-        if let Some(aqm) = &mut self.aqm {
-            // The copy leaves the real bytes behind: the AQM only needs the
-            // size, the ECN field and the enqueue time.
-            let payload = packet.payload.take();
-            aqm.codel.enqueue(packet.clone(), now, &mut aqm.ev);
-            packet.payload = payload;
-        }
         self.new_payload += u64::from(len);
         self.new_sdus += 1;
         self.new_overhead_unstarted += self.unstarted_overhead(len);
         self.held_sdus += 1;
         self.held_bytes += u64::from(len);
-        let packet = match self.spare.pop() {
+        let mut handle = match self.spare.pop() {
             Some(mut handle) => {
                 *Arc::get_mut(&mut handle).expect("spare handles are unshared") = packet;
                 handle
             }
             None => Arc::new(packet),
         };
+        // Stamped where it stays, not before its move into the handle.
+        let sdu = Arc::get_mut(&mut handle).expect("a new or spare handle is unshared");
+        sdu.enqueued_at = now;
+        sdu.stamps.rlc_in = Stamp::at(now);
+        if let Some(aqm) = &mut self.aqm {
+            aqm.enqueue_copy(sdu, now);
+        }
         self.sdus.push_back(TxSdu {
             // UM: given at the first segment, if segmented; AM: at the first
             // transmission (module docs).
             sn: u64::MAX,
-            packet,
+            packet: handle,
             len,
             arrived: now,
             sent: 0,
@@ -751,11 +766,9 @@ impl RlcTx {
     fn pop_acked(&mut self) {
         while self.sdus.front().is_some_and(|s| s.acked) {
             let mut s = self.sdus.pop_front().expect("front exists");
-            if self.spare.len() < SPARE_PACKETS {
-                if let Some(p) = Arc::get_mut(&mut s.packet) {
-                    p.payload = None; // hold no real bytes
-                    self.spare.push(s.packet);
-                }
+            if let Some(p) = Arc::get_mut(&mut s.packet) {
+                p.payload = None; // hold no real bytes
+                self.spare.push(s.packet);
             }
             self.base_sn += 1;
             self.new_idx = self.new_idx.saturating_sub(1);
