@@ -226,14 +226,13 @@ impl BackgroundSink {
     /// thread can be started (the outputs are the same either way).
     pub fn spawn(sink: Box<dyn SeriesSink>) -> Box<dyn SeriesSink> {
         let (to_sink, chunks) = std::sync::mpsc::sync_channel(Self::QUEUE);
-        let (give_back, take_back) = std::sync::mpsc::channel();
+        let (give_back, take_back) = std::sync::mpsc::channel::<Box<dyn SeriesSink>>();
         let worker = std::thread::Builder::new()
             .name("tcran-series".into())
             .spawn(move || {
                 let Ok(mut sink) = take_back.recv() else {
                     return;
                 };
-                let sink: &mut Box<dyn SeriesSink> = &mut sink;
                 for chunk in chunks {
                     match chunk {
                         Chunk::Slots(s) => sink.slots(&s),

@@ -288,11 +288,7 @@ impl Pipeline {
         // The stages acting at push only ever mark the packet they are
         // given: a mark counted during this call is this packet's.
         let marks = self.marked_packets;
-        self.totals.in_packets += 1;
-        self.totals.in_bytes += len as u64;
-        packet.enqueued_at = now;
-        packet.stamps.tc_in = tcran_core::Stamp::at(now);
-        let mut q = self.classify(&packet);
+        let mut q = self.arrive(&mut packet, now);
 
         // Policer: one per queue (TC-RAN: lifetime tied to its queue).
         let slot = self.slots[q.index()].as_mut().expect("exists");
@@ -341,6 +337,16 @@ impl Pipeline {
         } else {
             PushOutcome::Enqueued(q)
         }
+    }
+
+    /// A packet enters the pipeline at `now`: counted in, stamped, and
+    /// classified; returns the classifier's queue.
+    fn arrive(&mut self, packet: &mut Packet, now: Instant) -> QueueId {
+        self.totals.in_packets += 1;
+        self.totals.in_bytes += u64::from(packet.len);
+        packet.enqueued_at = now;
+        packet.stamps.tc_in = tcran_core::Stamp::at(now);
+        self.classify(packet)
     }
 
     /// The classifier's queue for `packet` (the default queue for a
@@ -408,11 +414,7 @@ impl Pipeline {
         }
         // push: in, stamped, classified, offered to the queue.
         let len = packet.len;
-        self.totals.in_packets += 1;
-        self.totals.in_bytes += u64::from(len);
-        packet.enqueued_at = now;
-        packet.stamps.tc_in = tcran_core::Stamp::at(now);
-        let classified = self.classify(packet);
+        let classified = self.arrive(packet, now);
         debug_assert_eq!(classified, q, "one queue takes everything");
         let slot = self.slots[q.index()].as_mut().expect("exists");
         slot.counters.offered_packets += 1;
